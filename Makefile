@@ -1,0 +1,29 @@
+# The two quick-start commands: `make run` and `make test`. Both install what they need first.
+SWIFT ?= swift
+ARGS ?=
+
+.PHONY: run test deps build release bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build --product ckbrowse
+
+## Build and start ckbrowse (pass arguments with ARGS="...").
+run: build
+	@"$$($(SWIFT) build --show-bin-path)/ckbrowse" $(ARGS)
+
+## Run every test.
+test: deps
+	$(SWIFT) test
+
+release: deps
+	$(SWIFT) build -c release --product ckbrowse
+
+## Print the benchmark figures (release build).
+bench: release
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench decode
+
+clean:
+	rm -rf .build

@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// ckbrowse: a terminal record browser for CloudKit Web Services.
+// Layout and dependency rules: see ARCHITECTURE.md.
+import PackageDescription
+
+let package = Package(
+    name: "ckbrowse",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ckbrowse", targets: ["ckbrowse"]),
+        .library(name: "CloudKitWeb", targets: ["CloudKitWeb"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        // The shared client module: wire models, JSON, requests, auth, paging, transport.
+        .target(
+            name: "CloudKitWeb",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // The one executable: argument parsing and wiring only.
+        .executableTarget(
+            name: "ckbrowse",
+            dependencies: [
+                "CloudKitWeb",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "CloudKitWebTests",
+            dependencies: [
+                "CloudKitWeb",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["Fixtures"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

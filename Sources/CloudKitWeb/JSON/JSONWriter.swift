@@ -1,0 +1,85 @@
+/// Serialises `JSON` to UTF-8. Compact by default; keys are written in stored order.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    private let indent: Int
+    private var level = 0
+
+    init(indent: Int = 0) {
+        self.indent = indent
+        bytes.reserveCapacity(256)
+    }
+
+    mutating func write(_ value: JSON) {
+        switch value {
+        case .null: append("null")
+        case .bool(let b): append(b ? "true" : "false")
+        case .int(let i): append(String(i))
+        case .double(let d): writeDouble(d)
+        case .string(let s): writeString(s)
+        case .array(let elements):
+            if elements.isEmpty { return append("[]") }
+            bytes.append(UInt8(ascii: "["))
+            level += 1
+            for (i, element) in elements.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline()
+                write(element)
+            }
+            level -= 1
+            newline()
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object):
+            if object.isEmpty { return append("{}") }
+            bytes.append(UInt8(ascii: "{"))
+            level += 1
+            for (i, pair) in object.pairs.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline()
+                writeString(pair.key)
+                bytes.append(UInt8(ascii: ":"))
+                if indent > 0 { bytes.append(UInt8(ascii: " ")) }
+                write(pair.value)
+            }
+            level -= 1
+            newline()
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private mutating func newline() {
+        guard indent > 0 else { return }
+        bytes.append(0x0A)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
+    }
+
+    private mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Shortest text that reads back as the same Double; integral values keep a `.0` so an untyped
+    /// value is still inferred as DOUBLE. Non-finite values have no JSON form and are written as null.
+    private mutating func writeDouble(_ d: Double) {
+        guard d.isFinite else { return append("null") }
+        append(d.description)
+    }
+
+    private mutating func writeString(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,54 @@
+import CloudKitWeb
+import Foundation
+
+/// A deterministic records/changes page with mixed field types, about 650 bytes a record on the wire.
+enum SamplePage {
+    static func make(records count: Int) -> RecordChangesPage {
+        var generator = SplitMix64(seed: 42)
+        var results: [RecordResult] = []
+        results.reserveCapacity(count)
+        let owner = "_4ab84f2560e93224e4c1b40e97b24ae5"
+        let titles = ["Groceries", "Sunset over Kyoto 京都", "Meeting notes", "Café au lait ☕️", "Draft: roadmap", "Mei Chen"]
+        for i in 0..<count {
+            if i % 25 == 24 {
+                results.append(.deleted(recordName: String(format: "REC-%06d", i), zoneID: nil))
+                continue
+            }
+            let created = 1_709_290_000_000 + Int64(i) * 61_000
+            var record = Record(
+                recordName: String(format: "REC-%06d-%08X", i, UInt32(truncatingIfNeeded: generator.next())),
+                recordType: i % 3 == 0 ? "Artwork" : "Note",
+                recordChangeTag: String(generator.next() % 2_000_000_000, radix: 36))
+            record.fields = [
+                "title": .string(titles[i % titles.count] + " #\(i)"),
+                "body": .string("Line one.\nLine \"two\"."),
+                "pinned": .int64(Int64(i % 2)),
+                "views": .int64(Int64(generator.next() % 1_000_000)),
+                "rating": .double(Double(generator.next() % 1000) / 100),
+                "dueAt": .timestamp(created + 86_400_000),
+                "tags": .stringList(["home", "weekly", "t\(i % 7)"]),
+                "folder": .reference(Reference(recordName: "folder-\(i % 10)", action: .deleteSelf)),
+                "place": .location(Location(latitude: 35.0116 + Double(i) / 1000, longitude: 135.7681, horizontalAccuracy: 5)),
+            ]
+            record.created = RecordStamp(timestamp: created, userRecordName: owner, deviceID: "2")
+            record.modified = RecordStamp(timestamp: created + 5_000, userRecordName: owner, deviceID: "2")
+            record.deleted = false
+            record.pluginFields = [:]
+            results.append(.record(record))
+        }
+        return RecordChangesPage(records: results, syncToken: "HwoECJGaGRgAGiAQ0ieBHRZ7R0aV", moreComing: true)
+    }
+}
+
+/// A tiny deterministic PRNG so generated data is the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

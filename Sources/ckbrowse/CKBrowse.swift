@@ -1,0 +1,23 @@
+import ArgumentParser
+import CloudKitWeb
+
+@main
+struct CKBrowse: AsyncParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "ckbrowse",
+        abstract: "A terminal record browser for CloudKit Web Services.",
+        discussion: """
+            Browse zones, change feeds, records and subscriptions of a CloudKit container from a terminal.
+            Tokens are read from the environment or a profile; never pass them where `ps` can see them.
+            """,
+        version: version,
+        subcommands: [Bench.self]
+    )
+
+    func run() async throws {
+        // The browser arrives with its issue; until then, show what exists.
+        print(CKBrowse.helpMessage())
+    }
+}
