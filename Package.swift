@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // The shared client module: wire models, JSON, requests, auth, paging, transport.
@@ -26,11 +28,22 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // The local CloudKit-compatible server: SQLite storage, the service's semantics, HTTP adapter.
+        .target(
+            name: "CloudKitLocal",
+            dependencies: [
+                "CloudKitWeb",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The one executable: argument parsing and wiring only.
         .executableTarget(
             name: "ckbrowse",
             dependencies: [
                 "CloudKitWeb",
+                "CloudKitLocal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,6 +54,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "CloudKitLocalTests",
+            dependencies: ["CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

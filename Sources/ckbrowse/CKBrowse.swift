@@ -13,7 +13,7 @@ struct CKBrowse: AsyncParsableCommand {
             Tokens are read from the environment or a profile; never pass them where `ps` can see them.
             """,
         version: version,
-        subcommands: [Bench.self]
+        subcommands: [Serve.self, Bench.self]
     )
 
     func run() async throws {

@@ -101,22 +101,22 @@ struct AnyKey: CodingKey {
 // MARK: - Reading helpers used by the wire models
 
 extension JSON {
-    func object() throws -> JSONObject {
+    package func object() throws -> JSONObject {
         guard case .object(let object) = self else { throw JSONDecodingError(message: "expected an object, found \(kindName)") }
         return object
     }
 
-    func array() throws -> [JSON] {
+    package func array() throws -> [JSON] {
         guard case .array(let array) = self else { throw JSONDecodingError(message: "expected an array, found \(kindName)") }
         return array
     }
 
-    func string() throws -> String {
+    package func string() throws -> String {
         guard case .string(let s) = self else { throw JSONDecodingError(message: "expected a string, found \(kindName)") }
         return s
     }
 
-    func bool() throws -> Bool {
+    package func bool() throws -> Bool {
         switch self {
         case .bool(let b): return b
         // CloudKit has no boolean type; some servers send 0/1 for flags.
@@ -126,7 +126,7 @@ extension JSON {
         }
     }
 
-    func int64() throws -> Int64 {
+    package func int64() throws -> Int64 {
         switch self {
         case .int(let i): return i
         case .double(let d) where d.rounded() == d && abs(d) < 9.2e18: return Int64(d)
@@ -137,7 +137,7 @@ extension JSON {
         }
     }
 
-    func double() throws -> Double {
+    package func double() throws -> Double {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
@@ -148,11 +148,11 @@ extension JSON {
         }
     }
 
-    func stringArray() throws -> [String] {
+    package func stringArray() throws -> [String] {
         try array().enumerated().map { i, element in try at("[\(i)]") { try element.string() } }
     }
 
-    func decodeArray<T>(_ transform: (JSON) throws -> T) throws -> [T] {
+    package func decodeArray<T>(_ transform: (JSON) throws -> T) throws -> [T] {
         var result: [T] = []
         let elements = try array()
         result.reserveCapacity(elements.count)
@@ -166,40 +166,40 @@ extension JSON {
 extension JSONObject {
     /// A key's value, treating JSON null as absent.
     @inline(__always)
-    func value(_ key: String) -> JSON? {
+    package func value(_ key: String) -> JSON? {
         guard let v = self[key], !v.isNull else { return nil }
         return v
     }
 
-    func required(_ key: String) throws -> JSON {
+    package func required(_ key: String) throws -> JSON {
         guard let v = value(key) else { throw JSONDecodingError(message: "missing required key '\(key)'") }
         return v
     }
 
-    func string(_ key: String) throws -> String? { try value(key).map { v in try at(key) { try v.string() } } }
-    func bool(_ key: String) throws -> Bool? { try value(key).map { v in try at(key) { try v.bool() } } }
-    func int64(_ key: String) throws -> Int64? { try value(key).map { v in try at(key) { try v.int64() } } }
-    func double(_ key: String) throws -> Double? { try value(key).map { v in try at(key) { try v.double() } } }
-    func strings(_ key: String) throws -> [String]? { try value(key).map { v in try at(key) { try v.stringArray() } } }
+    package func string(_ key: String) throws -> String? { try value(key).map { v in try at(key) { try v.string() } } }
+    package func bool(_ key: String) throws -> Bool? { try value(key).map { v in try at(key) { try v.bool() } } }
+    package func int64(_ key: String) throws -> Int64? { try value(key).map { v in try at(key) { try v.int64() } } }
+    package func double(_ key: String) throws -> Double? { try value(key).map { v in try at(key) { try v.double() } } }
+    package func strings(_ key: String) throws -> [String]? { try value(key).map { v in try at(key) { try v.stringArray() } } }
 
-    func decode<T: JSONConvertible>(_ key: String, as type: T.Type = T.self) throws -> T? {
+    package func decode<T: JSONConvertible>(_ key: String, as type: T.Type = T.self) throws -> T? {
         try value(key).map { v in try at(key) { try T(json: v) } }
     }
 
-    func decodeArray<T: JSONConvertible>(_ key: String, as type: T.Type = T.self) throws -> [T]? {
+    package func decodeArray<T: JSONConvertible>(_ key: String, as type: T.Type = T.self) throws -> [T]? {
         try value(key).map { v in try at(key) { try v.decodeArray { try T(json: $0) } } }
     }
 }
 
 extension JSONObject {
-    mutating func set(_ key: String, _ value: String?) { set(key, value.map(JSON.string)) }
-    mutating func set(_ key: String, _ value: Bool?) { set(key, value.map(JSON.bool)) }
-    mutating func set(_ key: String, _ value: Int64?) { set(key, value.map(JSON.int)) }
-    mutating func set(_ key: String, _ value: Int?) { set(key, value.map { JSON.int(Int64($0)) }) }
-    mutating func set(_ key: String, _ value: Double?) { set(key, value.map(JSON.double)) }
-    mutating func set(_ key: String, _ value: [String]?) { set(key, value.map { JSON.array($0.map(JSON.string)) }) }
-    mutating func set<T: JSONConvertible>(_ key: String, _ value: T?) { set(key, value.map(\.json)) }
-    mutating func set<T: JSONConvertible>(_ key: String, _ value: [T]?) { set(key, value.map { JSON.array($0.map(\.json)) }) }
+    package mutating func set(_ key: String, _ value: String?) { set(key, value.map(JSON.string)) }
+    package mutating func set(_ key: String, _ value: Bool?) { set(key, value.map(JSON.bool)) }
+    package mutating func set(_ key: String, _ value: Int64?) { set(key, value.map(JSON.int)) }
+    package mutating func set(_ key: String, _ value: Int?) { set(key, value.map { JSON.int(Int64($0)) }) }
+    package mutating func set(_ key: String, _ value: Double?) { set(key, value.map(JSON.double)) }
+    package mutating func set(_ key: String, _ value: [String]?) { set(key, value.map { JSON.array($0.map(JSON.string)) }) }
+    package mutating func set<T: JSONConvertible>(_ key: String, _ value: T?) { set(key, value.map(\.json)) }
+    package mutating func set<T: JSONConvertible>(_ key: String, _ value: [T]?) { set(key, value.map { JSON.array($0.map(\.json)) }) }
 }
 
 /// A string-backed value with named constants that still accepts values a newer server invents

@@ -29,7 +29,7 @@ public struct JSONDecodingError: Error, Sendable, Hashable, CustomStringConverti
         return "\(pathString): \(message)"
     }
 
-    func prefixed(_ component: String) -> JSONDecodingError {
+    package func prefixed(_ component: String) -> JSONDecodingError {
         var copy = self
         copy.path.insert(component, at: 0)
         return copy
@@ -38,7 +38,7 @@ public struct JSONDecodingError: Error, Sendable, Hashable, CustomStringConverti
 
 /// Runs `body`, adding `component` to the path of any decoding error it throws.
 @inline(__always)
-func at<T>(_ component: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+package func at<T>(_ component: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as JSONDecodingError {

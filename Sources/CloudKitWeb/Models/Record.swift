@@ -141,7 +141,7 @@ public struct Record: JSONConvertible, Hashable {
         self.recordName = recordName
     }
 
-    static func decodeFields(_ json: JSON) throws -> ([String: FieldValue], Set<String>) {
+    package static func decodeFields(_ json: JSON) throws -> ([String: FieldValue], Set<String>) {
         guard case .object(let object) = json else {
             throw JSONDecodingError(message: "expected an object of fields, found \(json.kindName)")
         }
@@ -154,7 +154,7 @@ public struct Record: JSONConvertible, Hashable {
         return (fields, encrypted)
     }
 
-    static func encodeFields(_ fields: [String: FieldValue], encrypted: Set<String> = []) -> JSON {
+    package static func encodeFields(_ fields: [String: FieldValue], encrypted: Set<String> = []) -> JSON {
         var object = JSONObject()
         object.pairs.reserveCapacity(fields.count)
         for name in fields.keys.sorted() {

@@ -75,7 +75,7 @@ public struct ServerErrorInfo: Sendable, Hashable {
         self.redirectURL = redirectURL
     }
 
-    init(object: JSONObject) throws {
+    package init(object: JSONObject) throws {
         serverErrorCode = try at("serverErrorCode") { try ServerErrorCode(json: try object.required("serverErrorCode")) }
         reason = try object.string("reason")
         uuid = try object.string("uuid")
@@ -83,7 +83,7 @@ public struct ServerErrorInfo: Sendable, Hashable {
         redirectURL = try object.string("redirectURL")
     }
 
-    func write(into object: inout JSONObject) {
+    package func write(into object: inout JSONObject) {
         object.set("serverErrorCode", serverErrorCode)
         object.set("reason", reason)
         object.set("uuid", uuid)
@@ -192,5 +192,5 @@ public struct SubscriptionError: JSONConvertible, Hashable {
 
 extension JSON {
     /// Error items are told from successes by the presence of `serverErrorCode`.
-    var isErrorItem: Bool { self["serverErrorCode"] != nil }
+    package var isErrorItem: Bool { self["serverErrorCode"] != nil }
 }

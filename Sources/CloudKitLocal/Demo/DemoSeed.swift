@@ -1,0 +1,177 @@
+import CloudKitWeb
+import Foundation
+
+/// The demo container: `iCloud.com.example.Gallery` (the reference's own example app), filled through
+/// the public API so seeding runs the same code paths as every client.
+public enum DemoSeed {
+    public static let container = "iCloud.com.example.Gallery"
+    /// Local demo credentials (not secrets: they open a local demo database only).
+    public static let apiToken = "ckbrowse-demo-api-token"
+    public static let userName = "demo"
+    public static let webAuthToken = "ckbrowse-demo-web-auth-token"
+
+    /// Adds the demo credentials to a configuration.
+    public static func configure(_ configuration: inout LocalServerConfiguration) {
+        configuration.apiTokens.append(apiToken)
+        configuration.users.append((name: userName, token: webAuthToken))
+    }
+
+    /// Seeds once; later calls see the marker and return false.
+    @discardableResult
+    public static func seedIfNeeded(_ service: LocalCloudKit) async throws -> Bool {
+        let seeded = try await service.store.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM setting WHERE key = 'seed:demo'") ?? false
+        }
+        if seeded { return false }
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: .development),
+            credentials: .apiToken(apiToken, webAuthToken: webAuthToken), transport: InProcessTransport(service: service))
+        try await seed(client)
+        try await service.store.pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('seed:demo', '1')")
+        }
+        return true
+    }
+
+    static let artists: [(String, String, String)] = [
+        ("mei-chen", "Mei Chen", "Shanghai"), ("hokusai", "葛飾 北斎", "Edo"), ("frida-kahlo", "Frida Kahlo", "Coyoacán"),
+        ("yayoi-kusama", "草間 彌生", "Matsumoto"), ("georgia-okeeffe", "Georgia O'Keeffe", "Sun Prairie"),
+        ("ai-weiwei", "艾未未", "Beijing"), ("claude-monet", "Claude Monet", "Paris"), ("lee-ufan", "이우환", "Haman"),
+        ("bisa-butler", "Bisa Butler", "Orange"), ("olafur-eliasson", "Ólafur Elíasson", "Copenhagen"),
+    ]
+
+    static func seed(_ client: CloudKitClient) async throws {
+        let start: Int64 = 1_700_000_000_000
+        var rng = SeedRandom(seed: 7)
+
+        // Public database: artists and some artworks in the default zone.
+        let publicDB = client.database(.public)
+        var publicOps: [RecordOperation] = artists.map { id, name, city in
+            .create(Record(recordName: "artist-\(id)", recordType: "Artist", fields: [
+                "name": .string(name), "firstName": .string(String(name.split(separator: " ").first ?? "")),
+                "city": .string(city), "born": .timestamp(-1_000_000_000_000 + Int64(id.count) * 31_536_000_000),
+            ]))
+        }
+        for i in 0..<40 {
+            let artist = artists[i % artists.count]
+            publicOps.append(.create(Record(recordName: "public-artwork-\(i)", recordType: "Artwork", fields: [
+                "title": .string("Study \(i) by \(artist.1)"), "year": .int64(1850 + Int64(i * 4)),
+                "artist": .reference(Reference(recordName: "artist-\(artist.0)", action: .none)),
+            ])))
+        }
+        try check(await publicDB.modifyRecords(ModifyRecordsRequest(operations: publicOps, atomic: false)))
+
+        // Private database of the demo user: zones Gallery and Drafts.
+        let privateDB = client.database(.private)
+        _ = try await privateDB.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Gallery")), ZoneOperation(.create, ZoneID(zoneName: "Drafts"))])
+        let gallery = ZoneID(zoneName: "Gallery")
+        var ops: [RecordOperation] = []
+        for (id, name, city) in artists {
+            ops.append(.create(Record(recordName: "artist-\(id)", recordType: "Artist", fields: [
+                "name": .string(name), "city": .string(city),
+                "studio": .location(Location(latitude: 35 + rng.unit() * 10, longitude: 100 + rng.unit() * 40, horizontalAccuracy: 10)),
+                "aliases": .stringList([name.uppercased(), String(name.reversed())]),
+            ])))
+        }
+        let titles = ["Sunrise", "Wave", "Self-portrait", "Infinity Net", "Water Lilies", "Untitled", "夜の桜", "🌊 Great Wave", "Pumpkin 🎃", "Red Canna"]
+        let longText = String(repeating: "A long description that keeps going so the detail view has to wrap it. ", count: 12)
+        for i in 0..<1_700 {
+            let artist = artists[i % artists.count]
+            let created = start + Int64(i) * 3_600_000
+            var fields: [String: FieldValue] = [
+                "title": .string("\(titles[i % titles.count]) No. \(i)"),
+                "year": .int64(1800 + Int64(i % 220)),
+                "price": .double(Double(Int(rng.unit() * 1_000_000)) / 100),
+                "acquired": .timestamp(created),
+                "artist": .reference(Reference(recordName: "artist-\(artist.0)", action: .deleteSelf)),
+                "tags": .stringList(["gallery", i % 2 == 0 ? "oil" : "print", "room-\(i % 12)"]),
+                "dimensionsCm": .doubleList([Double(30 + i % 70), Double(40 + i % 50)]),
+                "onDisplay": .int64(i % 3 == 0 ? 1 : 0),
+            ]
+            if i % 5 == 0 { fields["notes"] = .string("Line one of the condition report.\nLine two: 東京, 😀, café.\n\n" + longText) }
+            if i % 7 == 0 { fields["thumbnail"] = .bytes(Data((0..<48).map { UInt8(($0 * 7 + i) % 256) })) }
+            if i % 11 == 0 {
+                fields["image"] = .asset(Asset(fileChecksum: "AXaB\(i)c+d/Q==", size: Int64(100_000 + i * 37), downloadURL: "https://assets.example.invalid/\(i)/${f}"))
+            }
+            if i % 13 == 0 {
+                fields["location"] = .location(Location(latitude: 48.8606 + Double(i) / 10_000, longitude: 2.3376, horizontalAccuracy: 5, altitude: 35, timestamp: created))
+            }
+            if i % 17 == 0 {
+                fields["loans"] = .timestampList([created + 86_400_000, created + 172_800_000])
+                fields["editions"] = .int64List([1, 2, 3, Int64(i)])
+                fields["scans"] = .bytesList([Data([1, 2, 3]), Data([4, 5])])
+                fields["previousOwners"] = .referenceList([Reference(recordName: "artist-\(artists[(i + 1) % artists.count].0)", action: .none)])
+                fields["photos"] = .assetList([Asset(fileChecksum: "ph\(i)", size: 2048, downloadURL: "https://assets.example.invalid/p\(i)/${f}")])
+                fields["sites"] = .locationList([Location(latitude: 35.68, longitude: 139.76), Location(latitude: 51.5, longitude: -0.12)])
+            }
+            ops.append(.create(Record(recordName: String(format: "artwork-%04d", i), recordType: "Artwork", fields: fields)))
+        }
+        for i in 0..<150 {
+            let works = (0..<4).map { Reference(recordName: String(format: "artwork-%04d", (i * 11 + $0 * 3) % 1_700), action: .none) }
+            ops.append(.create(Record(recordName: "exhibition-\(i)", recordType: "Exhibition", fields: [
+                "name": .string(i % 4 == 0 ? "展覧会 \(i): 浮世絵と現代" : "Exhibition \(i)"),
+                "opens": .timestamp(start + Int64(i) * 604_800_000), "works": .referenceList(works),
+                "visitors": .int64(Int64(i) * 1_234_567_890_123), "rating": .double(Double(i % 50) / 10),
+            ])))
+        }
+        for i in 0..<200 {
+            ops.append(.create(Record(recordName: "note-\(i)", recordType: "Note", fields: [
+                "text": .string(i % 3 == 0 ? "Call the framer ☎️ about frame \(i)\nThen update the catalogue." : "Note \(i): check lighting in room \(i % 12)"),
+                "pinned": .int64(i % 9 == 0 ? 1 : 0),
+            ])))
+        }
+        for chunk in stride(from: 0, to: ops.count, by: 200) {
+            try check(await privateDB.modifyRecords(ModifyRecordsRequest(operations: Array(ops[chunk..<min(chunk + 200, ops.count)]), zoneID: gallery)))
+        }
+        // Some deleted records, so the change feed has tombstones.
+        let deletions = (0..<40).map { RecordOperation.forceDelete(recordName: "note-\($0 * 5)") }
+        try check(await privateDB.modifyRecords(ModifyRecordsRequest(operations: deletions, zoneID: gallery)))
+        // Some updated records, so change tags and modified times differ from created ones.
+        let updates = (0..<25).map { i in
+            RecordOperation(.forceUpdate, Record(recordName: String(format: "artwork-%04d", i * 3), fields: ["onDisplay": .int64(1)]))
+        }
+        try check(await privateDB.modifyRecords(ModifyRecordsRequest(operations: updates, zoneID: gallery)))
+
+        let drafts = (0..<24).map { i in
+            RecordOperation.create(Record(recordName: "draft-\(i)", recordType: "Note", fields: [
+                "text": .string("Draft \(i) — ideas for the spring show"), "pinned": .int64(0),
+            ]))
+        }
+        try check(await privateDB.modifyRecords(ModifyRecordsRequest(operations: drafts, zoneID: ZoneID(zoneName: "Drafts"))))
+
+        // Subscriptions of every kind.
+        let info = NotificationInfo(alertBody: "An artwork changed", soundName: "default", shouldBadge: true, shouldSendContentAvailable: true, additionalFields: ["title", "year"], category: "ARTWORK")
+        let privateSubs: [SubscriptionOperation] = [
+            SubscriptionOperation(.create, .query("artwork-changes", Query(recordType: "Artwork"), firesOn: [.create, .update, .delete], zoneID: gallery, notificationInfo: info)),
+            SubscriptionOperation(.create, .query("pinned-notes", Query(recordType: "Note", filterBy: [Filter("pinned", .equals, .int64(1))], sortBy: [SortDescriptor("text")]), firesOn: [.update], zoneWide: true,
+                notificationInfo: NotificationInfo(alertLocalizationKey: "NOTE_PINNED", alertLocalizationArgs: ["text"], alertActionLocalizationKey: "OPEN", shouldSendContentAvailable: false))),
+            SubscriptionOperation(.create, .query("first-new-exhibition", Query(recordType: "Exhibition", filterBy: [Filter("rating", .greaterThanOrEquals, .double(4.5))]), firesOn: [.create], firesOnce: true, zoneID: gallery,
+                notificationInfo: NotificationInfo(alertBody: "A highly rated exhibition was added", alertLaunchImage: "launch.png"))),
+            SubscriptionOperation(.create, .query("artist-removed", Query(recordType: "Artist"), firesOn: [.delete], zoneID: gallery, notificationInfo: NotificationInfo(shouldSendContentAvailable: true))),
+            SubscriptionOperation(.create, .zone("gallery-zone", gallery, notificationInfo: NotificationInfo(shouldSendContentAvailable: true))),
+        ]
+        _ = try await privateDB.modifySubscriptions(privateSubs)
+        _ = try await publicDB.modifySubscriptions([
+            SubscriptionOperation(.create, .query("new-artists", Query(recordType: "Artist", filterBy: [Filter("name", .beginsWith, .string("M"))]), firesOn: [.create, .update],
+                notificationInfo: NotificationInfo(alertBody: "New artist", additionalFields: ["name"]))),
+        ])
+    }
+
+    static func check(_ result: ModifyRecordsResult) throws {
+        if let failure = result.failures.first {
+            throw CloudKitError(kind: .server, operation: "seed", serverErrorCode: failure.serverErrorCode, reason: failure.reason)
+        }
+    }
+}
+
+/// Deterministic randomness for the seed.
+struct SeedRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+    mutating func unit() -> Double {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return Double(state % 1_000_000) / 1_000_000
+    }
+}

@@ -1,0 +1,93 @@
+import CloudKitWeb
+import Foundation
+import GRDB
+
+/// What a handler needs to know about the request it serves.
+struct RequestContext: Sendable {
+    var route: Route
+    var caller: LocalCloudKit.Caller
+    var key: DatabaseKey
+    var dbID: Int64
+    var now: Int64
+
+    var environment: CloudKitEnvironment { route.environment }
+    var container: String { route.container }
+    var scope: DatabaseScope { route.scope }
+    /// Zones of the caller's own databases are owned by the caller; the public database's by `_defaultOwner`.
+    var zoneOwner: String { key.owner.isEmpty ? "_defaultOwner" : key.owner }
+
+    func zoneID(_ name: String, type: Bool = true) -> ZoneID {
+        ZoneID(
+            zoneName: name, ownerRecordName: zoneOwner,
+            zoneType: type ? (name == ZoneID.defaultZoneName ? .defaultZone : .regularCustomZone) : nil)
+    }
+}
+
+extension LocalCloudKit {
+    func dispatch(_ route: Route, caller: Caller, body: JSON) async throws -> (Int, JSON) {
+        if route.endpoint == .usersCurrent {
+            guard let user = caller.userName, let recordName = caller.userRecordName else {
+                throw ServiceError(.authenticationFailed, "users endpoints need a signed-in user")
+            }
+            return (200, ["userRecordName": .string(recordName), "firstName": .string(user), "lastName": .null])
+        }
+        let owner = route.scope == .public ? "" : (caller.userRecordName ?? "")
+        let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
+        let dbID = try await databaseID(key)
+        let context = RequestContext(
+            route: route, caller: caller, key: key, dbID: dbID,
+            now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
+        if route.isWrite {
+            return try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
+        }
+        return try await store.pool.read { db in try self.read(route.endpoint, db, context, body) }
+    }
+
+    func databaseID(_ key: DatabaseKey) async throws -> Int64 {
+        if let id = databaseIDs.withLock({ $0[key] }) { return id }
+        let id = try await store.pool.write { db in try db.databaseID(key) }
+        databaseIDs.withLock { $0[key] = id }
+        return id
+    }
+
+    func write(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, JSON) {
+        switch endpoint {
+        case .recordsModify: return try modifyRecords(db, context, body)
+        case .zonesModify: return (200, try modifyZones(db, context, body))
+        case .subscriptionsModify: return (200, try modifySubscriptions(db, context, body))
+        default: throw ServiceError(.internalError, "no write handler")
+        }
+    }
+
+    func read(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, JSON) {
+        switch endpoint {
+        case .zonesList: return (200, try listZones(db, context))
+        case .zonesLookup: return (200, try lookupZones(db, context, body))
+        case .changesDatabase: return (200, try databaseChanges(db, context, body))
+        case .changesZone: return (200, try zoneChanges(db, context, body))
+        case .recordsChanges: return (200, try recordChanges(db, context, body))
+        case .recordsQuery: return (200, try queryRecords(db, context, body))
+        case .recordsLookup: return (200, try lookupRecords(db, context, body))
+        case .subscriptionsList: return (200, try listSubscriptions(db, context))
+        case .subscriptionsLookup: return (200, try lookupSubscriptions(db, context, body))
+        default: throw ServiceError(.internalError, "no read handler")
+        }
+    }
+
+    /// Decodes a request body into its wire model; shape errors are BAD_REQUEST naming the place.
+    func decodeBody<T: JSONConvertible>(_ type: T.Type, _ body: JSON) throws -> T {
+        do {
+            return try T(json: body)
+        } catch let error as JSONDecodingError {
+            throw ServiceError.badRequest("BadRequestException: \(error.description)")
+        }
+    }
+
+    func checkLimit(_ value: Int?, name: String = "resultsLimit") throws -> Int {
+        guard let value else { return 200 }
+        guard (1...200).contains(value) else {
+            throw ServiceError.badRequest("\(name) must be between 1 and 200 (got \(value))")
+        }
+        return value
+    }
+}

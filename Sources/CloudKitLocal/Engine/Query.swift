@@ -1,0 +1,199 @@
+import CloudKitWeb
+import Foundation
+import GRDB
+
+extension LocalCloudKit {
+    /// records/query. Filters are ANDed; records lacking a filtered field do not match. Queries here are
+    /// strongly consistent (the live service's index lag is not emulated) and no index is required.
+    func queryRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(QueryRequest.self, body)
+        let limit = try checkLimit(request.resultsLimit)
+        let query = request.query
+        for filter in query.filterBy ?? [] where !Comparator.all.contains(filter.comparator) {
+            throw ServiceError.badRequest("unknown comparator '\(filter.comparator.rawValue)'")
+        }
+        let environments = context.environment == .production ? ["production", "development"] : ["development"]
+        var typeKnown = false
+        for environment in environments where !typeKnown {
+            typeKnown = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM field_schema WHERE container = ? AND environment = ? AND record_type = ? LIMIT 1",
+                arguments: [context.container, environment, query.recordType]) ?? false
+        }
+        guard typeKnown else { throw ServiceError.badRequest("Did not find record type: \(query.recordType)") }
+
+        let zones: [ZoneRow]
+        if request.zoneID == nil && request.zoneWide == true {
+            zones = try ZoneRow.all(db, context.dbID)
+        } else {
+            zones = [try requireZone(db, context, request.zoneID)]
+        }
+        var matches: [StoredRecord] = []
+        for zone in zones {
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0",
+                arguments: [context.dbID, zone.name, query.recordType])
+            for row in rows {
+                let record = try StoredRecord(row: row)
+                if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) { matches.append(record) }
+            }
+        }
+        QueryMatcher.sort(&matches, by: query.sortBy ?? [])
+
+        let queryHash = OpaqueToken.hash(query.json.bytes + Array((request.zoneID?.zoneName ?? "").utf8))
+        var offset = 0
+        if let marker = request.continuationMarker {
+            guard let value = OpaqueToken.continuationOffset(marker, queryHash: queryHash) else {
+                throw ServiceError.badRequest("continuationMarker does not belong to this query")
+            }
+            offset = value
+        }
+        let page = matches.dropFirst(offset).prefix(limit)
+        var object = JSONObject()
+        object.set("records", JSON.array(page.map {
+            $0.wire(zoneID: context.zoneID($0.zone), desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false)
+        }))
+        if offset + page.count < matches.count {
+            object.set("continuationMarker", OpaqueToken.continuationMarker(offset: offset + page.count, queryHash: queryHash))
+        }
+        return .object(object)
+    }
+}
+
+/// Evaluates filters and sorts over stored records.
+enum QueryMatcher {
+    /// A comparable view of a scalar value.
+    enum Scalar: Comparable {
+        case number(Double)
+        case text(String)
+
+        static func < (a: Scalar, b: Scalar) -> Bool {
+            switch (a, b) {
+            case (.number(let x), .number(let y)): return x < y
+            case (.text(let x), .text(let y)): return x < y
+            case (.number, .text): return true
+            case (.text, .number): return false
+            }
+        }
+    }
+
+    static func scalar(_ value: FieldValue) -> Scalar? {
+        switch value {
+        case .string(let s): return .text(s)
+        case .int64(let i), .timestamp(let i): return .number(Double(i))
+        case .double(let d): return .number(d)
+        case .reference(let r): return .text(r.recordName)
+        default: return nil
+        }
+    }
+
+    /// The record's value for a filter or sort: a field, or a system field.
+    static func value(of record: StoredRecord, field: String?, system: SystemFieldName?) -> FieldValue? {
+        if let system {
+            switch system {
+            case .recordName: return .reference(Reference(recordName: record.name, action: nil))
+            case .createdTimestamp: return record.created.map { .timestamp($0.timestamp) }
+            case .modifiedTimestamp: return record.modified.map { .timestamp($0.timestamp) }
+            case .createdUserRecordName: return record.created?.userRecordName.map { .reference(Reference(recordName: $0, action: nil)) }
+            case .modifiedUserRecordName: return record.modified?.userRecordName.map { .reference(Reference(recordName: $0, action: nil)) }
+            case .parent: return record.parent.map { .reference(Reference(recordName: $0, action: nil)) }
+            case .share: return record.share.map { .reference(Reference(recordName: $0, action: nil)) }
+            default: return nil
+            }
+        }
+        return field.flatMap { record.fields[$0] }
+    }
+
+    static func tokens(_ s: String) -> Set<String> {
+        Set(s.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init))
+    }
+
+    static func matches(_ record: StoredRecord, _ filter: Filter) throws -> Bool {
+        guard let value = value(of: record, field: filter.fieldName, system: filter.systemFieldName) else { return false }
+        let given = filter.fieldValue
+        switch filter.comparator {
+        case .equals, .notEquals, .lessThan, .lessThanOrEquals, .greaterThan, .greaterThanOrEquals:
+            guard let a = scalar(value), let b = scalar(given) else {
+                if filter.comparator == .equals { return value == given }
+                if filter.comparator == .notEquals { return value != given }
+                throw ServiceError.badRequest("\(filter.comparator.rawValue) cannot compare a \(value.type.rawValue) field")
+            }
+            switch filter.comparator {
+            case .equals: return a == b
+            case .notEquals: return a != b
+            case .lessThan: return a < b
+            case .lessThanOrEquals: return a <= b
+            case .greaterThan: return a > b
+            default: return a >= b
+            }
+        case .beginsWith, .notBeginsWith:
+            guard case .string(let s) = value, case .string(let prefix) = given else {
+                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to STRING fields")
+            }
+            return s.hasPrefix(prefix) == (filter.comparator == .beginsWith)
+        case .containsAllTokens, .containsAnyTokens:
+            guard case .string(let s) = value, case .string(let wanted) = given else {
+                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to STRING fields")
+            }
+            let have = tokens(s), want = tokens(wanted)
+            return filter.comparator == .containsAllTokens ? want.isSubset(of: have) : !want.isDisjoint(with: have)
+        case .in, .notIn:
+            let list = given.listElements.compactMap(scalar)
+            guard given.isList, let a = scalar(value) else {
+                throw ServiceError.badRequest("\(filter.comparator.rawValue) needs a list value (type *_LIST)")
+            }
+            return list.contains(a) == (filter.comparator == .in)
+        case .listContains, .notListContains:
+            guard value.isList, let b = scalar(given) else {
+                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to list fields with a scalar value")
+            }
+            return value.listElements.compactMap(scalar).contains(b) == (filter.comparator == .listContains)
+        case .listContainsAny, .notListContainsAny, .listContainsAll, .notListContainsAll:
+            guard value.isList, given.isList else {
+                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to list fields with a list value")
+            }
+            let have = value.listElements.compactMap(scalar), want = given.listElements.compactMap(scalar)
+            switch filter.comparator {
+            case .listContainsAny: return want.contains(where: have.contains)
+            case .notListContainsAny: return !want.contains(where: have.contains)
+            case .listContainsAll: return want.allSatisfy(have.contains)
+            default: return !want.allSatisfy(have.contains)
+            }
+        case .listMemberBeginsWith, .notListMemberBeginsWith:
+            guard case .stringList(let list) = value, case .string(let prefix) = given else {
+                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to STRING_LIST fields")
+            }
+            return list.contains { $0.hasPrefix(prefix) } == (filter.comparator == .listMemberBeginsWith)
+        case .near:
+            guard case .location(let here) = value, case .location(let center) = given, let distance = filter.distance else {
+                throw ServiceError.badRequest("NEAR needs a LOCATION field, a LOCATION value and a distance")
+            }
+            return here.distance(to: center) <= distance
+        default:
+            throw ServiceError.badRequest("unknown comparator '\(filter.comparator.rawValue)'")
+        }
+    }
+
+    /// Sorts by the descriptors in order; missing values sort last; LOCATION with `relativeLocation`
+    /// sorts by distance. Ties keep a stable order by record name.
+    static func sort(_ records: inout [StoredRecord], by descriptors: [SortDescriptor]) {
+        records.sort { a, b in
+            for descriptor in descriptors {
+                let va = key(a, descriptor), vb = key(b, descriptor)
+                if va == vb { continue }
+                guard let va else { return false }
+                guard let vb else { return true }
+                return descriptor.isAscending ? va < vb : va > vb
+            }
+            return a.name < b.name
+        }
+    }
+
+    static func key(_ record: StoredRecord, _ descriptor: SortDescriptor) -> Scalar? {
+        guard let value = value(of: record, field: descriptor.fieldName, system: descriptor.systemFieldName) else { return nil }
+        if case .location(let location) = value {
+            guard let origin = descriptor.relativeLocation else { return nil }
+            return .number(location.distance(to: origin))
+        }
+        return scalar(value)
+    }
+}

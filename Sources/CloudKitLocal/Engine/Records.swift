@@ -1,0 +1,362 @@
+import CloudKitWeb
+import Foundation
+import GRDB
+
+extension LocalCloudKit {
+    /// records/modify: operations in order, one per record, at most 200. In a zone with atomic
+    /// capability and `atomic` (default true) it is all or nothing: the culprit carries its real code,
+    /// every other operation ATOMIC_ERROR, answered with HTTP 400 as the live service does.
+    func modifyRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, JSON) {
+        let request = try decodeBody(ModifyRecordsRequest.self, Self.assigningRecordNames(body))
+        try checkCount(request.operations.count, "operations")
+        var seen = Set<String>()
+        for operation in request.operations where !seen.insert(operation.record.recordName).inserted {
+            throw ServiceError.badRequest(
+                "record '\(operation.record.recordName)' appears in more than one operation; one operation per record per request")
+        }
+        for operation in request.operations where !RecordOperationType.all.contains(operation.operationType) {
+            throw ServiceError.badRequest("unknown operationType '\(operation.operationType.rawValue)'")
+        }
+        let zone = try requireZone(db, context, request.zoneID)
+        let atomic = (request.atomic ?? true) && isAtomicZone(zone, context)
+        let numbersAsStrings = request.numbersAsStrings ?? false
+        let zoneID = context.zoneID(zone.name)
+
+        var results: [Result<JSON, ItemError>] = []
+        var failed = false
+        try db.inSavepoint {
+            for operation in request.operations {
+                var outcome: Result<JSON, ItemError> = .failure(ItemError(.internalError, "not applied"))
+                // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
+                try db.inSavepoint {
+                    do {
+                        let stored = try apply(operation, db, context, zone)
+                        let keys = operation.desiredKeys ?? request.desiredKeys
+                        outcome = .success(stored.wire(zoneID: zoneID, desiredKeys: keys, numbersAsStrings: numbersAsStrings))
+                        return .commit
+                    } catch let error as ItemError {
+                        outcome = .failure(error)
+                        return .rollback
+                    }
+                }
+                if case .failure = outcome { failed = true }
+                results.append(outcome)
+            }
+            return atomic && failed ? .rollback : .commit
+        }
+
+        let status = atomic && failed ? 400 : 200
+        let records: [JSON] = zip(request.operations, results).map { operation, result in
+            let name = operation.record.recordName
+            switch result {
+            case .success(let json): return json
+            case .failure(let error):
+                return itemError(name, error.code, error.reason)
+            }
+        }.enumerated().map { index, json in
+            // Atomic failure: everything that did not fail itself failed because of the culprit.
+            if status == 400, case .success = results[index] {
+                return itemError(request.operations[index].record.recordName, .atomicError, "Atomic failure: another operation in the batch failed")
+            }
+            return json
+        }
+        return (status, .object(["records": .array(records)]))
+    }
+
+    func itemError(_ recordName: String, _ code: ServerErrorCode, _ reason: String) -> JSON {
+        RecordError(recordName: recordName, info: ServerErrorInfo(serverErrorCode: code, reason: reason, uuid: UUID().uuidString.lowercased())).json
+    }
+
+    /// `create` without a `recordName` gets an upper-case UUID, as the service assigns.
+    static func assigningRecordNames(_ body: JSON) -> JSON {
+        guard case .object(var object) = body, case .array(var operations)? = object["operations"] else { return body }
+        for i in operations.indices {
+            guard case .object(var operation) = operations[i], case .object(var record)? = operation["record"],
+                record["recordName"] == nil || record["recordName"]!.isNull
+            else { continue }
+            record["recordName"] = .string(UUID().uuidString)
+            operation["record"] = .object(record)
+            operations[i] = .object(operation)
+        }
+        object["operations"] = .array(operations)
+        return .object(object)
+    }
+
+    /// Applies one operation; throws `ItemError` for per-record failures.
+    func apply(_ operation: RecordOperation, _ db: Database, _ context: RequestContext, _ zone: ZoneRow) throws -> StoredRecord {
+        let incoming = operation.record
+        let name = incoming.recordName
+        guard Self.isValidName(name) else { throw ItemError(.badRequest, "invalid recordName") }
+        let existing = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name).flatMap { $0.deleted ? nil : $0 }
+        let type = operation.operationType
+
+        if type.needsChangeTag, let existing {
+            // A conditional write without a tag is treated as stale (unconfirmed; the reference suggests CONFLICT).
+            guard let tag = incoming.recordChangeTag, tag == existing.tag else {
+                throw ItemError(.conflict, "oplock error: record '\(name)' was changed (change tag \(existing.tag ?? "none")); fetch it and retry")
+            }
+        }
+        switch type {
+        case .delete, .forceDelete:
+            guard let existing else { throw ItemError(.notFound, "Record not found") }
+            try delete(existing, db, context, zone, cascadeDepth: 0)
+            var tombstone = existing
+            tombstone.deleted = true
+            return tombstone
+        case .create:
+            if existing != nil { throw ItemError(.exists, "record '\(name)' already exists") }
+        case .update, .replace:
+            guard existing != nil else { throw ItemError(.notFound, "Record not found") }
+        default:
+            break
+        }
+
+        var record: StoredRecord
+        if let existing {
+            record = existing
+            if let newType = incoming.recordType, newType != existing.type {
+                throw ItemError(.badRequest, "cannot change recordType of '\(name)' from \(existing.type ?? "?") to \(newType)")
+            }
+        } else {
+            guard let recordType = incoming.recordType, Self.isValidName(recordType) else {
+                throw ItemError(.badRequest, "recordType is required to create record '\(name)'")
+            }
+            record = StoredRecord(zone: zone.name, name: name, type: recordType)
+            record.created = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
+        }
+        let recordType = record.type ?? ""
+        try checkSchema(db, context, recordType: recordType, fields: incoming.fields)
+        switch type {
+        case .replace, .forceReplace, .create:
+            record.fields = incoming.fields.filter { if case .null = $0.value { return false } else { return true } }
+        default:
+            for (key, value) in incoming.fields {
+                if case .null = value { record.fields[key] = nil } else { record.fields[key] = value }
+            }
+        }
+        if Record.encodeStoredFields(record.fields).utf8.count > 1_000_000 {
+            throw ItemError(.badRequest, "record '\(name)' is larger than 1 MB (asset contents excluded)")
+        }
+        if let parent = incoming.parent { record.parent = parent.recordName }
+        if incoming.createShortGUID == true && record.shortGUID == nil {
+            record.shortGUID = Self.shortGUID()
+        }
+        let seq = try db.nextSeq(context.dbID)
+        record.seq = seq
+        record.tag = String(seq, radix: 36)
+        record.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
+        record.deleted = false
+        try saveReferences(record, db, context)
+        try record.save(db, dbID: context.dbID)
+        try touchZone(db, context.dbID, zone.name, seq)
+        return record
+    }
+
+    static let deviceID = "ckbrowse-local"
+
+    static func shortGUID() -> String {
+        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        return String((0..<25).map { _ in alphabet.randomElement()! })
+    }
+
+    func touchZone(_ db: Database, _ dbID: Int64, _ zone: String, _ seq: Int64) throws {
+        try db.execute(sql: "UPDATE zone SET seq = ? WHERE db = ? AND name = ?", arguments: [seq, dbID, zone])
+    }
+
+    /// Deletes a record: refuses while a VALIDATE reference points at it, cascades DELETE_SELF sources.
+    func delete(_ record: StoredRecord, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, cascadeDepth: Int) throws {
+        let sources = try Row.fetchAll(
+            db, sql: "SELECT DISTINCT zone, source, action FROM reference WHERE db = ? AND target_zone = ? AND target = ?",
+            arguments: [context.dbID, zone.name, record.name])
+        if let validating = sources.first(where: { ($0["action"] as String) == "VALIDATE" && ($0["source"] as String) != record.name }) {
+            throw ItemError(.validatingReferenceError, "record '\(record.name)' is referenced with VALIDATE by '\(validating["source"] as String)'")
+        }
+        let seq = try db.nextSeq(context.dbID)
+        var tombstone = record
+        tombstone.deleted = true
+        tombstone.seq = seq
+        tombstone.fields = [:]
+        try tombstone.save(db, dbID: context.dbID)
+        try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, zone.name, record.name])
+        try touchZone(db, context.dbID, zone.name, seq)
+        guard cascadeDepth < 64 else { return }
+        for source in sources where (source["action"] as String) == "DELETE_SELF" {
+            let sourceZoneName: String = source["zone"]
+            guard let sourceZone = try ZoneRow.load(db, context.dbID, sourceZoneName),
+                let sourceRecord = try StoredRecord.load(db, dbID: context.dbID, zone: sourceZoneName, name: source["source"]),
+                !sourceRecord.deleted
+            else { continue }
+            try delete(sourceRecord, db, context, sourceZone, cascadeDepth: cascadeDepth + 1)
+        }
+    }
+
+    /// Keeps the reference index in step with a record's REFERENCE fields; VALIDATE targets must exist.
+    func saveReferences(_ record: StoredRecord, _ db: Database, _ context: RequestContext) throws {
+        try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, record.zone, record.name])
+        for (field, value) in record.fields {
+            let references: [Reference]
+            switch value {
+            case .reference(let r): references = [r]
+            case .referenceList(let list): references = list
+            default: continue
+            }
+            for reference in references {
+                let targetZone = reference.zoneID?.zoneName ?? record.zone
+                let action = reference.action?.rawValue ?? "NONE"
+                if action == "VALIDATE" && reference.recordName != record.name {
+                    let target = try StoredRecord.load(db, dbID: context.dbID, zone: targetZone, name: reference.recordName)
+                    if target == nil || target!.deleted {
+                        throw ItemError(.validatingReferenceError, "field '\(field)' references missing record '\(reference.recordName)' with VALIDATE")
+                    }
+                }
+                try db.execute(
+                    sql: "INSERT INTO reference (db, zone, source, field, target_zone, target, action) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [context.dbID, record.zone, record.name, field, targetZone, reference.recordName, action])
+            }
+        }
+    }
+
+    /// Development creates record types and fields on first write (as CloudKit does in development);
+    /// a value contradicting a field's known type is BAD_REQUEST. Production enforces the schema; its
+    /// schema is the development one (as if every development change had been deployed).
+    func checkSchema(_ db: Database, _ context: RequestContext, recordType: String, fields: [String: FieldValue]) throws {
+        let environments = context.environment == .production ? ["production", "development"] : ["development"]
+        func known(_ field: String) throws -> String? {
+            for environment in environments {
+                if let type = try String.fetchOne(
+                    db, sql: "SELECT type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ? AND field = ?",
+                    arguments: [context.container, environment, recordType, field])
+                {
+                    return type
+                }
+            }
+            return nil
+        }
+        if try known("") == nil {
+            guard context.environment == .development else {
+                throw ItemError(.badRequest, "Did not find record type: \(recordType)")
+            }
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO field_schema (container, environment, record_type, field, type) VALUES (?, 'development', ?, '', '')",
+                arguments: [context.container, recordType])
+        }
+        for (name, value) in fields {
+            let type: FieldType
+            switch value {
+            case .null: continue
+            case .other(let t, _): throw ItemError(.badRequest, "field '\(name)': unknown field type \(t)")
+            case .unknownList: continue  // an untyped empty list fits any list field
+            default: type = value.type
+            }
+            guard Self.isValidName(name), !name.hasPrefix("___") else { throw ItemError(.badRequest, "invalid field name '\(name)'") }
+            if let existing = try known(name) {
+                if existing != type.rawValue {
+                    throw ItemError(
+                        .badRequest,
+                        "invalid attempt to set value type \(type.rawValue) for field '\(name)' for type '\(recordType)', defined to be: \(existing)")
+                }
+            } else if context.environment == .development {
+                try db.execute(
+                    sql: "INSERT INTO field_schema (container, environment, record_type, field, type) VALUES (?, 'development', ?, ?, ?)",
+                    arguments: [context.container, recordType, name, type.rawValue])
+            } else {
+                throw ItemError(.badRequest, "Field \(name) not found in \(recordType)")
+            }
+        }
+    }
+
+    // MARK: - Lookup and change feeds
+
+    func lookupRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(LookupRecordsRequest.self, body)
+        try checkCount(request.records.count, "records")
+        let zone = try requireZone(db, context, request.zoneID)
+        let zoneID = context.zoneID(zone.name)
+        var results: [JSON] = []
+        for item in request.records {
+            if let record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: item.recordName), !record.deleted {
+                results.append(record.wire(zoneID: zoneID, desiredKeys: item.desiredKeys ?? request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false))
+            } else {
+                results.append(itemError(item.recordName, .notFound, "Record not found"))
+            }
+        }
+        return .object(["records": .array(results)])
+    }
+
+    func recordChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(RecordChangesRequest.self, body)
+        let zone = try requireZone(db, context, request.zoneID)
+        let page = try changePage(
+            db, context, zone, syncToken: request.syncToken, limit: try checkLimit(request.resultsLimit),
+            desiredKeys: request.desiredKeys, recordTypes: nil, numbersAsStrings: request.numbersAsStrings ?? false)
+        return page.json
+    }
+
+    func zoneChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(ZoneChangesRequest.self, body)
+        try checkCount(request.zones.count, "zones")
+        var results: [JSON] = []
+        for entry in request.zones {
+            do {
+                let zone = try requireZone(db, context, entry.zoneID)
+                let page = try changePage(
+                    db, context, zone, syncToken: entry.syncToken,
+                    limit: try checkLimit(entry.resultsLimit ?? request.resultsLimit),
+                    desiredKeys: entry.desiredKeys ?? request.desiredKeys,
+                    recordTypes: entry.desiredRecordTypes ?? request.desiredRecordTypes,
+                    numbersAsStrings: request.numbersAsStrings ?? false)
+                var json = page.json
+                if case .object(var object) = json {
+                    object.pairs.insert((key: "zoneID", value: context.zoneID(zone.name).json), at: 0)
+                    json = .object(object)
+                }
+                results.append(json)
+            } catch let error as ServiceError {
+                results.append(ZoneError(zoneID: context.zoneID(entry.zoneID.zoneName, type: false), info: ServerErrorInfo(serverErrorCode: error.code, reason: error.reason, uuid: UUID().uuidString.lowercased())).json)
+            }
+        }
+        return .object(["zones": .array(results)])
+    }
+
+    struct ChangePage {
+        var records: [JSON]
+        var syncToken: String
+        var moreComing: Bool
+        var json: JSON {
+            ["records": .array(records), "syncToken": .string(syncToken), "moreComing": .bool(moreComing)]
+        }
+    }
+
+    /// One page of a custom zone's change feed: each changed record once, in its latest state, ordered by
+    /// the change that produced that state. The token is the position after the page, so writes between
+    /// pages are neither skipped nor repeated.
+    func changePage(
+        _ db: Database, _ context: RequestContext, _ zone: ZoneRow, syncToken: String?, limit: Int,
+        desiredKeys: [String]?, recordTypes: [String]?, numbersAsStrings: Bool
+    ) throws -> ChangePage {
+        guard !zone.isDefault else {
+            throw ServiceError.badRequest("cannot get changes in default zone")
+        }
+        var since: Int64 = 0
+        if let syncToken {
+            guard let seq = OpaqueToken.zoneSeq(syncToken, zone: zone.name, incarnation: zone.incarnation) else {
+                throw ServiceError.badRequest("Unknown sync continuation type")
+            }
+            since = seq
+        }
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?",
+            arguments: [context.dbID, zone.name, since, limit + 1])
+        let moreComing = rows.count > limit
+        let page = try rows.prefix(limit).map(StoredRecord.init(row:))
+        let last = moreComing ? page.last!.seq : max(since, zone.seq)
+        let types = recordTypes.map(Set.init)
+        let records = page.filter { record in
+            guard let types, !record.deleted else { return true }
+            return record.type.map(types.contains) ?? false
+        }.map { $0.wire(zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings) }
+        return ChangePage(
+            records: records, syncToken: OpaqueToken.zoneToken(zone: zone.name, incarnation: zone.incarnation, seq: last),
+            moreComing: moreComing)
+    }
+}

@@ -1,0 +1,174 @@
+import CloudKitWeb
+import Foundation
+import GRDB
+
+struct ZoneRow: Sendable {
+    var name: String
+    var owner: String
+    var incarnation: Int64
+    var seq: Int64
+    var deleted: Bool
+
+    var isDefault: Bool { name == ZoneID.defaultZoneName }
+
+    static func load(_ db: Database, _ dbID: Int64, _ name: String) throws -> ZoneRow? {
+        try Row.fetchOne(db, sql: "SELECT * FROM zone WHERE db = ? AND name = ?", arguments: [dbID, name]).map {
+            ZoneRow(name: $0["name"], owner: $0["owner"], incarnation: $0["incarnation"], seq: $0["seq"], deleted: ($0["deleted"] as Int64) != 0)
+        }
+    }
+
+    static func all(_ db: Database, _ dbID: Int64, since seq: Int64? = nil) throws -> [ZoneRow] {
+        let rows: [Row]
+        if let seq {
+            rows = try Row.fetchAll(db, sql: "SELECT * FROM zone WHERE db = ? AND seq > ? ORDER BY seq", arguments: [dbID, seq])
+        } else {
+            rows = try Row.fetchAll(db, sql: "SELECT * FROM zone WHERE db = ? AND deleted = 0 ORDER BY name = '_defaultZone' DESC, name", arguments: [dbID])
+        }
+        return rows.map {
+            ZoneRow(name: $0["name"], owner: $0["owner"], incarnation: $0["incarnation"], seq: $0["seq"], deleted: ($0["deleted"] as Int64) != 0)
+        }
+    }
+}
+
+extension LocalCloudKit {
+    /// Custom zones and the private default zone apply batches atomically; the public default zone
+    /// does not. (Live zones/list reports `atomic: true` for the private default zone, reference §3.2.)
+    func isAtomicZone(_ zone: ZoneRow, _ context: RequestContext) -> Bool {
+        !zone.isDefault || context.scope != .public
+    }
+
+    func zoneJSON(_ zone: ZoneRow, _ context: RequestContext, deleted: Bool = false) -> JSON {
+        var object = JSONObject()
+        object.set("zoneID", context.zoneID(zone.name))
+        if deleted {
+            object.set("deleted", true)
+        } else {
+            object.set("syncToken", OpaqueToken.zoneToken(zone: zone.name, incarnation: zone.incarnation, seq: zone.seq))
+            object.set("atomic", isAtomicZone(zone, context))
+        }
+        return .object(object)
+    }
+
+    /// A live zone, or ZONE_NOT_FOUND.
+    func requireZone(_ db: Database, _ context: RequestContext, _ zoneID: ZoneID?) throws -> ZoneRow {
+        let name = zoneID?.zoneName ?? ZoneID.defaultZoneName
+        guard let zone = try ZoneRow.load(db, context.dbID, name), !zone.deleted else {
+            throw ServiceError(.zoneNotFound, "Zone '\(name)' does not exist")
+        }
+        return zone
+    }
+
+    func listZones(_ db: Database, _ context: RequestContext) throws -> JSON {
+        .object(["zones": .array(try ZoneRow.all(db, context.dbID).map { zoneJSON($0, context) })])
+    }
+
+    func lookupZones(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(LookupZonesRequest.self, body)
+        try checkCount(request.zones.count, "zones")
+        var results: [JSON] = []
+        for zoneID in request.zones {
+            if let zone = try ZoneRow.load(db, context.dbID, zoneID.zoneName), !zone.deleted {
+                results.append(zoneJSON(zone, context))
+            } else {
+                results.append(
+                    ZoneError(
+                        zoneID: ZoneID(zoneName: zoneID.zoneName, ownerRecordName: context.zoneOwner),
+                        info: ServerErrorInfo(serverErrorCode: .zoneNotFound, reason: "Zone does not exist", uuid: UUID().uuidString.lowercased())
+                    ).json)
+            }
+        }
+        return .object(["zones": .array(results)])
+    }
+
+    func modifyZones(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(ModifyZonesRequest.self, body)
+        try checkCount(request.operations.count, "operations")
+        var seen = Set<String>()
+        for operation in request.operations where !seen.insert(operation.zoneID.zoneName).inserted {
+            throw ServiceError.badRequest("zone '\(operation.zoneID.zoneName)' appears in more than one operation")
+        }
+        var results: [JSON] = []
+        for operation in request.operations {
+            let name = operation.zoneID.zoneName
+            func fail(_ code: ServerErrorCode, _ reason: String) -> JSON {
+                ZoneError(zoneID: context.zoneID(name, type: false), info: ServerErrorInfo(serverErrorCode: code, reason: reason, uuid: UUID().uuidString.lowercased())).json
+            }
+            switch operation.operationType {
+            case .create:
+                guard context.scope == .private else {
+                    results.append(fail(.badRequest, "custom zones can only be created in the private database"))
+                    continue
+                }
+                guard Self.isValidName(name), name != ZoneID.defaultZoneName else {
+                    results.append(fail(.badRequest, "invalid zone name"))
+                    continue
+                }
+                if let zone = try ZoneRow.load(db, context.dbID, name), !zone.deleted {
+                    results.append(zoneJSON(zone, context))  // creating an existing zone is a no-op
+                    continue
+                }
+                let seq = try db.nextSeq(context.dbID)
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO zone (db, name, owner, incarnation, seq, deleted) VALUES (?, ?, ?, ?, ?, 0)",
+                    arguments: [context.dbID, name, context.zoneOwner, seq, seq])
+                try db.execute(sql: "DELETE FROM record WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
+                results.append(zoneJSON(try ZoneRow.load(db, context.dbID, name)!, context))
+            case .delete:
+                guard name != ZoneID.defaultZoneName else {
+                    results.append(fail(.badRequest, "the default zone cannot be deleted"))
+                    continue
+                }
+                guard let zone = try ZoneRow.load(db, context.dbID, name), !zone.deleted else {
+                    results.append(fail(.zoneNotFound, "Zone does not exist"))
+                    continue
+                }
+                let seq = try db.nextSeq(context.dbID)
+                // Deleting a zone deletes its records (and their references and subscriptions on it).
+                try db.execute(sql: "DELETE FROM record WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
+                try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
+                try db.execute(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name = ?", arguments: [seq, context.dbID, name])
+                results.append(zoneJSON(zone, context, deleted: true))
+            default:
+                results.append(fail(.badRequest, "unknown zone operation type '\(operation.operationType.rawValue)'"))
+            }
+        }
+        return .object(["zones": .array(results)])
+    }
+
+    func databaseChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(DatabaseChangesRequest.self, body)
+        let limit = try checkLimit(request.resultsLimit)
+        var since: Int64 = 0
+        if let token = request.syncToken {
+            guard let seq = OpaqueToken.databaseSeq(token) else {
+                throw ServiceError.badRequest("Unknown sync continuation type")
+            }
+            since = seq
+        }
+        let changed = try ZoneRow.all(db, context.dbID, since: since).filter { !$0.isDefault || $0.seq > 0 }
+        let page = Array(changed.prefix(limit))
+        let current = try Int64.fetchOne(db, sql: "SELECT seq FROM ckdb WHERE id = ?", arguments: [context.dbID]) ?? 0
+        let next = page.count < changed.count ? page.last!.seq : max(since, current)
+        return [
+            "zones": .array(page.map { zone in
+                var object = JSONObject()
+                object.set("zoneID", context.zoneID(zone.name))
+                if zone.deleted { object.set("deleted", true) }
+                return .object(object)
+            }),
+            "syncToken": .string(OpaqueToken.databaseToken(seq: next)),
+            "moreComing": .bool(page.count < changed.count),
+        ]
+    }
+
+    func checkCount(_ count: Int, _ what: String) throws {
+        if count > ModifyRecordsRequest.maximumOperations {
+            throw ServiceError.badRequest("too many \(what): \(count); at most \(ModifyRecordsRequest.maximumOperations) per request")
+        }
+        if count == 0 { throw ServiceError.badRequest("\(what) must not be empty") }
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && !name.unicodeScalars.contains { $0.value < 0x20 }
+    }
+}

@@ -1,0 +1,275 @@
+import CloudKitWeb
+import Crypto
+import Foundation
+import GRDB
+
+/// One HTTP exchange as the server sees it, independent of the HTTP library.
+public struct ServerRequest: Sendable {
+    public var method: String
+    /// Path without the query string.
+    public var path: String
+    public var query: String?
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: String?, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    var queryItems: [String: String] {
+        var items: [String: String] = [:]
+        for pair in (query ?? "").split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            guard let key = PercentEncoding.decode(kv[0], plusAsSpace: true) else { continue }
+            items[key] = kv.count > 1 ? PercentEncoding.decode(kv[1], plusAsSpace: false) ?? "" : ""
+        }
+        return items
+    }
+}
+
+public struct ServerResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+}
+
+/// Settings of the local server.
+public struct LocalServerConfiguration: Sendable {
+    /// Accepted `ckAPIToken` values (in addition to those stored by a seed).
+    public var apiTokens: [String] = []
+    /// Users: a name and the web auth token that signs them in.
+    public var users: [(name: String, token: String)] = []
+    /// Server-to-server keys: Key ID and the PEM public key registered for it.
+    public var serverKeys: [(keyID: String, publicKeyPEM: String)] = []
+    /// Base URL clients reach the server at (for `redirectURL` and sign-in pages).
+    public var baseURL: String = "http://127.0.0.1"
+    /// Accepted clock skew of server-to-server signature dates, in seconds (the real value is
+    /// unconfirmed; the reference suggests ±10 minutes).
+    public var signatureWindow: Double = 600
+    /// Request bodies larger than this are refused with BAD_REQUEST.
+    public var maximumBodyBytes: Int = 16 << 20
+    /// The clock (injected in tests).
+    public var now: @Sendable () -> Date = { Date() }
+
+    public init() {}
+}
+
+/// The local CloudKit-compatible service: routes `/database/1/…` requests, authenticates them as the
+/// real service does, and runs each against the SQLite store (one transaction per writing request).
+/// The HTTP server and the in-process transport both call `handle(_:)`.
+public final class LocalCloudKit: Sendable {
+    public let store: Store
+    let configuration: LocalServerConfiguration
+    /// The HMAC key for minted web auth tokens (kept as bytes: `SymmetricKey` is not Sendable).
+    let tokenSecret: Data
+    let databaseIDs = Mutex<[DatabaseKey: Int64]>([:])
+    let baseURL: Mutex<String>
+
+    public init(store: Store, configuration: LocalServerConfiguration) throws {
+        self.store = store
+        self.configuration = configuration
+        self.baseURL = Mutex(configuration.baseURL)
+        let secret: String = try store.pool.write { db in
+            for token in configuration.apiTokens {
+                try db.execute(sql: "INSERT OR IGNORE INTO api_token (token) VALUES (?)", arguments: [token])
+            }
+            for user in configuration.users {
+                try db.execute(sql: "INSERT OR REPLACE INTO web_user (token, name) VALUES (?, ?)", arguments: [user.token, user.name])
+            }
+            for key in configuration.serverKeys {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO server_key (key_id, public_key_pem) VALUES (?, ?)",
+                    arguments: [key.keyID, key.publicKeyPEM])
+            }
+            if let secret = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'token-secret'") {
+                return secret
+            }
+            let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            try db.execute(sql: "INSERT INTO setting (key, value) VALUES ('token-secret', ?)", arguments: [secret])
+            return secret
+        }
+        tokenSecret = Data(base64Encoded: secret) ?? Data(secret.utf8)
+    }
+
+    /// The user record name of a user name: `_` and 32 hex digits, as the service's look.
+    public static func userRecordName(for name: String) -> String {
+        "_" + SHA256.hash(data: Data(name.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The record name writes made with a server-to-server key are attributed to.
+    static func keyUserRecordName(_ keyID: String) -> String { userRecordName(for: "server-key:" + keyID) }
+
+    /// Where clients reach this server (known once the port is bound); used in `redirectURL`.
+    public func setBaseURL(_ url: String) { baseURL.withLock { $0 = url } }
+
+    // MARK: - Handling
+
+    public func handle(_ request: ServerRequest) async -> ServerResponse {
+        let uuid = UUID().uuidString.lowercased()
+        var extraHeaders: [(String, String)] = []
+        do {
+            if request.body.count > configuration.maximumBodyBytes {
+                throw ServiceError.badRequest("request body of \(request.body.count) bytes exceeds the limit of \(configuration.maximumBodyBytes)")
+            }
+            let route = try Route(path: request.path, method: request.method)
+            let caller = try await authenticate(request, route: route)
+            if let user = caller.userName {
+                extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user)))
+            }
+            let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
+            let (status, json) = try await dispatch(route, caller: caller, body: body)
+            return respond(status, json, uuid: uuid, extra: extraHeaders)
+        } catch let error as ServiceError {
+            var object = JSONObject()
+            object.set("uuid", uuid)
+            object.set("serverErrorCode", error.code.rawValue)
+            object.set("reason", error.reason)
+            object.set("redirectURL", error.redirectURL)
+            object.set("retryAfter", error.retryAfter)
+            return respond(error.status, .object(object), uuid: uuid, extra: extraHeaders + error.extraHeaders)
+        } catch let error as JSONDecodingError {
+            return respond(400, errorJSON(.badRequest, "BadRequestException: \(error.description)", uuid), uuid: uuid, extra: extraHeaders)
+        } catch {
+            return respond(500, errorJSON(.internalError, "internal error", uuid), uuid: uuid, extra: extraHeaders)
+        }
+    }
+
+    func errorJSON(_ code: ServerErrorCode, _ reason: String, _ uuid: String) -> JSON {
+        ["uuid": .string(uuid), "serverErrorCode": .string(code.rawValue), "reason": .string(reason)]
+    }
+
+    func respond(_ status: Int, _ json: JSON, uuid: String, extra: [(String, String)]) -> ServerResponse {
+        var headers: [(name: String, value: String)] = [
+            (name: "Content-Type", value: "application/json; charset=UTF-8"),
+            (name: "X-Apple-Request-UUID", value: uuid),
+        ]
+        headers += extra.map { (name: $0.0, value: $0.1) }
+        return ServerResponse(status: status, headers: headers, body: json.bytes)
+    }
+
+    func parseBody(_ body: [UInt8]) throws -> JSON {
+        guard !body.isEmpty else { throw ServiceError.badRequest("BadRequestException: missing request body") }
+        let json: JSON
+        do {
+            json = try JSON(parsing: body)
+        } catch let error as JSONDecodingError {
+            throw ServiceError.badRequest("BadRequestException: Unexpected input: \(error.description)")
+        }
+        guard case .object = json else { throw ServiceError.badRequest("BadRequestException: the body must be a JSON object") }
+        return json
+    }
+
+    // MARK: - Authentication
+
+    struct Caller: Sendable {
+        var userName: String?
+        var userRecordName: String?
+        var keyID: String?
+        var webToken: String?
+
+        var actingRecordName: String? { userRecordName ?? keyID.map(LocalCloudKit.keyUserRecordName) }
+    }
+
+    func authenticate(_ request: ServerRequest, route: Route) async throws -> Caller {
+        if let keyID = request.header("X-Apple-CloudKit-Request-KeyID") {
+            return try await authenticateServerKey(request, keyID: keyID, route: route)
+        }
+        let items = request.queryItems
+        guard let apiToken = items["ckAPIToken"], !apiToken.isEmpty else {
+            throw ServiceError(.authenticationFailed, "missing ckAPIToken")
+        }
+        let known = try await store.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [apiToken, route.container]) ?? false
+        }
+        guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
+        var caller = Caller()
+        // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
+        if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
+            guard let name = try await userName(forWebToken: token) else {
+                throw authenticationRequired(route, reason: "the web auth token is not valid (expired or unknown)")
+            }
+            caller.userName = name
+            caller.userRecordName = Self.userRecordName(for: name)
+            caller.webToken = token
+        }
+        if caller.userName == nil && route.needsUser {
+            throw authenticationRequired(route, reason: "request needs authorization")
+        }
+        return caller
+    }
+
+    func authenticationRequired(_ route: Route, reason: String) -> ServiceError {
+        let url = baseURL.withLock { $0 } + "/signin?container=" + PercentEncoding.encodeQueryValue(route.container)
+        return ServiceError(.authenticationRequired, reason, redirectURL: url)
+    }
+
+    func authenticateServerKey(_ request: ServerRequest, keyID: String, route: Route) async throws -> Caller {
+        let failed = ServiceError(.authenticationFailed, "authentication failed")
+        guard let dateText = request.header("X-Apple-CloudKit-Request-ISO8601Date"),
+            let signatureText = request.header("X-Apple-CloudKit-Request-SignatureV1"),
+            let date = ISO8601.date(from: dateText),
+            abs(date.timeIntervalSince(configuration.now())) <= configuration.signatureWindow,
+            let signatureData = Data(base64Encoded: signatureText),
+            let signature = try? P256.Signing.ECDSASignature(derRepresentation: signatureData)
+        else { throw failed }
+        let pem = try await store.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT public_key_pem FROM server_key WHERE key_id = ?", arguments: [keyID])
+        }
+        guard let pem, let key = try? P256.Signing.PublicKey(pemRepresentation: pem) else { throw failed }
+        // Both body-hash forms clients send for bodyless requests are accepted: empty, and hash of "".
+        var candidates = [ServerToServerKey.stringToSign(date: dateText, body: request.body.isEmpty ? nil : request.body, subpath: request.path)]
+        if request.body.isEmpty { candidates.append(ServerToServerKey.stringToSign(date: dateText, body: [], subpath: request.path)) }
+        guard candidates.contains(where: { key.isValidSignature(signature, for: Array($0.utf8)) }) else { throw failed }
+        // Server-to-server keys reach only the public database, and no users/* endpoint.
+        guard route.scope == .public, !route.endpoint.operation.hasPrefix("users/") else {
+            throw ServiceError(.authenticationFailed, "server-to-server keys can only access the public database")
+        }
+        return Caller(keyID: keyID)
+    }
+
+    /// Web auth tokens: the configured ones, plus the rotated ones this server minted (HMAC-signed, so
+    /// no table grows). Old tokens keep working, as observed on the live service.
+    func userName(forWebToken token: String) async throws -> String? {
+        if let name = try await store.pool.read({ db in
+            try String.fetchOne(db, sql: "SELECT name FROM web_user WHERE token = ?", arguments: [token])
+        }) {
+            return name
+        }
+        guard let parts = OpaqueToken.decode(token), parts.count == 4, parts[0] == "w1" else { return nil }
+        let expected = mac(parts[1] + "\u{1F}" + parts[2])
+        guard expected == parts[3] else { return nil }
+        let exists = try await store.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM web_user WHERE name = ?", arguments: [parts[1]]) ?? false
+        }
+        return exists ? parts[1] : nil
+    }
+
+    func mintWebAuthToken(user: String) -> String {
+        let nonce = UUID().uuidString
+        return OpaqueToken.encode(["w1", user, nonce, mac(user + "\u{1F}" + nonce)])
+    }
+
+    func mac(_ text: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: tokenSecret))).base64EncodedString()
+    }
+}
+
+/// A tiny lock-protected value (Swift 6's `Synchronization.Mutex` needs macOS 15).
+final class Mutex<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

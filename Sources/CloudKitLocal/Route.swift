@@ -1,0 +1,59 @@
+import CloudKitWeb
+
+/// A parsed `/database/1/{container}/{environment}/{database}/{operation}` path.
+struct Route: Sendable {
+    var container: String
+    var environment: CloudKitEnvironment
+    var scope: DatabaseScope
+    var endpoint: Endpoint
+
+    static let endpoints: [Endpoint] = [
+        .zonesList, .zonesLookup, .zonesModify, .changesDatabase, .changesZone, .recordsChanges, .recordsQuery,
+        .recordsLookup, .recordsModify, .subscriptionsList, .subscriptionsLookup, .subscriptionsModify, .usersCurrent,
+    ]
+
+    init(path: String, method: String) throws {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        func notFound() -> ServiceError {
+            ServiceError(.notFound, "could not find handler for endpoint", status: 404)
+        }
+        guard parts.count >= 7, parts[0] == "database", parts[1] == "1" else { throw notFound() }
+        guard let container = PercentEncoding.decode(Substring(parts[2])), !container.isEmpty else { throw notFound() }
+        guard let environment = CloudKitEnvironment(rawValue: parts[3]) else {
+            throw ServiceError.badRequest("unknown environment '\(parts[3].prefix(40))'; use development or production")
+        }
+        guard let scope = DatabaseScope(rawValue: parts[4]) else {
+            throw ServiceError.badRequest("unknown database '\(parts[4].prefix(40))'; use public, private or shared")
+        }
+        let operation = parts[5...].joined(separator: "/")
+        guard let endpoint = Self.endpoints.first(where: { $0.operation == operation }) else { throw notFound() }
+        guard endpoint.method.rawValue == method.uppercased() else {
+            var error = ServiceError(.badRequest, "method \(method.prefix(10)) not allowed for \(operation)", status: 405)
+            error.extraHeaders = [("Allow", endpoint.method.rawValue)]
+            throw error
+        }
+        guard endpoint.databases.contains(scope) else {
+            throw ServiceError.badRequest("endpoint not applicable in the database type '\(scope.rawValue)db'")
+        }
+        self.container = container
+        self.environment = environment
+        self.scope = scope
+        self.endpoint = endpoint
+    }
+
+    /// Private and shared databases, writes to the public one and users/* need a signed-in user.
+    var needsUser: Bool {
+        if scope != .public { return true }
+        switch endpoint {
+        case .recordsModify, .zonesModify, .subscriptionsModify, .usersCurrent: return true
+        default: return false
+        }
+    }
+
+    var isWrite: Bool {
+        switch endpoint {
+        case .recordsModify, .zonesModify, .subscriptionsModify: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import CloudKitWeb
+import Foundation
+import GRDB
+
+/// The server's SQLite database: one file under the data directory, WAL mode, all migrations here.
+/// Every request that writes runs in exactly one transaction (see `LocalCloudKit`).
+public final class Store: Sendable {
+    let pool: DatabasePool
+    public let path: String
+
+    public init(directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // Durable on power loss too: an acknowledged write survives a restart.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // One row per (container, environment, database, owner): the public database has owner "",
+            // private and shared databases belong to one user each. `seq` is the database's change counter.
+            try db.execute(sql: """
+                CREATE TABLE ckdb (
+                  id INTEGER PRIMARY KEY,
+                  container TEXT NOT NULL, environment TEXT NOT NULL, scope TEXT NOT NULL, owner TEXT NOT NULL,
+                  seq INTEGER NOT NULL DEFAULT 0,
+                  UNIQUE (container, environment, scope, owner));
+                CREATE TABLE zone (
+                  db INTEGER NOT NULL REFERENCES ckdb(id), name TEXT NOT NULL, owner TEXT NOT NULL,
+                  incarnation INTEGER NOT NULL,   -- seq at creation; tokens of an older incarnation are refused
+                  seq INTEGER NOT NULL,           -- last change in the zone (database change feed)
+                  deleted INTEGER NOT NULL DEFAULT 0,
+                  PRIMARY KEY (db, name));
+                CREATE TABLE record (
+                  db INTEGER NOT NULL, zone TEXT NOT NULL, name TEXT NOT NULL,
+                  type TEXT, tag TEXT, fields TEXT,
+                  created_ts INTEGER, created_user TEXT, created_device TEXT,
+                  modified_ts INTEGER, modified_user TEXT, modified_device TEXT,
+                  short_guid TEXT, parent TEXT, share TEXT,
+                  deleted INTEGER NOT NULL DEFAULT 0,
+                  seq INTEGER NOT NULL,           -- the change that produced this state
+                  PRIMARY KEY (db, zone, name));
+                CREATE INDEX record_changes ON record (db, zone, seq);
+                CREATE INDEX record_types ON record (db, zone, type);
+                CREATE TABLE reference (
+                  db INTEGER NOT NULL, zone TEXT NOT NULL, source TEXT NOT NULL, field TEXT NOT NULL,
+                  target_zone TEXT NOT NULL, target TEXT NOT NULL, action TEXT NOT NULL);
+                CREATE INDEX reference_target ON reference (db, target_zone, target);
+                CREATE INDEX reference_source ON reference (db, zone, source);
+                CREATE TABLE subscription (
+                  db INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, owner TEXT NOT NULL,
+                  created_seq INTEGER NOT NULL,
+                  PRIMARY KEY (db, id));
+                CREATE TABLE field_schema (
+                  container TEXT NOT NULL, environment TEXT NOT NULL, record_type TEXT NOT NULL,
+                  field TEXT NOT NULL, type TEXT NOT NULL,
+                  PRIMARY KEY (container, environment, record_type, field));
+                CREATE TABLE api_token (token TEXT PRIMARY KEY, container TEXT);
+                CREATE TABLE web_user (token TEXT PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE server_key (key_id TEXT PRIMARY KEY, public_key_pem TEXT NOT NULL);
+                CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
+        return migrator
+    }
+}
+
+/// Identifies one database of one container.
+struct DatabaseKey: Hashable, Sendable {
+    var container: String
+    var environment: CloudKitEnvironment
+    var scope: DatabaseScope
+    /// "" for the public database; the user record name otherwise.
+    var owner: String
+}
+
+extension Database {
+    /// The id of a database, created on first use (a container is created on first use too).
+    func databaseID(_ key: DatabaseKey) throws -> Int64 {
+        if let id = try Int64.fetchOne(
+            self, sql: "SELECT id FROM ckdb WHERE container = ? AND environment = ? AND scope = ? AND owner = ?",
+            arguments: [key.container, key.environment.rawValue, key.scope.rawValue, key.owner])
+        {
+            return id
+        }
+        try execute(
+            sql: "INSERT INTO ckdb (container, environment, scope, owner) VALUES (?, ?, ?, ?)",
+            arguments: [key.container, key.environment.rawValue, key.scope.rawValue, key.owner])
+        let id = lastInsertedRowID
+        // Every database has its default zone.
+        try execute(
+            sql: "INSERT INTO zone (db, name, owner, incarnation, seq) VALUES (?, ?, ?, 0, 0)",
+            arguments: [id, ZoneID.defaultZoneName, key.owner.isEmpty ? "_defaultOwner" : key.owner])
+        return id
+    }
+
+    /// Read-only lookup: nil when the database was never used.
+    func existingDatabaseID(_ key: DatabaseKey) throws -> Int64? {
+        try Int64.fetchOne(
+            self, sql: "SELECT id FROM ckdb WHERE container = ? AND environment = ? AND scope = ? AND owner = ?",
+            arguments: [key.container, key.environment.rawValue, key.scope.rawValue, key.owner])
+    }
+
+    /// Advances and returns the database's change counter.
+    func nextSeq(_ db: Int64) throws -> Int64 {
+        try execute(sql: "UPDATE ckdb SET seq = seq + 1 WHERE id = ?", arguments: [db])
+        return try Int64.fetchOne(self, sql: "SELECT seq FROM ckdb WHERE id = ?", arguments: [db]) ?? 0
+    }
+}
