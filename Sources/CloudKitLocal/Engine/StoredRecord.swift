@@ -73,8 +73,8 @@ struct StoredRecord: Sendable {
     func wire(zoneID: ZoneID?, desiredKeys: [String]?, numbersAsStrings: Bool) -> JSON {
         if deleted {
             var object = JSONObject()
+            // Tombstones and delete results are `{ recordName, deleted: true }`, as observed.
             object.set("recordName", name)
-            object.set("zoneID", zoneID)
             object.set("deleted", true)
             return .object(object)
         }

@@ -50,8 +50,13 @@ extension LocalCloudKit {
                     results.append(subscriptionError(id, .badRequest, "subscriptions cannot be created in production; create them in development"))
                     continue
                 }
-                if let problem = try validate(&subscription, db, context) {
-                    results.append(subscriptionError(id, .badRequest, problem))
+                do {
+                    if let problem = try validate(&subscription, db, context) {
+                        results.append(subscriptionError(id, .badRequest, problem))
+                        continue
+                    }
+                } catch let error as ServiceError {
+                    results.append(subscriptionError(id, error.code, error.reason))  // e.g. ZONE_NOT_FOUND, per item
                     continue
                 }
                 let newID = id ?? UUID().uuidString

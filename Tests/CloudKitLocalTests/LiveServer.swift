@@ -1,0 +1,101 @@
+import CloudKitLocal
+import CloudKitWeb
+import Foundation
+import Hummingbird
+
+/// A real `ckbrowse serve` stack (Hummingbird on a loopback port, SQLite in a temp directory) for one
+/// test. Stop it with `stop()`.
+final class LiveServer: Sendable {
+    static let container = "iCloud.com.example.Tests"
+    static let apiToken = "test-api-token"
+    static let alice = (name: "alice", token: "alice+web/token=")
+    static let bob = (name: "bob", token: "bob-web-token")
+
+    let directory: String
+    let service: LocalCloudKit
+    let port: Int
+    let task: Task<Void, any Error>
+
+    static func start(
+        directory: String? = nil, serverKeys: [(keyID: String, publicKeyPEM: String)] = [],
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> LiveServer {
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckl-\(UUID().uuidString)").path
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = [apiToken]
+        configuration.users = [alice, bob]
+        configuration.serverKeys = serverKeys
+        configuration.now = now
+        let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let app = LocalHTTPServer(service: service, host: "127.0.0.1", port: 0).application { port in
+            continuation.yield(port)
+        }
+        let task = Task { try await app.run() }
+        var port = 0
+        for await p in stream {
+            port = p
+            break
+        }
+        service.setBaseURL("http://127.0.0.1:\(port)")
+        return LiveServer(directory: directory, service: service, port: port, task: task)
+    }
+
+    private init(directory: String, service: LocalCloudKit, port: Int, task: Task<Void, any Error>) {
+        self.directory = directory
+        self.service = service
+        self.port = port
+        self.task = task
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    func client(
+        user: (name: String, token: String)? = LiveServer.alice, apiToken: String = LiveServer.apiToken,
+        environment: CloudKitEnvironment = .development, credentials: Credentials? = nil, retry: RetryPolicy = .none
+    ) -> CloudKitClient {
+        CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: url, container: Self.container, environment: environment, requestTimeout: 20, retryPolicy: retry),
+            credentials: credentials ?? .apiToken(apiToken, webAuthToken: user?.token), transport: AsyncHTTPTransport())
+    }
+
+    /// A raw request, bypassing the client's own checks.
+    func raw(_ method: HTTPMethod, _ path: String, query: String? = nil, body: String? = nil, headers: [(String, String)] = []) async throws -> CloudKitWeb.HTTPResponse {
+        let q = query ?? "ckAPIToken=\(Self.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(Self.alice.token))"
+        let full = url + path + (q.isEmpty ? "" : "?" + q)
+        return try await AsyncHTTPTransport().send(
+            CloudKitWeb.HTTPRequest(method: method, url: full, headers: headers.map { (name: $0.0, value: $0.1) }, body: body.map { Array($0.utf8) }, timeout: 20))
+    }
+
+    func path(_ database: String, _ operation: String, environment: String = "development") -> String {
+        "/database/1/\(Self.container)/\(environment)/\(database)/\(operation)"
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+}
+
+extension CloudKitDatabase {
+    @discardableResult
+    func createZone(_ name: String) async throws -> ZoneResult {
+        try await modifyZones([ZoneOperation(.create, ZoneID(zoneName: name))])[0]
+    }
+
+    func modify(_ ops: [RecordOperation], zone: String? = nil, atomic: Bool? = nil) async throws -> ModifyRecordsResult {
+        try await modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: zone.map { ZoneID(zoneName: $0) }, atomic: atomic))
+    }
+
+    func lookup(_ name: String, zone: String? = nil) async throws -> RecordResult {
+        try await lookupRecords([name], zoneID: zone.map { ZoneID(zoneName: $0) })[0]
+    }
+}
+
+func record(_ name: String, _ type: String, tag: String? = nil, _ fields: [String: FieldValue] = [:]) -> Record {
+    Record(recordName: name, recordType: type, recordChangeTag: tag, fields: fields)
+}
+
+func record(_ name: String, tag: String? = nil, _ fields: [String: FieldValue] = [:]) -> Record {
+    Record(recordName: name, recordType: "Note", recordChangeTag: tag, fields: fields)
+}
