@@ -24,6 +24,7 @@ release: deps
 ## Print the benchmark figures (release build).
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench decode
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench serve
 
 clean:
 	rm -rf .build

@@ -1,0 +1,113 @@
+import ArgumentParser
+import CloudKitLocal
+import CloudKitWeb
+import Foundation
+
+/// Figures for the local server over loopback: change pages served per second, and one 200-operation
+/// atomic records/modify against the same 200 operations sent one request each.
+struct ServeBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Local server over loopback: records/changes pages per second; 200-op atomic modify vs 200 single requests."
+    )
+
+    @Option(help: "Records in the zone that is paged through.") var records = 10_000
+    @Option(help: "Repetitions per figure (the median is printed).") var runs = 5
+    @Option(help: "Concurrent clients for the aggregate paging figure.") var clients = 4
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-bench-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = ["bench"]
+        configuration.users = [(name: "bench", token: "bench-user")]
+        let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let app = LocalHTTPServer(service: service, port: 0).application { continuation.yield($0) }
+        let serverTask = Task { try await app.run() }
+        defer { serverTask.cancel() }
+        var port = 0
+        for await p in stream {
+            port = p
+            break
+        }
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://127.0.0.1:\(port)", container: "iCloud.bench", retryPolicy: .none),
+            credentials: .apiToken("bench", webAuthToken: "bench-user"), transport: AsyncHTTPTransport())
+        let db = client.database(.private)
+        _ = try await db.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Bench"))])
+        let zone = ZoneID(zoneName: "Bench")
+        let sample = SamplePage.make(records: 200).records.compactMap(\.record)
+        print("filling a zone with \(records) records…")
+        for start in stride(from: 0, to: records, by: 200) {
+            let ops = (start..<min(start + 200, records)).map { i -> RecordOperation in
+                var record = sample[i % sample.count]
+                record.recordName = String(format: "R%07d", i)
+                record.recordChangeTag = nil
+                record.created = nil
+                record.modified = nil
+                record.deleted = nil
+                return .create(record)
+            }
+            _ = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: zone))
+        }
+
+        // 1. Paging the whole feed, 200 records a page, one client.
+        var bytes = 0
+        let pageTimes = try await median(runs) {
+            var pages = 0
+            for try await page in db.recordChangePages(zoneID: zone, resultsLimit: 200) {
+                pages += 1
+                bytes = page.records.count
+            }
+            _ = pages
+        }
+        let pages = Double((records + 199) / 200)
+        print(String(format: "records/changes, 1 client:  %8.1f pages/s  %10.0f records/s  (%d pages in %.3f s, median of %d)", pages / pageTimes, Double(records) / pageTimes, Int(pages), pageTimes, runs))
+        _ = bytes
+        // 2. The same with several clients at once.
+        let concurrentTime = try await median(runs) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<clients {
+                    group.addTask { for try await _ in db.recordChangePages(zoneID: zone, resultsLimit: 200) {} }
+                }
+                try await group.waitForAll()
+            }
+        }
+        print(String(format: "records/changes, %d clients: %8.1f pages/s  %10.0f records/s  (aggregate)", clients, pages * Double(clients) / concurrentTime, Double(records * clients) / concurrentTime))
+
+        // 3. One atomic 200-operation modify against 200 single-operation requests.
+        var current = try await db.lookupRecords((0..<200).map { String(format: "R%07d", $0) }, zoneID: zone).compactMap(\.record)
+        var round: Int64 = 0
+        let batchTime = try await median(runs) {
+            round += 1
+            let ops = current.map { RecordOperation.update(Record(recordName: $0.recordName, recordChangeTag: $0.recordChangeTag, fields: ["views": .int64(round)])) }
+            let result = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: zone, atomic: true))
+            guard result.isCompleteSuccess else { throw ValidationError("batch failed") }
+            current = result.results.compactMap(\.record)
+        }
+        let singleTime = try await median(runs) {
+            round += 1
+            var next: [Record] = []
+            for record in current {
+                let op = RecordOperation.update(Record(recordName: record.recordName, recordChangeTag: record.recordChangeTag, fields: ["views": .int64(round)]))
+                let result = try await db.modifyRecords(ModifyRecordsRequest(operations: [op], zoneID: zone, atomic: true))
+                guard let saved = result.results.first?.record else { throw ValidationError("single update failed") }
+                next.append(saved)
+            }
+            current = next
+        }
+        print(String(format: "records/modify: one 200-op atomic request %.1f ms; 200 single requests %.1f ms; ratio %.1fx", batchTime * 1000, singleTime * 1000, singleTime / batchTime))
+    }
+
+    func median(_ runs: Int, _ body: () async throws -> Void) async throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<max(1, runs) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try await body()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        times.sort()
+        return times[times.count / 2]
+    }
+}
