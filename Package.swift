@@ -38,12 +38,29 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libc pieces Swift's Glibc module hides (wcwidth, locale, SIGWINCH pipe, posix_spawn).
+        .target(name: "CLibc"),
+        // PURE terminal UI: cells, styles, width-aware text, screen buffer + diff, keys, backends.
+        .target(name: "TerminalUI", dependencies: ["CLibc"]),
+        // PURE browser: state, events, effects, screens. No curses, no networking.
+        .target(name: "RecordBrowser", dependencies: ["TerminalUI", "CloudKitWeb"]),
+        // ncursesw macros, globals and wide-character helpers Swift cannot import directly.
+        .target(
+            name: "CNcursesw",
+            linkerSettings: [.linkedLibrary("ncursesw", .when(platforms: [.linux])), .linkedLibrary("ncurses", .when(platforms: [.macOS]))]
+        ),
+        // The only module that calls curses.
+        .target(name: "CursesBackend", dependencies: ["TerminalUI", "CNcursesw", "CLibc"]),
         // The one executable: argument parsing and wiring only.
         .executableTarget(
             name: "ckbrowse",
             dependencies: [
                 "CloudKitWeb",
                 "CloudKitLocal",
+                "TerminalUI",
+                "RecordBrowser",
+                "CursesBackend",
+                "CLibc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,6 +72,8 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb"]),
         .testTarget(
             name: "CloudKitLocalTests",
             dependencies: ["CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto")]

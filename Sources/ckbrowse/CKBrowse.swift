@@ -13,11 +13,7 @@ struct CKBrowse: AsyncParsableCommand {
             Tokens are read from the environment or a profile; never pass them where `ps` can see them.
             """,
         version: version,
-        subcommands: [Serve.self, Bench.self]
+        subcommands: [Browse.self, Serve.self, Bench.self],
+        defaultSubcommand: Browse.self
     )
-
-    func run() async throws {
-        // The browser arrives with its issue; until then, show what exists.
-        print(CKBrowse.helpMessage())
-    }
 }

@@ -50,6 +50,17 @@ public struct CloudKitDatabase: Sendable {
         try await call(.recordsLookup, request.json, RecordsResponse.self).records
     }
 
+    /// `records/lookup`, each result with its record dictionary exactly as the server sent it (for a
+    /// raw-JSON view).
+    public func lookupRecordsWithJSON(_ request: LookupRecordsRequest) async throws -> [(RecordResult, JSON)] {
+        let answer = try await client.perform(.recordsLookup, database: scope, body: request.json)
+        let response = try client.decode(RecordsResponse.self, answer.json, .recordsLookup)
+        guard case .array(let items)? = answer.json["records"], items.count == response.records.count else {
+            return response.records.map { ($0, $0.json) }
+        }
+        return Array(zip(response.records, items))
+    }
+
     /// `records/lookup` by names in a zone.
     public func lookupRecords(_ names: [String], zoneID: ZoneID? = nil, desiredKeys: [String]? = nil) async throws -> [RecordResult] {
         try await lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zoneID, desiredKeys: desiredKeys))

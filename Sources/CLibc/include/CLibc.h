@@ -1,0 +1,18 @@
+#ifndef CLIBC_H
+#define CLIBC_H
+#include <stdint.h>
+
+/// wcwidth() evaluated in a private C.UTF-8 locale (per thread), so it is right in any process locale
+/// and from any thread. Returns -1 for control characters.
+int clibc_wcwidth(uint32_t scalar);
+/// setlocale(LC_ALL, ""), falling back to C.UTF-8 for LC_CTYPE when the result is not UTF-8.
+void clibc_setup_utf8_locale(void);
+int clibc_isatty(int fd);
+/// Installs a SIGWINCH handler that chains to the previous one and writes a byte to `fd`.
+int clibc_install_winch_pipe(int fd);
+/// Runs `/bin/sh -c command` in the foreground process group with default signal dispositions,
+/// ignoring SIGINT/SIGQUIT while waiting (as system(3) does). Returns the exit status or -1.
+int clibc_run_shell(const char *command);
+/// Writes all bytes to a file descriptor (retrying on EINTR).
+int clibc_write_all(int fd, const char *bytes, long count);
+#endif

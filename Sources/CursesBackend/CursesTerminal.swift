@@ -1,0 +1,220 @@
+import CLibc
+import CNcursesw
+import TerminalUI
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why the terminal could not be opened.
+public struct TerminalError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}
+
+/// How colours are used.
+public enum ColorMode: Sendable {
+    /// As many as the terminal has (256, then 8); none for terminals without colour.
+    case automatic
+    /// Attributes only (`NO_COLOR`).
+    case none
+}
+
+/// The curses backend: draws `Screen`s with ncursesw and decodes keys. Every call happens on the main
+/// actor: curses is not thread-safe.
+@MainActor
+public final class CursesTerminal: TerminalBackend {
+    private var screenPointer: OpaquePointer?
+    private var window: UnsafeMutablePointer<WINDOW>?
+    private var previous: Screen?
+    private var pairs: [Int64: Int32] = [:]
+    private let colors: Int
+    private(set) public var active = false
+
+    /// Opens the terminal on stdin/stdout. Throws (never exits) when they are not a terminal or TERM
+    /// is unusable; falls back to xterm-256color for terminal types missing from terminfo.
+    public init(colorMode: ColorMode = .automatic) throws {
+        guard clibc_isatty(0) != 0, clibc_isatty(1) != 0 else {
+            throw TerminalError(description: "standard input and output must be a terminal")
+        }
+        clibc_setup_utf8_locale()
+        guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty else {
+            throw TerminalError(description: "TERM is not set; set it to your terminal type (e.g. xterm-256color)")
+        }
+        if term == "dumb" {
+            throw TerminalError(description: "TERM=dumb cannot address the cursor; use a full terminal (xterm, tmux, screen, linux)")
+        }
+        cn_crash_guard_save_tty(0)
+        var pointer = newterm(nil, cn_stdout(), cn_stdin())
+        if pointer == nil {
+            pointer = newterm("xterm-256color", cn_stdout(), cn_stdin())
+            if pointer == nil { throw TerminalError(description: "cannot open terminal type '\(term)'") }
+        }
+        screenPointer = pointer
+        window = cn_stdscr()
+        _ = cn_crash_guard_install()
+        raw()
+        noecho()
+        nonl()
+        keypad(window, true)
+        nodelay(window, true)
+        set_escdelay(25)
+        curs_set(0)
+        if colorMode == .automatic && has_colors() {
+            start_color()
+            use_default_colors()
+            colors = Int(cn_colors())
+        } else {
+            colors = 0
+        }
+        active = true
+    }
+
+    public var size: (width: Int, height: Int) {
+        guard let window else { return (80, 24) }
+        return (Int(getmaxx(window)), Int(getmaxy(window)))
+    }
+
+    public func invalidate() { previous = nil }
+
+    /// Writes the cells of changed rows and lets `doupdate` send the minimal output.
+    public func present(_ screen: Screen) {
+        guard active, let window else { return }
+        let rows = screen.changedRows(since: previous)
+        if previous == nil || previous!.width != screen.width || previous!.height != screen.height {
+            werase(window)
+        }
+        var buffer = [wchar_t](repeating: 0, count: 8)
+        for y in rows {
+            for x in 0..<screen.width {
+                // The bottom-right cell cannot be written without scrolling on some terminals.
+                if y == screen.height - 1 && x == screen.width - 1 { continue }
+                let cell = screen[x, y]
+                if cell.isContinuation { continue }
+                if let old = previous, old.width == screen.width, old.height == screen.height, old[x, y] == cell { continue }
+                var count = 0
+                for scalar in cell.text.unicodeScalars where count < 6 {
+                    buffer[count] = wchar_t(bitPattern: scalar.value)
+                    count += 1
+                }
+                if count == 0 {
+                    buffer[0] = 32
+                    count = 1
+                }
+                buffer[count] = 0
+                let (attributes, pair) = attributes(for: cell.style)
+                _ = cn_put_cell(window, Int32(y), Int32(x), buffer, attributes, pair)
+            }
+        }
+        wnoutrefresh(window)
+        doupdate()
+        previous = screen
+    }
+
+    private func attributes(for style: Style) -> (attr_t, Int32) {
+        var attributes = cn_attr_normal()
+        if style.bold { attributes |= cn_attr_bold() }
+        if style.reverse { attributes |= cn_attr_reverse() }
+        if style.underline { attributes |= cn_attr_underline() }
+        if style.dim { attributes |= cn_attr_dim() }
+        guard colors > 0 else {
+            // No colour: a coloured background reads as reverse video.
+            if style.background != .default { attributes |= cn_attr_reverse() }
+            return (attributes, 0)
+        }
+        let fg = colorIndex(style.foreground), bg = colorIndex(style.background)
+        if fg == -1 && bg == -1 { return (attributes, 0) }
+        let key = Int64(fg) << 32 | Int64(UInt32(bitPattern: bg))
+        if let pair = pairs[key] { return (attributes, pair) }
+        let pair = alloc_pair(fg, bg)
+        let result = pair < 0 ? 0 : pair
+        pairs[key] = result
+        return (attributes, result)
+    }
+
+    /// Palette index for the terminal: 256 colours as is, 8 colours folded, -1 for the default.
+    private func colorIndex(_ color: Color) -> Int32 {
+        switch color {
+        case .default: return -1
+        case .palette(let index):
+            if Int(index) < colors { return Int32(index) }
+            if index == 244 { return 7 }
+            return Int32(index % 8)
+        }
+    }
+
+    /// Reads every key waiting on stdin (non-blocking).
+    public func readKeys() -> [Key] {
+        guard active, let window else { return [] }
+        var keys: [Key] = []
+        var character: wint_t = 0
+        while keys.count < 256 {
+            let result = wget_wch(window, &character)
+            if result == ERR { break }
+            if result == KEY_CODE_YES {
+                if let key = Self.decode(code: Int32(character)) { keys.append(key) }
+            } else if let key = Self.decode(character: UInt32(character)) {
+                keys.append(key)
+            }
+        }
+        return keys
+    }
+
+    static func decode(code: Int32) -> Key? {
+        switch code {
+        case KEY_UP: return .up
+        case KEY_DOWN: return .down
+        case KEY_LEFT: return .left
+        case KEY_RIGHT: return .right
+        case KEY_NPAGE: return .pageDown
+        case KEY_PPAGE: return .pageUp
+        case KEY_HOME: return .home
+        case KEY_END: return .end
+        case KEY_ENTER: return .enter
+        case KEY_BACKSPACE: return .backspace
+        case KEY_DC: return .delete
+        case KEY_BTAB: return .backTab
+        case KEY_RESIZE: return .resize
+        case KEY_F0 + 1...KEY_F0 + 24: return .function(Int(code - KEY_F0))
+        default: return nil
+        }
+    }
+
+    public static func decode(character: UInt32) -> Key? {
+        switch character {
+        case 0x0D, 0x0A: return .enter
+        case 0x1B: return .escape
+        case 0x09: return .tab
+        case 0x7F, 0x08: return .backspace
+        case 0x01...0x1A: return .ctrl(Character(Unicode.Scalar(character + 0x60)!))
+        default:
+            guard let scalar = Unicode.Scalar(character) else { return nil }
+            return .char(Character(scalar))
+        }
+    }
+
+    /// Leaves curses for an interactive child (e.g. `$EDITOR`), then restores the screen.
+    public func suspend(_ body: () -> Void) {
+        guard active, let window else { return body() }
+        def_prog_mode()
+        endwin()
+        body()
+        reset_prog_mode()
+        keypad(window, true)  // reset_shell_mode cleared keypad mode
+        clearok(cn_curscr(), true)
+        previous = nil
+        refresh()
+    }
+
+    /// Restores the terminal. Safe to call more than once.
+    public func shutdown() {
+        guard active else { return }
+        active = false
+        curs_set(1)
+        endwin()
+        if let screenPointer { delscreen(screenPointer) }
+        screenPointer = nil
+        window = nil
+    }
+}

@@ -1,0 +1,104 @@
+import CloudKitWeb
+
+extension Browser {
+    /// `:` commands. `:query TYPE [FIELD COMPARATOR VALUE]...`, `:db public|private|shared`,
+    /// `:open RECORD_NAME`, `:q`.
+    static func command(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let verb = words.first else { return [] }
+        switch verb {
+        case "q", "quit":
+            state.quitRequested = true
+            return [.quit]
+        case "db", "database":
+            guard words.count == 2, let scope = DatabaseScope(rawValue: words[1]) else {
+                state.lastError = BrowserFailure(message: ":db takes public, private or shared")
+                return []
+            }
+            return switchDatabase(scope, &state)
+        case "open":
+            guard words.count == 2, let zone = state.list?.zoneID else {
+                state.lastError = BrowserFailure(message: ":open takes a record name (open a zone first)")
+                return []
+            }
+            state.detailHistory = []
+            return openRecord(words[1], zoneID: zone, &state)
+        case "query":
+            do {
+                let query = try parseQuery(Array(words.dropFirst()))
+                if state.list == nil {
+                    guard state.zones.indices.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else {
+                        return []
+                    }
+                    state.list = RecordList(zoneID: zone.zoneID, source: .changes)
+                }
+                return runQuery(QueryRequest(query: query), &state)
+            } catch let failure as BrowserFailure {
+                state.lastError = failure
+                return []
+            } catch {
+                return []
+            }
+        default:
+            state.lastError = BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :q)")
+            return []
+        }
+    }
+
+    /// `TYPE [FIELD COMPARATOR VALUE]...` → a query. Values: integers as INT64, other numbers as
+    /// DOUBLE, `a,b,c` as a list for IN/NOT_IN/LIST_CONTAINS_*, anything else as STRING.
+    public static func parseQuery(_ words: [String]) throws -> Query {
+        guard let type = words.first else { throw BrowserFailure(message: "usage: :query TYPE [FIELD COMPARATOR VALUE]") }
+        var filters: [Filter] = []
+        var rest = words.dropFirst()
+        while !rest.isEmpty {
+            guard rest.count >= 3 else { throw BrowserFailure(message: "a filter is FIELD COMPARATOR VALUE") }
+            let field = rest.removeFirst()
+            let comparator = Comparator(rawValue: rest.removeFirst().uppercased())
+            guard Comparator.all.contains(comparator) else {
+                throw BrowserFailure(message: "unknown comparator '\(comparator.rawValue)'")
+            }
+            var valueWords: [String] = []
+            while let next = rest.first, !(rest.count >= 3 && Comparator.all.contains(Comparator(rawValue: rest.dropFirst().first!.uppercased())) && !valueWords.isEmpty) {
+                valueWords.append(next)
+                rest.removeFirst()
+                if rest.count < 3 { continue }
+            }
+            let valueText = valueWords.joined(separator: " ")
+            let value: FieldValue
+            if comparator.takesListValue {
+                let items = valueText.split(separator: ",").map { String($0).trimmingWhitespace() }
+                if items.allSatisfy({ Int64($0) != nil }) { value = .int64List(items.compactMap { Int64($0) }) } else { value = .stringList(items) }
+            } else if let i = Int64(valueText) {
+                value = .int64(i)
+            } else if let d = Double(valueText), valueText.contains(".") {
+                value = .double(d)
+            } else {
+                value = .string(valueText)
+            }
+            if let system = SystemFieldName.all.first(where: { $0.rawValue == field }) {
+                let systemValue: FieldValue
+                switch value {
+                case .string(let s) where [.recordName, .createdUserRecordName, .modifiedUserRecordName, .parent, .share].contains(system):
+                    systemValue = .reference(Reference(recordName: s, action: nil))
+                case .int64(let i) where system == .createdTimestamp || system == .modifiedTimestamp:
+                    systemValue = .timestamp(i)
+                default: systemValue = value
+                }
+                filters.append(Filter(system: system, comparator, systemValue))
+            } else {
+                filters.append(Filter(field, comparator, value))
+            }
+        }
+        return Query(recordType: type, filterBy: filters.isEmpty ? nil : filters)
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while s.first?.isWhitespace == true { s.removeFirst() }
+        while s.last?.isWhitespace == true { s.removeLast() }
+        return String(s)
+    }
+}

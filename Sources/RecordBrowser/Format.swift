@@ -1,0 +1,178 @@
+import CloudKitWeb
+import Foundation
+import TerminalUI
+
+/// How values read on screen.
+public enum Format {
+    /// `2024-03-01 12:00:00 UTC`.
+    public static func utc(_ milliseconds: Int64) -> String {
+        dateString(milliseconds, timeZone: TimeZone(identifier: "UTC")!) + " UTC"
+    }
+
+    /// Local time with the zone's abbreviation.
+    public static func local(_ milliseconds: Int64) -> String {
+        let zone = TimeZone.current
+        return dateString(milliseconds, timeZone: zone) + " " + (zone.abbreviation() ?? zone.identifier)
+    }
+
+    static func dateString(_ milliseconds: Int64, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ n: Int?) -> String { let n = n ?? 0; return n < 10 ? "0\(n)" : "\(n)" }
+        return "\(c.year ?? 0)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second))"
+    }
+
+    /// Short list-column form: `2024-03-01 12:00`.
+    public static func short(_ milliseconds: Int64?) -> String {
+        guard let milliseconds else { return "" }
+        return String(dateString(milliseconds, timeZone: .current).dropLast(3))
+    }
+
+    /// `1,234,567`.
+    public static func count(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.reversed().enumerated() {
+            if i > 0 && i % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return String(out.reversed())
+    }
+
+    static func hex(_ data: Data, limit: Int = 16) -> String {
+        let bytes = data.prefix(limit).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return data.count > limit ? bytes + " …" : bytes
+    }
+
+    /// A scalar value on one line.
+    public static func scalar(_ value: FieldValue) -> String {
+        switch value {
+        case .string(let s): return s
+        case .int64(let i): return String(i)
+        case .double(let d): return d.description
+        case .timestamp(let t): return "\(utc(t)) · \(local(t)) · \(t)"
+        case .bytes(let d), .encryptedBytes(let d):
+            let b64 = d.base64EncodedString()
+            return "\(d.count) bytes · hex \(hex(d)) · base64 \(b64.count > 24 ? String(b64.prefix(24)) + "…" : b64)"
+        case .reference(let r):
+            var text = "→ \(r.recordName)"
+            if let zone = r.zoneID { text += " (zone \(zone.zoneName))" }
+            if let action = r.action { text += " · \(action.rawValue)" }
+            return text
+        case .asset(let a):
+            var parts: [String] = []
+            if let size = a.size { parts.append("\(count(Int(size))) bytes") }
+            if let checksum = a.fileChecksum { parts.append("checksum \(checksum)") }
+            if let url = a.downloadURL { parts.append(url) }
+            return parts.joined(separator: " · ")
+        case .location(let l):
+            var text = String(format: "%.6f, %.6f", l.latitude, l.longitude)
+            if let h = l.horizontalAccuracy { text += " ±\(h.description) m" }
+            if let alt = l.altitude { text += " · alt \(alt.description) m" }
+            if let v = l.verticalAccuracy { text += " ±\(v.description) m" }
+            if let s = l.speed { text += " · \(s.description) m/s" }
+            if let c = l.course { text += " · course \(c.description)°" }
+            if let t = l.timestamp { text += " · \(utc(t))" }
+            return text
+        case .null: return "null"
+        case .other(let type, let value): return "\(type): \(value.text)"
+        default: return "\(value.listCount ?? 0) items"
+        }
+    }
+}
+
+extension Browser {
+    /// The detail view's lines: fields (lists expanded, long strings wrapped later by the renderer),
+    /// then the system fields.
+    public static func detailLines(_ detail: RecordDetail) -> [DetailLine] {
+        guard let record = detail.record else { return [] }
+        var lines: [DetailLine] = [DetailLine(field: "FIELDS", type: "", text: "\(record.fields.count)", isHeading: true)]
+        for name in record.fields.keys.sorted() {
+            let value = record.fields[name]!
+            let copy = "{\"\(name)\": \(value.json.prettyPrinted())}"
+            if value.isList {
+                lines.append(DetailLine(field: name, type: value.type.rawValue, text: "[\(value.listCount ?? 0) items]", copyJSON: copy))
+                for (i, element) in value.listElements.enumerated() {
+                    var reference: Reference?
+                    if case .reference(let r) = element { reference = r }
+                    lines.append(DetailLine(field: "", type: "", text: "[\(i)] " + Format.scalar(element), reference: reference, copyJSON: element.json.prettyPrinted()))
+                }
+            } else {
+                var reference: Reference?
+                if case .reference(let r) = value { reference = r }
+                let text = Format.scalar(value)
+                let parts = text.split(separator: "\n", omittingEmptySubsequences: false)
+                lines.append(DetailLine(field: name, type: value.type.rawValue, text: String(parts[0]), reference: reference, copyJSON: copy))
+                for more in parts.dropFirst() { lines.append(DetailLine(field: "", type: "", text: String(more), copyJSON: copy)) }
+            }
+        }
+        lines.append(DetailLine(field: "SYSTEM", type: "", text: "", isHeading: true))
+        func add(_ field: String, _ text: String?) {
+            if let text { lines.append(DetailLine(field: field, type: "", text: text)) }
+        }
+        add("recordName", record.recordName)
+        add("recordType", record.recordType)
+        add("changeTag", record.recordChangeTag)
+        add("zone", detail.zoneID.zoneName)
+        if let c = record.created {
+            add("created", "\(Format.utc(c.timestamp)) · \(Format.local(c.timestamp))")
+            add("  by", [c.userRecordName, c.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "))
+        }
+        if let m = record.modified {
+            add("modified", "\(Format.utc(m.timestamp)) · \(Format.local(m.timestamp))")
+            add("  by", [m.userRecordName, m.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "))
+        }
+        add("shortGUID", record.shortGUID)
+        if let share = record.share {
+            lines.append(DetailLine(field: "share", type: "", text: "→ \(share.recordName)", reference: Reference(recordName: share.recordName, zoneID: share.zoneID, action: nil)))
+        }
+        if let parent = record.parent {
+            lines.append(DetailLine(field: "parent", type: "", text: "→ \(parent.recordName)", reference: Reference(recordName: parent.recordName, zoneID: parent.zoneID, action: nil)))
+        }
+        if !record.encryptedFieldNames.isEmpty { add("encrypted", record.encryptedFieldNames.sorted().joined(separator: ", ")) }
+        return lines
+    }
+
+    /// The raw JSON view, wrapped to the width: nothing is cut.
+    public static func rawLines(_ detail: RecordDetail, width: Int) -> [String] {
+        guard let raw = detail.raw ?? detail.record?.json else { return [] }
+        return TextWidth.wrap(raw.prettyPrinted(), to: max(10, width - 2))
+    }
+
+    /// The subscription detail: the whole definition.
+    public static func subscriptionLines(_ state: BrowserState) -> [String] {
+        guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
+        switch state.subscriptions[state.subscriptionSelection] {
+        case .failure(let error):
+            return ["error for \(error.subscriptionID ?? "?"): \(error.serverErrorCode.rawValue)", error.reason ?? ""]
+        case .subscription(let s):
+            var lines = ["subscriptionID     \(s.subscriptionID ?? "")", "subscriptionType   \(s.subscriptionType.rawValue)"]
+            if let zone = s.zoneID { lines.append("zoneID             \(zone.zoneName)\(zone.ownerRecordName.map { " (owner \($0))" } ?? "")") }
+            if let q = s.query {
+                lines.append("query.recordType   \(q.recordType)")
+                for (i, f) in (q.filterBy ?? []).enumerated() {
+                    let field = f.fieldName ?? "system:" + (f.systemFieldName?.rawValue ?? "?")
+                    var text = "filter[\(i)]          \(field) \(f.comparator.rawValue) \(f.fieldValue.type.rawValue) \(Format.scalar(f.fieldValue))"
+                    if f.fieldValue.isList { text += " " + f.fieldValue.listElements.map(Format.scalar).joined(separator: ", ") }
+                    if let d = f.distance { text += " within \(d.description) m" }
+                    lines.append(text)
+                }
+                for (i, sort) in (q.sortBy ?? []).enumerated() {
+                    lines.append("sort[\(i)]            \(sort.fieldName ?? sort.systemFieldName?.rawValue ?? "?") \(sort.isAscending ? "ascending" : "descending")")
+                }
+            }
+            if let firesOn = s.firesOn { lines.append("firesOn            \(firesOn.map(\.rawValue).joined(separator: ", "))") }
+            if let once = s.firesOnce { lines.append("firesOnce          \(once)") }
+            if let wide = s.zoneWide { lines.append("zoneWide           \(wide)") }
+            if let info = s.notificationInfo, case .object(let object) = info.json {
+                lines.append("notificationInfo")
+                for (key, value) in object.pairs { lines.append("  \(key)\(String(repeating: " ", count: max(1, 28 - key.count)))\(value.text)") }
+            } else {
+                lines.append("notificationInfo   (none)")
+            }
+            return lines
+        }
+    }
+}

@@ -1,0 +1,332 @@
+import CloudKitWeb
+import TerminalUI
+
+extension Browser {
+    public static let minimumWidth = 80
+    public static let minimumHeight = 24
+
+    enum Theme {
+        static let title = Style(foreground: .white, background: .blue, bold: true)
+        static let header = Style(bold: true, underline: true)
+        static let selected = Style(reverse: true)
+        static let status = Style(reverse: true)
+        static let production = Style(foreground: .white, background: .red, bold: true)
+        static let error = Style(foreground: .red, bold: true)
+        static let dim = Style(dim: true)
+        static let tombstone = Style(foreground: .red, dim: true)
+        static let heading = Style(foreground: .cyan, bold: true)
+        static let reference = Style(foreground: .cyan)
+        static let box = Style(foreground: .yellow)
+    }
+
+    /// Draws the whole frame for the current state.
+    public static func render(_ state: BrowserState) -> Screen {
+        var screen = Screen(width: state.size.width, height: state.size.height)
+        let (w, h) = state.size
+        guard w >= minimumWidth, h >= minimumHeight else {
+            let lines = ["ckbrowse needs a terminal of at least \(minimumWidth)×\(minimumHeight).",
+                         "This one is \(w)×\(h): make it larger, or press q to quit."]
+            for (i, line) in lines.enumerated() {
+                let wrapped = TextWidth.wrap(line, to: max(1, w))
+                for (j, part) in wrapped.enumerated() where h / 2 - 1 + i * 2 + j < h {
+                    screen.put(part, x: 0, y: max(0, h / 2 - 1 + i * 2 + j))
+                }
+            }
+            return screen
+        }
+        drawTitle(&screen, state)
+        switch state.pane {
+        case .zones: drawZones(&screen, state)
+        case .records: drawRecords(&screen, state)
+        case .recordDetail: drawDetail(&screen, state)
+        case .subscriptions: drawSubscriptions(&screen, state)
+        case .subscriptionDetail: drawSubscriptionDetail(&screen, state)
+        case .debug: drawDebug(&screen, state)
+        }
+        drawHintLine(&screen, state)
+        drawStatus(&screen, state)
+        if state.showHelp { drawHelp(&screen, state) }
+        if let notice = state.signInNotice { drawSignIn(&screen, notice, state) }
+        return screen
+    }
+
+    static func drawTitle(_ screen: inout Screen, _ state: BrowserState) {
+        screen.fill(y: 0, style: Theme.title)
+        var crumbs = ["ckbrowse"]
+        switch state.pane {
+        case .zones: crumbs.append("Zones")
+        case .records: crumbs += ["Zones", state.list?.zoneID.zoneName ?? ""]
+        case .recordDetail: crumbs += [state.list?.zoneID.zoneName ?? state.detail?.zoneID.zoneName ?? "", state.detail?.recordName ?? ""]
+        case .subscriptions: crumbs.append("Subscriptions")
+        case .subscriptionDetail: crumbs += ["Subscriptions", state.subscriptions.indices.contains(state.subscriptionSelection) ? (state.subscriptions[state.subscriptionSelection].subscription?.subscriptionID ?? "error") : ""]
+        case .debug: crumbs.append("Debug: recent requests")
+        }
+        screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: screen.width - 20)
+        let right = "? help  q quit "
+        screen.put(right, x: screen.width - TextWidth.width(right), y: 0, style: Theme.title)
+    }
+
+    /// Column layout: fixed widths, the first column takes the rest.
+    static func columns(_ widths: [Int], total: Int) -> [Int] {
+        let fixed = widths.dropFirst().reduce(0, +) + widths.count
+        return [max(10, total - fixed)] + widths.dropFirst()
+    }
+
+    static func row(_ texts: [String], _ widths: [Int]) -> String {
+        zip(texts, widths).map { TextWidth.fit($0, to: $1) }.joined(separator: " ")
+    }
+
+    static func drawList(
+        _ screen: inout Screen, header: [String], widths: [Int], count: Int, selection: Int, scroll: Int,
+        row rowText: (Int) -> (String, Style)
+    ) {
+        let cols = columns(widths, total: screen.width - 1)
+        screen.put(" " + row(header, cols), x: 0, y: 1, style: Theme.header)
+        let height = screen.height - 4
+        for i in 0..<height {
+            let index = scroll + i
+            guard index < count else { break }
+            let (text, style) = rowText(index)
+            let y = 2 + i
+            screen.put(" " + text, x: 0, y: y, style: style)
+            if index == selection { screen.restyle(y: y) { $0.reversed } }
+        }
+    }
+
+    static func drawZones(_ screen: inout Screen, _ state: BrowserState) {
+        if state.zones.isEmpty {
+            screen.put(state.zonesLoading ? " loading zones…" : " no zones", x: 0, y: 2, style: Theme.dim)
+            return
+        }
+        let widths = [0, 36, 8, 7, 12]
+        let cols = columns(widths, total: screen.width - 1)
+        let height = screen.height - 4
+        let scroll = max(0, state.zoneSelection - height + 1)
+        drawList(&screen, header: ["ZONE", "OWNER", "KIND", "ATOMIC", "SYNC TOKEN"], widths: widths, count: state.zones.count,
+                 selection: state.zoneSelection, scroll: scroll) { i in
+            switch state.zones[i] {
+            case .zone(let zone):
+                let kind = zone.zoneID.isDefaultZone ? "default" : "custom"
+                let cached = state.cachedZones.contains(zone.zoneID.zoneName) ? "cached" : "—"
+                return (row([zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", cached], cols), .plain)
+            case .failure(let error):
+                return (row([error.zoneID?.zoneName ?? "?", error.serverErrorCode.rawValue, error.reason ?? "", "", ""], cols), Theme.error)
+            }
+        }
+    }
+
+    static func drawRecords(_ screen: inout Screen, _ state: BrowserState) {
+        guard let list = state.list else { return }
+        let visible = visibleIndices(state)
+        if visible.isEmpty {
+            let text = list.loading ? " loading…" : (state.filter != nil ? " no loaded record matches the filter" : " no records")
+            screen.put(text, x: 0, y: 2, style: Theme.dim)
+            if let message = state.message, list.records.isEmpty { screen.put(" " + message, x: 0, y: 4, maxWidth: screen.width - 2) }
+        }
+        let widths = [0, 14, 16, 14, 10]
+        let cols = columns(widths, total: screen.width - 1)
+        drawList(&screen, header: ["RECORD NAME", "TYPE", "MODIFIED", "MODIFIED BY", "CHANGE TAG"], widths: widths, count: visible.count,
+                 selection: list.selection, scroll: list.scroll) { i in
+            let record = list.records[visible[i]]
+            if record.isDeleted {
+                return (row(["✝ " + record.recordName, record.recordType ?? "", "deleted", "", ""], cols), Theme.tombstone)
+            }
+            let by = record.modified?.userRecordName.map { String($0.prefix(13)) } ?? ""
+            return (row([record.recordName, record.recordType ?? "", Format.short(record.modified?.timestamp), by, record.recordChangeTag ?? ""], cols), .plain)
+        }
+    }
+
+    static func drawDetail(_ screen: inout Screen, _ state: BrowserState) {
+        guard let detail = state.detail else { return }
+        if detail.loading && detail.record == nil {
+            screen.put(" looking up \(detail.recordName)…", x: 0, y: 2, style: Theme.dim)
+            return
+        }
+        if let error = detail.error, detail.record == nil {
+            screen.put(" " + error.message, x: 0, y: 2, style: Theme.error, maxWidth: screen.width - 2)
+            return
+        }
+        let height = screen.height - 4
+        if detail.showRaw {
+            screen.put(" RAW JSON (as the server sent it) — v: table view", x: 0, y: 1, style: Theme.header)
+            let lines = rawLines(detail, width: screen.width)
+            for i in 0..<height where detail.scroll + i < lines.count {
+                screen.put(" " + lines[detail.scroll + i], x: 0, y: 2 + i)
+                if detail.scroll + i == detail.selection { screen.restyle(y: 2 + i) { $0.reversed } }
+            }
+            return
+        }
+        let nameWidth = 20, typeWidth = 15
+        let valueWidth = screen.width - nameWidth - typeWidth - 4
+        screen.put(" " + row(["FIELD", "TYPE", "VALUE"], [nameWidth, typeWidth, valueWidth]), x: 0, y: 1, style: Theme.header)
+        // Wrap each logical line; the selection is per logical line.
+        let lines = detailLines(detail)
+        var y = 2
+        var index = detail.scroll
+        while y < 2 + height, index < lines.count {
+            let line = lines[index]
+            if line.isHeading {
+                screen.put(" \(line.field) \(line.text)", x: 0, y: y, style: Theme.heading)
+            } else {
+                let wrapped = TextWidth.wrap(line.text, to: valueWidth)
+                for (j, part) in wrapped.enumerated() where y < 2 + height {
+                    let left = j == 0 ? row([line.field, line.type], [nameWidth, typeWidth]) : String(repeating: " ", count: nameWidth + typeWidth + 1)
+                    screen.put(" " + left + " ", x: 0, y: y)
+                    screen.put(part, x: nameWidth + typeWidth + 3, y: y, style: line.reference != nil ? Theme.reference : .plain)
+                    if index == detail.selection { screen.restyle(y: y) { $0.reversed } }
+                    if j < wrapped.count - 1 { y += 1 }
+                }
+            }
+            y += 1
+            index += 1
+        }
+    }
+
+    static func drawSubscriptions(_ screen: inout Screen, _ state: BrowserState) {
+        if state.subscriptions.isEmpty {
+            screen.put(state.subscriptionsLoading ? " loading subscriptions…" : " no subscriptions in the \(state.connection.database.rawValue) database", x: 0, y: 2, style: Theme.dim)
+            return
+        }
+        let widths = [0, 6, 24, 20, 5]
+        let cols = columns(widths, total: screen.width - 1)
+        let height = screen.height - 4
+        drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"], widths: widths,
+                 count: state.subscriptions.count, selection: state.subscriptionSelection, scroll: max(0, state.subscriptionSelection - height + 1)) { i in
+            switch state.subscriptions[i] {
+            case .subscription(let s):
+                let target = s.query?.recordType ?? s.zoneID?.zoneName ?? ""
+                let fires = (s.firesOn ?? []).map(\.rawValue).joined(separator: ",")
+                return (row([s.subscriptionID ?? "", s.subscriptionType.rawValue, target, fires, s.firesOnce == true ? "yes" : ""], cols), .plain)
+            case .failure(let e):
+                return (row([e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", ""], cols), Theme.error)
+            }
+        }
+    }
+
+    static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {
+        let lines = subscriptionLines(state).flatMap { TextWidth.wrap($0, to: screen.width - 2) }
+        for i in 0..<(screen.height - 3) where state.subscriptionScroll + i < lines.count {
+            screen.put(" " + lines[state.subscriptionScroll + i], x: 0, y: 1 + i)
+        }
+    }
+
+    static func drawDebug(_ screen: inout Screen, _ state: BrowserState) {
+        let widths = [0, 5, 24, 8, 7, 9, 10]
+        let cols = columns(widths, total: screen.width - 1)
+        let records = Array(state.requests.reversed())
+        drawList(&screen, header: ["OPERATION", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES"], widths: widths, count: records.count, selection: -1, scroll: 0) { i in
+            let r = records[i]
+            let status = r.status.map(String.init) ?? "failed"
+            return (row([r.operation, r.method.rawValue, r.database?.rawValue ?? "device", status + (r.serverErrorCode.map { " \($0.rawValue)" } ?? ""),
+                         String(r.attempt), String(Int(r.duration * 1000)), "\(r.bytesSent)/\(r.bytesReceived)"], cols),
+                    (r.status ?? 500) >= 400 ? Theme.error : .plain)
+        }
+    }
+
+    static func hints(_ state: BrowserState) -> String {
+        switch state.pane {
+        case .zones: return "Enter open · 1 public 2 private 3 shared · s subscriptions · r refresh · D debug · : command"
+        case .records: return "Enter open · / filter · r refresh · G load all · y copy · :query TYPE … · Esc back"
+        case .recordDetail: return "Enter follow reference · v raw JSON · y copy · r reload · Esc back"
+        case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
+        case .subscriptionDetail: return "j/k scroll · Esc back"
+        case .debug: return "D or Esc back · tokens are never shown"
+        }
+    }
+
+    static func drawHintLine(_ screen: inout Screen, _ state: BrowserState) {
+        let y = screen.height - 2
+        if let input = state.input {
+            screen.put(String(input.prompt) + input.text + "▏", x: 0, y: y, style: .plain)
+        } else if let message = state.message {
+            screen.put(" " + message, x: 0, y: y, maxWidth: screen.width - 1)
+        } else {
+            screen.put(" " + hints(state), x: 0, y: y, style: Theme.dim, maxWidth: screen.width - 1)
+        }
+    }
+
+    static func drawStatus(_ screen: inout Screen, _ state: BrowserState) {
+        let y = screen.height - 1
+        screen.fill(y: y, style: Theme.status)
+        let c = state.connection
+        var x = screen.put(" \(c.container) · ", x: 0, y: y, style: Theme.status)
+        x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
+        var parts = [c.database.rawValue]
+        if let list = state.list, [.records, .recordDetail].contains(state.pane) {
+            parts.append(list.zoneID.zoneName)
+            var counts = "\(Format.count(list.records.count)) loaded"
+            if state.filter != nil { counts += " · \(Format.count(visibleIndices(state).count)) match" }
+            if list.loading { counts += " · loading" }
+            if list.moreComing { counts += " · more coming" }
+            parts.append(counts)
+        } else if state.pane == .zones {
+            parts.append("\(state.zones.count) zones")
+        } else if state.pane == .subscriptions || state.pane == .subscriptionDetail {
+            parts.append("\(state.subscriptions.count) subscriptions")
+        }
+        x += screen.put(" · " + parts.joined(separator: " · ") + " ", x: x, y: y, style: Theme.status)
+        if let error = state.lastError {
+            screen.put("│ " + error.message, x: x, y: y, style: Theme.status.with(foreground: .red).bolded, maxWidth: screen.width - x)
+        }
+    }
+
+    static func box(_ screen: inout Screen, title: String, lines: [String]) {
+        let width = min(screen.width - 4, max(TextWidth.width(title) + 4, (lines.map(TextWidth.width).max() ?? 0) + 4))
+        let wrapped = lines.flatMap { TextWidth.wrap($0, to: width - 4) }
+        let height = min(screen.height - 2, wrapped.count + 2)
+        let x = (screen.width - width) / 2, y = (screen.height - height) / 2
+        for row in 0..<height {
+            screen.fill(x: x, y: y + row, width: width, style: .plain)
+        }
+        screen.put("┌" + String(repeating: "─", count: width - 2) + "┐", x: x, y: y, style: Theme.box)
+        screen.put(" \(title) ", x: x + 2, y: y, style: Theme.box.bolded)
+        for row in 1..<(height - 1) {
+            screen.put("│", x: x, y: y + row, style: Theme.box)
+            screen.put("│", x: x + width - 1, y: y + row, style: Theme.box)
+            if row - 1 < wrapped.count { screen.put(wrapped[row - 1], x: x + 2, y: y + row, maxWidth: width - 4) }
+        }
+        screen.put("└" + String(repeating: "─", count: width - 2) + "┘", x: x, y: y + height - 1, style: Theme.box)
+    }
+
+    /// Every key of the current screen.
+    public static func helpLines(_ state: BrowserState) -> [String] {
+        var lines = [
+            "j k ↓ ↑       move            PgDn PgUp  page",
+            "g G           first / last    Enter      open",
+            "Esc h         back            q Ctrl-C   quit",
+            "s             subscriptions   z          zones",
+            ":             command line    ?          this help",
+            "D             debug pane (recent requests, tokens redacted)",
+        ]
+        switch state.pane {
+        case .zones:
+            lines += ["1 2 3         public / private / shared database", "r             reload zones"]
+        case .records:
+            lines += ["/             filter loaded records;  n N next / previous match",
+                      "r             fetch changes since the last sync token",
+                      "G             load to the end (Esc stops)", "y             copy the record as JSON (OSC 52)",
+                      ":query TYPE [FIELD COMPARATOR VALUE]   query by record type"]
+        case .recordDetail:
+            lines += ["Enter         follow the selected REFERENCE", "v             raw JSON as the server sent it",
+                      "y             copy the field (or record) as JSON", "r             look the record up again"]
+        case .subscriptions, .subscriptionDetail:
+            lines += ["Enter         the whole definition", "r             reload", "y             copy as JSON"]
+        case .debug: break
+        }
+        lines += ["", ":db public|private|shared   :open RECORD   :q", "press any key to close"]
+        return lines
+    }
+
+    static func drawHelp(_ screen: inout Screen, _ state: BrowserState) {
+        box(&screen, title: "Keys", lines: helpLines(state))
+    }
+
+    static func drawSignIn(_ screen: inout Screen, _ notice: BrowserFailure, _ state: BrowserState) {
+        var lines = ["The \(state.connection.database.rawValue) database needs a signed-in iCloud user."]
+        if let url = notice.redirectURL { lines += ["", "Sign in at:", url] }
+        lines += ["", "Then pass the web auth token you receive:",
+                  "  CLOUDKIT_WEB_AUTH_TOKEN=… ckbrowse   (or web-auth-token in a profile)",
+                  "", "Press any key to continue in the public database."]
+        box(&screen, title: "Sign-in required", lines: lines)
+    }
+}

@@ -1,0 +1,523 @@
+import CloudKitWeb
+import TerminalUI
+
+/// The browser's single update function: an event changes the state and may ask for effects
+/// (bubbletea's `Update(msg) -> (model, cmd)`).
+public enum Browser {
+    /// Effects to run when the browser starts.
+    public static func start(_ state: inout BrowserState) -> [BrowserEffect] {
+        state.zonesLoading = true
+        return [.loadZones(state.connection.database)]
+    }
+
+    /// Rows available to a list (title, column header, hint line and status bar excluded).
+    static func listHeight(_ state: BrowserState) -> Int { max(1, state.size.height - 4) }
+
+    /// Pages are requested this many rows before the end of what is loaded.
+    static let prefetchDistance = 100
+
+    public static func update(_ state: inout BrowserState, _ event: BrowserEvent) -> [BrowserEffect] {
+        switch event {
+        case .key(let key): return handle(key, &state)
+        case .resized(let width, let height):
+            state.size = (width, height)
+            clampScrolls(&state)
+            return []
+        case .zonesLoaded(let scope, let result):
+            guard scope == state.connection.database else { return [] }
+            state.zonesLoading = false
+            switch result {
+            case .success(let zones):
+                state.zones = zones
+                state.zoneSelection = min(state.zoneSelection, max(0, zones.count - 1))
+            case .failure(let failure): fail(&state, failure)
+            }
+            return []
+        case .changesLoaded(let generation, let result):
+            guard var list = state.list, list.generation == generation else { return [] }
+            list.loading = false
+            switch result {
+            case .success(let page):
+                list.merge(page.records)
+                list.syncToken = page.syncToken
+                list.moreComing = page.moreComing
+                if !page.moreComing { list.loadingToEnd = false }
+                state.list = list
+                state.message = nil
+                return prefetch(&state)
+            case .failure(let failure):
+                list.loadingToEnd = false
+                state.list = list
+                fail(&state, failure)
+                return []
+            }
+        case .queryLoaded(let generation, let result):
+            guard var list = state.list, list.generation == generation else { return [] }
+            list.loading = false
+            switch result {
+            case .success(let page):
+                list.merge(page.records)
+                list.continuationMarker = page.continuationMarker
+                list.moreComing = page.continuationMarker != nil
+                if !list.moreComing { list.loadingToEnd = false }
+                state.list = list
+                return prefetch(&state)
+            case .failure(let failure):
+                list.loadingToEnd = false
+                list.moreComing = false
+                state.list = list
+                fail(&state, failure)
+                return []
+            }
+        case .recordLoaded(let name, let result):
+            guard var detail = state.detail, detail.recordName == name else { return [] }
+            detail.loading = false
+            switch result {
+            case .success((.record(let record), let raw)):
+                detail.record = record
+                detail.raw = raw
+            case .success((.deleted, let raw)):
+                detail.raw = raw
+                detail.error = BrowserFailure(message: "record '\(name)' was deleted")
+            case .success((.failure(let error), let raw)):
+                detail.raw = raw
+                detail.error = BrowserFailure(message: "\(error.serverErrorCode.rawValue): \(error.reason ?? "") — '\(name)'")
+            case .failure(let failure):
+                detail.error = failure
+                fail(&state, failure)
+            }
+            state.detail = detail
+            return []
+        case .subscriptionsLoaded(let scope, let result):
+            guard scope == state.connection.database else { return [] }
+            state.subscriptionsLoading = false
+            switch result {
+            case .success(let subscriptions):
+                state.subscriptions = subscriptions
+                state.subscriptionSelection = min(state.subscriptionSelection, max(0, subscriptions.count - 1))
+            case .failure(let failure): fail(&state, failure)
+            }
+            return []
+        case .requestFinished(let record):
+            state.requests.append(record)
+            if state.requests.count > 200 { state.requests.removeFirst(state.requests.count - 200) }
+            return []
+        case .cacheLoaded(let zoneID, let records, let token):
+            guard var list = state.list, list.zoneID == zoneID, list.source == .changes else { return [] }
+            list.merge(records.map { $0.isDeleted ? RecordResult.deleted(recordName: $0.recordName, zoneID: nil) : .record($0) })
+            list.syncToken = token
+            state.list = list
+            return []
+        case .notice(let text):
+            state.message = text
+            return []
+        }
+    }
+
+    static func fail(_ state: inout BrowserState, _ failure: BrowserFailure) {
+        state.lastError = failure
+        if failure.isAuthenticationRequired { state.signInNotice = failure }
+    }
+
+    // MARK: - Keys
+
+    static func handle(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        if key == .resize { return [] }
+        if state.input != nil { return handleInput(key, &state) }
+        if state.signInNotice != nil {
+            // Any key dismisses the notice; the user continues in the public database.
+            state.signInNotice = nil
+            if state.connection.database != .public { return switchDatabase(.public, &state) }
+            return []
+        }
+        if state.showHelp {
+            state.showHelp = false
+            return key == .char("q") ? [] : []
+        }
+        switch key {
+        case .char("q"), .ctrl("c"):
+            state.quitRequested = true
+            return [.quit]
+        case .char("?"):
+            state.showHelp = true
+            return []
+        case .char(":"):
+            state.input = (":", "")
+            return []
+        case .char("/") where [.records, .zones, .subscriptions].contains(state.pane):
+            state.input = ("/", "")
+            return []
+        case .char("D"):
+            if state.pane == .debug { state.stack.removeLast() } else { state.stack.append(.debug) }
+            return []
+        case .char("s"):
+            return openSubscriptions(&state)
+        case .char("z"):
+            state.stack = [.zones]
+            return []
+        case .escape, .char("h"), .left:
+            return back(&state)
+        default:
+            break
+        }
+        switch state.pane {
+        case .zones: return zonesKey(key, &state)
+        case .records: return recordsKey(key, &state)
+        case .recordDetail: return detailKey(key, &state)
+        case .subscriptions: return subscriptionsKey(key, &state)
+        case .subscriptionDetail: return subscriptionDetailKey(key, &state)
+        case .debug: return []
+        }
+    }
+
+    static func back(_ state: inout BrowserState) -> [BrowserEffect] {
+        if state.pane == .records, var list = state.list, list.loadingToEnd {
+            list.loadingToEnd = false  // Esc cancels "load to the end" first
+            state.list = list
+            state.message = "stopped loading at \(list.records.count) records"
+            return []
+        }
+        if state.pane == .recordDetail, let previous = state.detailHistory.popLast() {
+            state.detail = previous
+            return []
+        }
+        if state.filter != nil && state.pane == .records {
+            state.filter = nil
+            return []
+        }
+        if state.stack.count > 1 { state.stack.removeLast() }
+        return []
+    }
+
+    /// Moves a selection by `delta`, keeping it visible in a window of `height` rows.
+    static func move(_ selection: inout Int, _ scroll: inout Int, count: Int, delta: Int, height: Int) {
+        guard count > 0 else {
+            selection = 0
+            scroll = 0
+            return
+        }
+        selection = max(0, min(count - 1, selection + delta))
+        if selection < scroll { scroll = selection }
+        if selection >= scroll + height { scroll = selection - height + 1 }
+        scroll = max(0, min(scroll, max(0, count - height)))
+    }
+
+    /// The movement a navigation key asks for, or nil.
+    static func delta(_ key: Key, page: Int, count: Int) -> Int? {
+        switch key {
+        case .char("j"), .down: return 1
+        case .char("k"), .up: return -1
+        case .pageDown, .ctrl("f"), .char(" "): return page
+        case .pageUp, .ctrl("b"): return -page
+        case .char("g"), .home: return -count
+        case .end: return count
+        default: return nil
+        }
+    }
+
+    static func clampScrolls(_ state: inout BrowserState) {
+        let h = listHeight(state)
+        var zoneScroll = 0
+        move(&state.zoneSelection, &zoneScroll, count: state.zones.count, delta: 0, height: h)
+        if var list = state.list {
+            move(&list.selection, &list.scroll, count: visibleIndices(state).count, delta: 0, height: h)
+            state.list = list
+        }
+    }
+
+    // MARK: Zones
+
+    static func zonesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        var scroll = 0
+        if let d = delta(key, page: listHeight(state), count: state.zones.count) {
+            move(&state.zoneSelection, &scroll, count: state.zones.count, delta: d, height: listHeight(state))
+            return []
+        }
+        switch key {
+        case .char("G"):
+            move(&state.zoneSelection, &scroll, count: state.zones.count, delta: state.zones.count, height: listHeight(state))
+            return []
+        case .char("1"): return switchDatabase(.public, &state)
+        case .char("2"): return switchDatabase(.private, &state)
+        case .char("3"): return switchDatabase(.shared, &state)
+        case .char("r"):
+            state.zonesLoading = true
+            return [.loadZones(state.connection.database)]
+        case .enter, .char("l"), .right:
+            guard state.zones.indices.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
+            return openZone(zone.zoneID, &state)
+        default:
+            return []
+        }
+    }
+
+    static func switchDatabase(_ scope: DatabaseScope, _ state: inout BrowserState) -> [BrowserEffect] {
+        state.connection.database = scope
+        state.zones = []
+        state.zoneSelection = 0
+        state.list = nil
+        state.detail = nil
+        state.subscriptions = []
+        state.stack = [.zones]
+        state.zonesLoading = true
+        state.lastError = nil
+        return [.loadZones(scope)]
+    }
+
+    /// Custom zones open their change feed; the default zone (no change feed) waits for `:query`.
+    static func openZone(_ zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
+        let generation = (state.list?.generation ?? 0) + 1
+        state.filter = nil
+        if zoneID.isDefaultZone {
+            var list = RecordList(zoneID: zoneID, source: .query(QueryRequest(query: Query(recordType: ""))))
+            list.moreComing = false
+            list.generation = generation
+            state.list = list
+            state.stack = [.zones, .records]
+            state.message = "The default zone has no change feed: type  :query TYPE [FIELD COMPARATOR VALUE]"
+            return []
+        }
+        var list = RecordList(zoneID: zoneID, source: .changes)
+        list.generation = generation
+        list.loading = true
+        state.list = list
+        state.stack = [.zones, .records]
+        return [.loadChanges(state.connection.database, zoneID, syncToken: nil, generation: generation)]
+    }
+
+    // MARK: Records
+
+    /// Indices of the loaded records that pass the `/` filter.
+    public static func visibleIndices(_ state: BrowserState) -> [Int] {
+        guard let list = state.list else { return [] }
+        guard let filter = state.filter?.lowercased(), !filter.isEmpty else { return Array(list.records.indices) }
+        return list.records.indices.filter { i in
+            let r = list.records[i]
+            return r.recordName.lowercased().contains(filter) || (r.recordType?.lowercased().contains(filter) ?? false)
+        }
+    }
+
+    static func recordsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var list = state.list else { return [] }
+        let visible = visibleIndices(state)
+        let h = listHeight(state)
+        if let d = delta(key, page: h, count: visible.count) {
+            move(&list.selection, &list.scroll, count: visible.count, delta: d, height: h)
+            state.list = list
+            return prefetch(&state)
+        }
+        switch key {
+        case .char("G"):
+            move(&list.selection, &list.scroll, count: visible.count, delta: visible.count, height: h)
+            if list.moreComing {
+                list.loadingToEnd = true
+                state.message = "loading to the end… (Esc stops)"
+            }
+            state.list = list
+            return prefetch(&state)
+        case .enter, .char("l"), .right:
+            guard visible.indices.contains(list.selection) else { return [] }
+            let record = list.records[visible[list.selection]]
+            state.detailHistory = []
+            return openRecord(record.recordName, zoneID: list.zoneID, &state)
+        case .char("r"):
+            return refresh(&state)
+        case .char("n"), .char("N"):
+            guard let filter = state.filter, !filter.isEmpty else { return [] }
+            _ = filter
+            let step = key == .char("n") ? 1 : -1
+            move(&list.selection, &list.scroll, count: visible.count, delta: step, height: h)
+            state.list = list
+            return []
+        case .char("y"):
+            guard visible.indices.contains(list.selection) else { return [] }
+            let record = list.records[visible[list.selection]]
+            state.message = "copied \(record.recordName) as JSON"
+            return [.copy(record.json.prettyPrinted())]
+        default:
+            return []
+        }
+    }
+
+    /// `r`: the changes since the last token (or the query again).
+    static func refresh(_ state: inout BrowserState) -> [BrowserEffect] {
+        guard var list = state.list, !list.loading else { return [] }
+        switch list.source {
+        case .changes:
+            list.loading = true
+            state.list = list
+            state.message = "refreshing changes since the last sync token…"
+            return [.loadChanges(state.connection.database, list.zoneID, syncToken: list.syncToken, generation: list.generation)]
+        case .query(let request):
+            guard !request.query.recordType.isEmpty else { return [] }
+            return runQuery(request, &state)
+        }
+    }
+
+    /// Requests the next page when the selection nears the end of what is loaded (or `G` is on).
+    static func prefetch(_ state: inout BrowserState) -> [BrowserEffect] {
+        guard var list = state.list, list.moreComing, !list.loading else { return [] }
+        let visible = visibleIndices(state).count
+        guard list.loadingToEnd || list.selection + prefetchDistance >= visible else { return [] }
+        list.loading = true
+        state.list = list
+        switch list.source {
+        case .changes:
+            return [.loadChanges(state.connection.database, list.zoneID, syncToken: list.syncToken, generation: list.generation)]
+        case .query(var request):
+            request.continuationMarker = list.continuationMarker
+            return [.runQuery(state.connection.database, request, generation: list.generation)]
+        }
+    }
+
+    static func runQuery(_ request: QueryRequest, _ state: inout BrowserState) -> [BrowserEffect] {
+        let zoneID = state.list?.zoneID ?? .default
+        var list = RecordList(zoneID: zoneID, source: .query(request))
+        list.generation = (state.list?.generation ?? 0) + 1
+        list.loading = true
+        state.list = list
+        state.filter = nil
+        state.message = nil
+        state.stack = [.zones, .records]
+        var request = request
+        request.zoneID = zoneID.isDefaultZone ? nil : ZoneID(zoneName: zoneID.zoneName)
+        return [.runQuery(state.connection.database, request, generation: list.generation)]
+    }
+
+    // MARK: Record detail
+
+    static func openRecord(_ name: String, zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
+        state.detail = RecordDetail(zoneID: zoneID, recordName: name)
+        if state.pane != .recordDetail { state.stack.append(.recordDetail) }
+        return [.lookupRecord(state.connection.database, zoneID, name)]
+    }
+
+    static func detailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var detail = state.detail else { return [] }
+        let lines = detail.showRaw ? rawLines(detail, width: state.size.width) .map { DetailLine(field: "", type: "", text: $0) } : detailLines(detail)
+        let h = listHeight(state)
+        if let d = delta(key, page: h, count: lines.count) {
+            move(&detail.selection, &detail.scroll, count: lines.count, delta: d, height: h)
+            state.detail = detail
+            return []
+        }
+        switch key {
+        case .char("G"):
+            move(&detail.selection, &detail.scroll, count: lines.count, delta: lines.count, height: h)
+            state.detail = detail
+        case .char("v"):
+            detail.showRaw.toggle()
+            detail.selection = 0
+            detail.scroll = 0
+            state.detail = detail
+        case .enter, .char("l"), .right:
+            guard !detail.showRaw, lines.indices.contains(detail.selection), let reference = lines[detail.selection].reference else {
+                state.message = "Enter follows a REFERENCE: select a reference line"
+                return []
+            }
+            state.detailHistory.append(detail)
+            let zone = reference.zoneID.map { ZoneID(zoneName: $0.zoneName, ownerRecordName: $0.ownerRecordName) } ?? detail.zoneID
+            return openRecord(reference.recordName, zoneID: zone, &state)
+        case .char("y"):
+            if !detail.showRaw, lines.indices.contains(detail.selection), let json = lines[detail.selection].copyJSON {
+                state.message = "copied field '\(lines[detail.selection].field)' as JSON"
+                return [.copy(json)]
+            }
+            guard let raw = detail.raw ?? detail.record?.json else { return [] }
+            state.message = "copied record '\(detail.recordName)' as JSON"
+            return [.copy(raw.prettyPrinted())]
+        case .char("r"):
+            return [.lookupRecord(state.connection.database, detail.zoneID, detail.recordName)]
+        default:
+            break
+        }
+        return []
+    }
+
+    // MARK: Subscriptions
+
+    static func openSubscriptions(_ state: inout BrowserState) -> [BrowserEffect] {
+        if state.pane != .subscriptions {
+            state.stack = state.stack.filter { $0 != .subscriptions && $0 != .subscriptionDetail }
+            state.stack.append(.subscriptions)
+        }
+        state.subscriptionsLoading = true
+        return [.loadSubscriptions(state.connection.database)]
+    }
+
+    static func subscriptionsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        var scroll = 0
+        if let d = delta(key, page: listHeight(state), count: state.subscriptions.count) {
+            move(&state.subscriptionSelection, &scroll, count: state.subscriptions.count, delta: d, height: listHeight(state))
+            return []
+        }
+        switch key {
+        case .enter, .char("l"), .right:
+            guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
+            state.subscriptionScroll = 0
+            state.stack.append(.subscriptionDetail)
+        case .char("r"):
+            return openSubscriptions(&state)
+        case .char("y"):
+            guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
+            return [.copy(state.subscriptions[state.subscriptionSelection].json.prettyPrinted())]
+        default: break
+        }
+        return []
+    }
+
+    static func subscriptionDetailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        var selection = state.subscriptionScroll
+        let count = subscriptionLines(state).count
+        if let d = delta(key, page: listHeight(state), count: count) {
+            var scroll = state.subscriptionScroll
+            move(&selection, &scroll, count: max(1, count - listHeight(state) + 1), delta: d, height: 1)
+            state.subscriptionScroll = selection
+        }
+        return []
+    }
+
+    // MARK: Input line
+
+    static func handleInput(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var input = state.input else { return [] }
+        switch key {
+        case .escape, .ctrl("c"):
+            state.input = nil
+            if input.prompt == "/" { state.filter = nil }
+            return []
+        case .backspace:
+            if input.text.isEmpty {
+                state.input = nil
+                return []
+            }
+            input.text.removeLast()
+        case .char(let c):
+            input.text.append(c)
+        case .enter:
+            state.input = nil
+            if input.prompt == "/" {
+                state.filter = input.text.isEmpty ? nil : input.text
+                if var list = state.list {
+                    list.selection = 0
+                    list.scroll = 0
+                    state.list = list
+                }
+                return prefetch(&state)
+            }
+            return command(input.text, &state)
+        default:
+            return []
+        }
+        state.input = input
+        if input.prompt == "/" {
+            state.filter = input.text
+            if var list = state.list {
+                list.selection = 0
+                list.scroll = 0
+                state.list = list
+            }
+        }
+        return []
+    }
+}

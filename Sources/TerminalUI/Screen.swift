@@ -1,0 +1,124 @@
+/// One terminal cell. A wide character occupies two cells: the first holds it (width 2), the second
+/// is a continuation (width 0, empty text).
+public struct Cell: Hashable, Sendable {
+    public var text: String
+    public var width: UInt8
+    public var style: Style
+
+    public static let blank = Cell(text: " ", width: 1, style: .plain)
+
+    public init(text: String, width: UInt8, style: Style) {
+        self.text = text
+        self.width = width
+        self.style = style
+    }
+
+    public var isContinuation: Bool { width == 0 }
+}
+
+/// A frame: a grid of cells the widgets draw into and the backend shows. A value, so frames can be
+/// compared, diffed and snapshotted in tests.
+public struct Screen: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    public private(set) var cells: [Cell]
+
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        cells = Array(repeating: .blank, count: self.width * self.height)
+    }
+
+    public subscript(x: Int, y: Int) -> Cell {
+        get { cells[y * width + x] }
+        set { cells[y * width + x] = newValue }
+    }
+
+    /// Fills a rectangle with spaces in a style.
+    public mutating func fill(x: Int = 0, y: Int, width w: Int? = nil, height h: Int = 1, style: Style) {
+        let w = w ?? width - x
+        for row in max(0, y)..<min(height, y + h) {
+            for column in max(0, x)..<min(width, x + w) {
+                self[column, row] = Cell(text: " ", width: 1, style: style)
+            }
+        }
+        repairWideCharacters(row: y)
+    }
+
+    /// Draws text at (x, y), clipped to `maxWidth` columns and to the screen. Never splits a wide
+    /// character; returns the number of columns used.
+    @discardableResult
+    public mutating func put(_ string: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+        guard y >= 0, y < height, x < width else { return 0 }
+        let limit = min(width, x + (maxWidth ?? width))
+        var column = x
+        for character in string {
+            if character == "\n" { break }
+            let (text, w) = character == "\t" ? (" ", 1) : TextWidth.cellText(character)
+            if w == 0 { continue }
+            if column + w > limit { break }
+            if column >= 0 {
+                breakWideCharacter(at: column, y: y)
+                if w == 2 { breakWideCharacter(at: column + 1, y: y) }
+                self[column, y] = Cell(text: text, width: UInt8(w), style: style)
+                if w == 2 { self[column + 1, y] = Cell(text: "", width: 0, style: style) }
+            }
+            column += w
+        }
+        return column - x
+    }
+
+    /// Overwriting half of a wide character blanks its other half.
+    private mutating func breakWideCharacter(at x: Int, y: Int) {
+        guard x >= 0, x < width else { return }
+        let cell = self[x, y]
+        if cell.isContinuation, x > 0, self[x - 1, y].width == 2 {
+            self[x - 1, y] = Cell(text: " ", width: 1, style: self[x - 1, y].style)
+        } else if cell.width == 2, x + 1 < width {
+            self[x + 1, y] = Cell(text: " ", width: 1, style: cell.style)
+        }
+    }
+
+    private mutating func repairWideCharacters(row y: Int) {
+        guard y >= 0, y < height else { return }
+        for x in 0..<width {
+            let cell = self[x, y]
+            if cell.isContinuation && (x == 0 || self[x - 1, y].width != 2) {
+                self[x, y] = Cell(text: " ", width: 1, style: cell.style)
+            }
+        }
+    }
+
+    /// Applies a style to a rectangle, keeping the text (e.g. to highlight a selected row).
+    public mutating func restyle(y: Int, x: Int = 0, width w: Int? = nil, _ transform: (Style) -> Style) {
+        guard y >= 0, y < height else { return }
+        for column in max(0, x)..<min(width, x + (w ?? width)) {
+            self[column, y].style = transform(self[column, y].style)
+        }
+    }
+
+    /// The text of one row (continuation cells contribute nothing), trailing spaces kept.
+    public func line(_ y: Int) -> String {
+        var result = ""
+        for x in 0..<width { result += self[x, y].text }
+        return result
+    }
+
+    /// The whole frame as text, trailing spaces trimmed per row: for snapshot tests.
+    public var snapshot: String {
+        (0..<height).map { y in
+            var line = self.line(y)
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    /// Rows whose cells differ from `previous` (all rows when the size differs).
+    public func changedRows(since previous: Screen?) -> [Int] {
+        guard let previous, previous.width == width, previous.height == height else { return Array(0..<height) }
+        return (0..<height).filter { y in
+            let start = y * width
+            return cells[start..<start + width] != previous.cells[start..<start + width]
+        }
+    }
+}

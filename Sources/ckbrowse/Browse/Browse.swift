@@ -1,0 +1,49 @@
+import ArgumentParser
+import CLibc
+import CloudKitWeb
+import Foundation
+import RecordBrowser
+
+/// `ckbrowse` (the default): the full-screen browser.
+struct Browse: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Browse a CloudKit container in the terminal (the default command).",
+        discussion: """
+            With no container, profile or server, ckbrowse opens the embedded demo container
+            (iCloud.com.example.Gallery, served in-process from $XDG_DATA_HOME/ckbrowse/demo).
+            Needs a terminal of at least 80×24. Honours NO_COLOR.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        guard clibc_isatty(1) != 0, clibc_isatty(0) != 0 else {
+            FileHandle.standardError.write(Data("ckbrowse: standard input and output must be a terminal for the browser; use a headless command (ckbrowse --help) in scripts\n".utf8))
+            throw ExitCode(1)
+        }
+        let box = AppBox()
+        let resolved = try await connection.resolve(observer: { record in
+            Task { @MainActor in box.app?.record(record) }
+        })
+        let info = ConnectionInfo(container: resolved.info.container, environment: resolved.info.environment, database: resolved.info.database, server: resolved.info.server)
+        let code = try await MainActor.run {
+            let app = BrowserApp(client: resolved.client, connection: info)
+            box.app = app
+            return app
+        }.runOnMain()
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+@MainActor
+final class AppBox: Sendable {
+    nonisolated(unsafe) var app: BrowserApp?
+    nonisolated init() {}
+}
+
+extension BrowserApp {
+    nonisolated func runOnMain() async throws -> Int32 {
+        try await run()
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import CloudKitLocal
+import CloudKitWeb
+import Foundation
+
+/// How to reach a container: flags, then environment variables, then a profile. Shared by the browser
+/// and the headless commands. Tokens are not echoed anywhere.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env: CKBROWSE_PROFILE).") var profile: String?
+    @Option(help: "Server URL (default https://api.apple-cloudkit.com; env: CLOUDKIT_SERVER).") var server: String?
+    @Option(help: "Container ID, e.g. iCloud.com.example.Notes (env: CLOUDKIT_CONTAINER).") var container: String?
+    @Option(help: "development or production (env: CLOUDKIT_ENVIRONMENT).") var environment: CloudKitEnvironment?
+    @Option(help: "public, private or shared (env: CLOUDKIT_DATABASE).") var database: DatabaseScope?
+    @Option(name: .customLong("api-token"), help: "API token. Prefer CLOUDKIT_API_TOKEN or a profile: flags show in ps.") var apiToken: String?
+    @Option(name: .customLong("web-auth-token"), help: "Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.") var webAuthToken: String?
+    @Option(name: .customLong("key-id"), help: "Server-to-server Key ID (env: CLOUDKIT_KEY_ID).") var keyID: String?
+    @Option(name: .customLong("key-file"), help: "Server-to-server private key PEM file, mode 600 (env: CLOUDKIT_KEY_FILE).") var keyFile: String?
+
+    /// A resolved connection.
+    struct Resolved {
+        var client: CloudKitClient
+        var info: (container: String, environment: CloudKitEnvironment, database: DatabaseScope, server: String)
+        var isDemo: Bool
+    }
+
+    var environmentVariables: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// True when nothing names a container: the embedded demo is used.
+    var isDemo: Bool {
+        let env = environmentVariables
+        return profile == nil && env["CKBROWSE_PROFILE"] == nil && server == nil && container == nil && env["CLOUDKIT_CONTAINER"] == nil
+            && env["CLOUDKIT_SERVER"] == nil
+    }
+
+    func resolve(observer: (@Sendable (RequestRecord) -> Void)? = nil) async throws -> Resolved {
+        if isDemo { return try await demo(observer: observer) }
+        let env = environmentVariables
+        var settings: [String: String] = [:]
+        if let name = profile ?? env["CKBROWSE_PROFILE"] {
+            let file = try ProfileFile.load()
+            guard let values = file.profiles[name] else {
+                throw ValidationError("no profile '\(name)' in \(ProfileFile.defaultPath) (profiles: \(file.profiles.keys.sorted().joined(separator: ", ")))")
+            }
+            settings = values
+            if let variable = values["api-token-env"] { settings["api-token"] = env[variable] }
+            if let variable = values["web-auth-token-env"] { settings["web-auth-token"] = env[variable] }
+        }
+        func pick(_ flag: String?, _ variable: String, _ key: String) -> String? {
+            flag ?? env[variable].flatMap { $0.isEmpty ? nil : $0 } ?? settings[key]
+        }
+        guard let container = pick(container, "CLOUDKIT_CONTAINER", "container") else {
+            throw ValidationError("no container: pass --container, set CLOUDKIT_CONTAINER, or use a profile")
+        }
+        let serverURL = pick(server, "CLOUDKIT_SERVER", "server") ?? CloudKitConfiguration.appleServerURL
+        let environmentName = pick(environment?.rawValue, "CLOUDKIT_ENVIRONMENT", "environment") ?? "development"
+        guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
+            throw ValidationError("environment must be development or production, not '\(environmentName)'")
+        }
+        let databaseName = pick(database?.rawValue, "CLOUDKIT_DATABASE", "database") ?? "public"
+        guard let database = DatabaseScope(rawValue: databaseName) else {
+            throw ValidationError("database must be public, private or shared, not '\(databaseName)'")
+        }
+        let credentials: Credentials
+        if let keyID = pick(keyID, "CLOUDKIT_KEY_ID", "key-id") {
+            guard let keyFile = pick(keyFile, "CLOUDKIT_KEY_FILE", "key-file") else {
+                throw ValidationError("a server-to-server key needs --key-file (or CLOUDKIT_KEY_FILE)")
+            }
+            credentials = .serverToServer(try ServerToServerKey.load(keyID: keyID, file: (keyFile as NSString).expandingTildeInPath))
+        } else if let token = pick(apiToken, "CLOUDKIT_API_TOKEN", "api-token") {
+            credentials = .apiToken(token, webAuthToken: pick(webAuthToken, "CLOUDKIT_WEB_AUTH_TOKEN", "web-auth-token"))
+        } else {
+            throw ValidationError("no credentials: set CLOUDKIT_API_TOKEN (and CLOUDKIT_WEB_AUTH_TOKEN for a user), or a server-to-server key")
+        }
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: serverURL, container: container, environment: environment),
+            credentials: credentials, transport: AsyncHTTPTransport(), observer: observer)
+        let host = URLHost.of(serverURL)
+        return Resolved(client: client, info: (container, environment, database, host), isDemo: false)
+    }
+
+    /// The embedded demo container, in-process, with its data in the user's data directory.
+    func demo(observer: (@Sendable (RequestRecord) -> Void)?) async throws -> Resolved {
+        let env = environmentVariables
+        let base = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        let directory = (base as NSString).appendingPathComponent("ckbrowse/demo")
+        var configuration = LocalServerConfiguration()
+        DemoSeed.configure(&configuration)
+        configuration.baseURL = "http://in-process"
+        let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
+        try await DemoSeed.seedIfNeeded(service)
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container),
+            credentials: .apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken), transport: InProcessTransport(service: service),
+            observer: observer)
+        return Resolved(client: client, info: (DemoSeed.container, .development, database ?? .private, "local demo (in-process)"), isDemo: true)
+    }
+}
+
+extension CloudKitEnvironment: ExpressibleByArgument {}
+extension DatabaseScope: ExpressibleByArgument {}
+
+enum URLHost {
+    static func of(_ url: String) -> String {
+        var rest = Substring(url)
+        if let r = rest.firstRange(of: "://") { rest = rest[r.upperBound...] }
+        return String(rest.prefix { $0 != "/" && $0 != "?" })
+    }
+}
