@@ -14,9 +14,10 @@ build: deps
 run: build
 	@"$$($(SWIFT) build --show-bin-path)/ckbrowse" $(ARGS)
 
-## Run every test.
+## Run every test: unit and integration tests, then the end-to-end browser test in tmux.
 test: deps
 	$(SWIFT) test
+	tests/e2e/browser.sh
 
 release: deps
 	$(SWIFT) build -c release --product ckbrowse

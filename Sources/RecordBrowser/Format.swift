@@ -4,6 +4,9 @@ import TerminalUI
 
 /// How values read on screen.
 public enum Format {
+    /// The zone "local" times are shown in (tests pin it for stable snapshots).
+    nonisolated(unsafe) public static var localTimeZone: TimeZone = .current
+
     /// `2024-03-01 12:00:00 UTC`.
     public static func utc(_ milliseconds: Int64) -> String {
         dateString(milliseconds, timeZone: TimeZone(identifier: "UTC")!) + " UTC"
@@ -11,7 +14,7 @@ public enum Format {
 
     /// Local time with the zone's abbreviation.
     public static func local(_ milliseconds: Int64) -> String {
-        let zone = TimeZone.current
+        let zone = localTimeZone
         return dateString(milliseconds, timeZone: zone) + " " + (zone.abbreviation() ?? zone.identifier)
     }
 
@@ -27,8 +30,11 @@ public enum Format {
     /// Short list-column form: `2024-03-01 12:00`.
     public static func short(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "" }
-        return String(dateString(milliseconds, timeZone: .current).dropLast(3))
+        return String(dateString(milliseconds, timeZone: localTimeZone).dropLast(3))
     }
+
+    /// `1 item`, `3 items`.
+    public static func items(_ n: Int) -> String { n == 1 ? "[1 item]" : "[\(count(n)) items]" }
 
     /// `1,234,567`.
     public static func count(_ n: Int) -> String {
@@ -93,7 +99,7 @@ extension Browser {
             let value = record.fields[name]!
             let copy = "{\"\(name)\": \(value.json.prettyPrinted())}"
             if value.isList {
-                lines.append(DetailLine(field: name, type: value.type.rawValue, text: "[\(value.listCount ?? 0) items]", copyJSON: copy))
+                lines.append(DetailLine(field: name, type: value.type.rawValue, text: Format.items(value.listCount ?? 0), copyJSON: copy))
                 for (i, element) in value.listElements.enumerated() {
                     var reference: Reference?
                     if case .reference(let r) = element { reference = r }

@@ -98,7 +98,9 @@ extension Browser {
             screen.put(state.zonesLoading ? " loading zones…" : " no zones", x: 0, y: 2, style: Theme.dim)
             return
         }
-        let widths = [0, 36, 8, 7, 12]
+        // The owner (33 characters) gets what is left after a readable zone name.
+        let ownerWidth = max(14, min(34, (screen.width - 1) / 4))
+        let widths = [0, ownerWidth, 8, 7, 12]
         let cols = columns(widths, total: screen.width - 1)
         let height = screen.height - 4
         let scroll = max(0, state.zoneSelection - height + 1)

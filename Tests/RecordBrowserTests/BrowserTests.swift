@@ -1,0 +1,226 @@
+import CloudKitWeb
+import Foundation
+import Testing
+@testable import RecordBrowser
+@testable import TerminalUI
+
+/// Compares a frame with `Snapshots/NAME.txt`. Missing snapshots are written only when
+/// RECORD_SNAPSHOTS=1, and the run still fails: recording is explicit and never silent.
+func assertSnapshot(_ screen: Screen, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
+    let text = screen.snapshot + "\n"
+    guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+        if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            Issue.record("recorded snapshot \(name); run again", sourceLocation: sourceLocation)
+        } else {
+            Issue.record("missing snapshot \(name) (record with RECORD_SNAPSHOTS=1)", sourceLocation: sourceLocation)
+        }
+        return
+    }
+    if !text.utf8.elementsEqual(expected.utf8) {
+        let actual = url.deletingPathExtension().appendingPathExtension("actual.txt")
+        try? text.write(to: actual, atomically: true, encoding: .utf8)
+        Issue.record("snapshot \(name) differs; actual frame written to \(actual.path)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A browser driven by events with fixture data, no terminal and no network.
+struct Harness {
+    var state: BrowserState
+    var effects: [BrowserEffect] = []
+
+    init(width: Int = 80, height: Int = 24, environment: CloudKitEnvironment = .development) {
+        Format.localTimeZone = TimeZone(identifier: "UTC")!
+        state = BrowserState(connection: ConnectionInfo(container: "iCloud.com.example.Gallery", environment: environment, database: .private, server: "test"))
+        state.size = (width, height)
+        effects = Browser.start(&state)
+    }
+
+    mutating func send(_ event: BrowserEvent) { effects = Browser.update(&state, event) }
+    mutating func keys(_ keys: Key...) { for key in keys { send(.key(key)) } }
+    mutating func type(_ text: String) { for c in text { send(.key(.char(c))) } }
+    var screen: Screen { Browser.render(state) }
+
+    static let owner = "_2a97516c354b68848cdbd8f54a226a0a"
+    static let zones: [ZoneResult] = [
+        .zone(Zone(zoneID: ZoneID(zoneName: "_defaultZone", ownerRecordName: owner, zoneType: .defaultZone), atomic: true)),
+        .zone(Zone(zoneID: ZoneID(zoneName: "Gallery", ownerRecordName: owner, zoneType: .regularCustomZone), atomic: true)),
+        .zone(Zone(zoneID: ZoneID(zoneName: "ギャラリー 🎨", ownerRecordName: owner, zoneType: .regularCustomZone), atomic: true)),
+    ]
+
+    static func records(_ range: Range<Int>) -> [RecordResult] {
+        range.map { i in
+            if i % 10 == 9 { return .deleted(recordName: "gone-\(i)", zoneID: nil) }
+            var r = Record(recordName: i % 4 == 0 ? "作品-\(i)-東京" : "artwork-\(i)", recordType: i % 3 == 0 ? "Artist" : "Artwork", recordChangeTag: String(i, radix: 36))
+            r.modified = RecordStamp(timestamp: 1_709_294_400_000 + Int64(i) * 60_000, userRecordName: owner, deviceID: "2")
+            return .record(r)
+        }
+    }
+
+    static var detailRecord: Record {
+        var r = Record(recordName: "artwork-7", recordType: "Artwork", recordChangeTag: "4trx")
+        r.fields = [
+            "title": .string("Great Wave 🌊 神奈川沖浪裏\nsecond line of the title"),
+            "year": .int64(1831), "price": .double(1234.5), "acquired": .timestamp(1_709_294_400_000),
+            "thumbnail": .bytes(Data([0, 1, 2, 255])), "artist": .reference(Reference(recordName: "artist-hokusai", action: .deleteSelf)),
+            "place": .location(Location(latitude: 35.3606, longitude: 138.7274, horizontalAccuracy: 5)),
+            "tags": .stringList(["ukiyo-e", "wave"]), "image": .asset(Asset(fileChecksum: "AXa", size: 123_456, downloadURL: "https://x/${f}")),
+        ]
+        r.created = RecordStamp(timestamp: 1_709_290_000_000, userRecordName: owner, deviceID: "2")
+        r.modified = RecordStamp(timestamp: 1_709_294_500_000, userRecordName: owner, deviceID: "2")
+        return r
+    }
+
+    static let subscriptions: [SubscriptionResult] = [
+        .subscription(.query("artwork-changes", Query(recordType: "Artwork", filterBy: [Filter("year", .greaterThan, .int64(1800))]), firesOn: [.create, .update, .delete], zoneID: ZoneID(zoneName: "Gallery"),
+                             notificationInfo: NotificationInfo(alertBody: "An artwork changed", shouldBadge: true))),
+        .subscription(.zone("gallery-zone", ZoneID(zoneName: "Gallery"))),
+        .failure(SubscriptionError(subscriptionID: "broken", info: ServerErrorInfo(serverErrorCode: .badRequest, reason: "bad filter"))),
+    ]
+}
+
+@Suite(.serialized) struct BrowserTests {
+    @Test func startsByLoadingZonesAndShowsThem() throws {
+        var h = Harness()
+        #expect(h.effects == [.loadZones(.private)])
+        try assertSnapshot(h.screen, "zones-loading-80x24")
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        try assertSnapshot(h.screen, "zones-80x24")
+        // Every row is exactly the screen's width, CJK and emoji included.
+        for y in 0..<24 { #expect(TextWidth.width(h.screen.line(y)) == 80, "row \(y)") }
+    }
+
+    @Test func openingAZoneFetchesItsChangeFeedAndPrefetches() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        let generation = try #require(h.state.list?.generation)
+        #expect(h.effects == [.loadChanges(.private, ZoneID(zoneName: "Gallery", ownerRecordName: Harness.owner, zoneType: .regularCustomZone), syncToken: nil, generation: generation)])
+        h.send(.changesLoaded(generation: generation, .success(RecordChangesPage(records: Harness.records(0..<200), syncToken: "t1", moreComing: true))))
+        #expect(h.effects.isEmpty, "no prefetch while far from the end")
+        try assertSnapshot(h.screen, "records-80x24")
+        // Near the end of what is loaded, the next page is requested before the user reaches it.
+        h.keys(.pageDown, .pageDown, .pageDown, .pageDown, .pageDown)
+        #expect(h.effects.contains { if case .loadChanges(_, _, "t1", _) = $0 { return true } else { return false } })
+        // A late answer for an older list is ignored.
+        h.send(.changesLoaded(generation: generation - 1, .success(RecordChangesPage(records: Harness.records(500..<501), syncToken: "x", moreComing: false))))
+        #expect(h.state.list?.records.count == 200)
+        h.send(.changesLoaded(generation: generation, .success(RecordChangesPage(records: Harness.records(200..<250), syncToken: "t2", moreComing: false))))
+        #expect(h.state.list?.records.count == 250 && h.state.list?.moreComing == false)
+        #expect(h.screen.line(23).contains("250 loaded") && !h.screen.line(23).contains("more coming"))
+    }
+
+    @Test func loadToEndCanBeCancelledWithEscape() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        let g = h.state.list!.generation
+        h.send(.changesLoaded(generation: g, .success(RecordChangesPage(records: Harness.records(0..<200), syncToken: "t1", moreComing: true))))
+        h.keys(.char("G"))
+        #expect(h.state.list?.loadingToEnd == true && h.effects.count == 1)
+        h.send(.changesLoaded(generation: g, .success(RecordChangesPage(records: Harness.records(200..<400), syncToken: "t2", moreComing: true))))
+        #expect(h.effects.count == 1, "keeps loading")
+        h.keys(.escape)
+        #expect(h.state.list?.loadingToEnd == false && h.state.pane == .records && h.state.message?.contains("stopped") == true)
+    }
+
+    @Test func refreshMergesChangesSinceTheToken() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        let g = h.state.list!.generation
+        h.send(.changesLoaded(generation: g, .success(RecordChangesPage(records: Harness.records(0..<5), syncToken: "t1", moreComing: false))))
+        h.keys(.char("r"))
+        #expect(h.effects == [.loadChanges(.private, h.state.list!.zoneID, syncToken: "t1", generation: g)])
+        var changed = Record(recordName: "artwork-1", recordType: "Artwork", recordChangeTag: "new")
+        changed.fields = ["x": .int64(1)]
+        h.send(.changesLoaded(generation: g, .success(RecordChangesPage(records: [.record(changed), .deleted(recordName: "artwork-2", zoneID: nil), .record(Record(recordName: "brand-new", recordType: "T"))], syncToken: "t2", moreComing: false))))
+        let list = try #require(h.state.list)
+        #expect(list.records.map(\.recordName) == ["作品-0-東京", "artwork-1", "artwork-2", "作品-3-東京", "作品-4-東京", "brand-new"] || list.records.count == 6)
+        #expect(list.records[1].recordChangeTag == "new" && list.records[2].isDeleted && list.syncToken == "t2")
+    }
+
+    @Test func recordDetailShowsEveryTypeAndFollowsReferences() throws {
+        var h = Harness(width: 120, height: 40)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.send(.changesLoaded(generation: h.state.list!.generation, .success(RecordChangesPage(records: [.record(Harness.detailRecord)], syncToken: "t", moreComing: false))))
+        h.keys(.enter)
+        #expect(h.effects == [.lookupRecord(.private, h.state.list!.zoneID, "artwork-7")])
+        h.send(.recordLoaded("artwork-7", .success((.record(Harness.detailRecord), Harness.detailRecord.json))))
+        try assertSnapshot(h.screen, "detail-120x40")
+        // Select the REFERENCE line and follow it.
+        let lines = Browser.detailLines(h.state.detail!)
+        let index = try #require(lines.firstIndex { $0.reference != nil })
+        for _ in 0..<index { h.keys(.char("j")) }
+        h.keys(.enter)
+        #expect(h.effects == [.lookupRecord(.private, h.state.list!.zoneID, "artist-hokusai")])
+        h.keys(.escape)
+        #expect(h.state.detail?.recordName == "artwork-7", "Esc returns to the record the reference came from")
+        h.keys(.char("v"))
+        try assertSnapshot(h.screen, "detail-raw-80x24-as-120x40")
+        h.keys(.char("y"))
+        #expect(h.effects.first.map { if case .copy(let text) = $0 { return text.contains("\"recordName\" : \"artwork-7\"") || text.contains("\"recordName\": \"artwork-7\"") } else { return false } } == true)
+    }
+
+    @Test func subscriptionsListAndDetail() throws {
+        var h = Harness()
+        h.keys(.char("s"))
+        #expect(h.effects == [.loadSubscriptions(.private)])
+        h.send(.subscriptionsLoaded(.private, .success(Harness.subscriptions)))
+        try assertSnapshot(h.screen, "subscriptions-80x24")
+        h.keys(.enter)
+        try assertSnapshot(h.screen, "subscription-detail-80x24")
+    }
+
+    @Test func helpFilterCommandAndTinyTerminal() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("?"))
+        try assertSnapshot(h.screen, "help-zones-80x24")
+        h.keys(.char("x"))
+        #expect(!h.state.showHelp)
+        h.keys(.char("j"), .enter)
+        h.send(.changesLoaded(generation: h.state.list!.generation, .success(RecordChangesPage(records: Harness.records(0..<40), syncToken: "t", moreComing: false))))
+        h.keys(.char("/"))
+        h.type("東京")
+        h.keys(.enter)
+        #expect(Browser.visibleIndices(h.state).count == 10 && h.state.filter == "東京")
+        h.keys(.char(":"))
+        h.type("query Artist firstName BEGINS_WITH Me")
+        h.keys(.enter)
+        guard case .runQuery(.private, let request, _)? = h.effects.first else {
+            Issue.record("expected a query effect")
+            return
+        }
+        #expect(request.query == Query(recordType: "Artist", filterBy: [Filter("firstName", .beginsWith, .string("Me"))]))
+        h.send(.resized(width: 60, height: 15))
+        try assertSnapshot(h.screen, "too-small-60x15")
+    }
+
+    @Test func authenticationRequiredShowsTheSignInURLThenContinuesInPublic() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .failure(BrowserFailure(message: "zones/list: AUTHENTICATION_REQUIRED (HTTP 421)", redirectURL: "https://idmsa.apple.com/signin", isAuthenticationRequired: true))))
+        try assertSnapshot(h.screen, "sign-in-80x24")
+        h.keys(.char("x"))
+        #expect(h.state.connection.database == .public && h.effects == [.loadZones(.public)])
+    }
+
+    @Test func productionIsMarkedInTheStatusBar() {
+        let h = Harness(environment: .production)
+        let screen = h.screen
+        let x = screen.line(23).firstRange(of: "production").map { screen.line(23).distance(from: screen.line(23).startIndex, to: $0.lowerBound) }
+        #expect(x != nil)
+        if let x { #expect(screen[x, 23].style.background == .red) }
+    }
+
+    @Test func queryParserTypesValues() throws {
+        #expect(try Browser.parseQuery(["Item", "n", "GREATER_THAN", "5"]).filterBy == [Filter("n", .greaterThan, .int64(5))])
+        #expect(try Browser.parseQuery(["Item", "p", "LESS_THAN", "2.5"]).filterBy == [Filter("p", .lessThan, .double(2.5))])
+        #expect(try Browser.parseQuery(["Item", "s", "IN", "a,b"]).filterBy == [Filter("s", .in, .stringList(["a", "b"]))])
+        #expect(try Browser.parseQuery(["Item", "title", "EQUALS", "Great", "Wave"]).filterBy == [Filter("title", .equals, .string("Great Wave"))])
+        #expect(try Browser.parseQuery(["Item", "recordName", "EQUALS", "x"]).filterBy == [Filter(system: .recordName, .equals, .reference(Reference(recordName: "x", action: nil)))])
+        #expect(throws: BrowserFailure.self) { try Browser.parseQuery(["Item", "n", "BIGGER", "5"]) }
+    }
+}

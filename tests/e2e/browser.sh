@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# End-to-end: the real ckbrowse binary in tmux against `ckbrowse serve` on a loopback port.
+# Waits on screen conditions (never fixed sleeps) and prints "N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${CKBROWSE_BIN:-$(swift build --show-bin-path)/ckbrowse}
+[ -x "$BIN" ] || swift build --product ckbrowse >/dev/null
+WORK=$(mktemp -d)
+SOCK="ckb-e2e-$$"
+API_SECRET="E2E-SECRET-API-$$-$RANDOM"
+WEB_SECRET="E2E-SECRET-WEB-$$-$RANDOM"
+passed=0; failed=0
+cleanup() {
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+ok() { passed=$((passed + 1)); echo "  ok   $1"; }
+bad() { failed=$((failed + 1)); echo "  FAIL $1"; echo "----- screen -----"; tmux -L "$SOCK" capture-pane -p 2>/dev/null | sed 's/^/  | /'; echo "------------------"; }
+screen() { tmux -L "$SOCK" capture-pane -p 2>/dev/null; }
+# wait_for "text" [seconds] : poll the screen until it contains text
+wait_for() {
+    local deadline=$((SECONDS + ${2:-15}))
+    while [ $SECONDS -lt $deadline ]; do
+        screen | grep -qF -- "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+wait_gone() {
+    local deadline=$((SECONDS + ${2:-15}))
+    while [ $SECONDS -lt $deadline ]; do
+        screen | grep -qF -- "$1" || return 0
+        sleep 0.1
+    done
+    return 1
+}
+# wait_width MIN MAX : the title row (right-aligned hints) ends between MIN and MAX bytes
+wait_width() {
+    local deadline=$((SECONDS + 15)) n
+    while [ $SECONDS -lt $deadline ]; do
+        n=$(screen | head -1 | awk '{ print length }')
+        [ "$n" -ge "$1" ] && [ "$n" -le "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
+keys() { tmux -L "$SOCK" send-keys "$@"; }
+screens_log="$WORK/screens.txt"
+snap() { screen >> "$screens_log"; }
+
+"$BIN" serve --data "$WORK/data" --port 0 --seed demo --api-token "$API_SECRET" --user "e2e:$WEB_SECRET" > "$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
+URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
+[ -n "$URL" ] || { echo "server did not start"; cat "$WORK/serve.log"; echo "0 passed, 1 failed"; exit 1; }
+echo "server at $URL"
+
+cat > "$WORK/tmux.conf" <<CONF
+set -g default-terminal tmux-256color
+set -g remain-on-exit on
+set -g status off
+CONF
+# The e2e user owns an empty private database; the demo user's data is reached with its own token.
+tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 \
+    "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state \
+     CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private \
+     CLOUDKIT_API_TOKEN=$API_SECRET CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
+
+check "zones of the private database" "Gallery"
+snap
+keys j j Enter
+check "open the Gallery zone: first page" "200 loaded · more coming"
+keys G
+check "G pages to the end" "2,060 loaded"
+if wait_gone "more coming" 20; then ok "no more coming after the last page"; else bad "still more coming"; fi
+snap
+keys : "open artwork-0017" Enter
+check "open a record" "FIELDS 14"
+check "every list expanded" "TIMESTAMP_LIST"
+keys j j Enter
+check "follow a reference" "artist-lee-ufan"
+check "CJK values line up" "이우환"
+snap
+keys v
+check "raw JSON view" "RAW JSON"
+keys Escape Escape Escape s
+check "subscriptions" "artwork-changes"
+keys j Enter
+check "subscription detail" "alertLocalizationKey"
+snap
+keys Escape
+check "back to the subscription list" "RECORD TYPE / ZONE"
+tmux -L "$SOCK" resize-window -x 120 -y 40
+if wait_width 115 125; then ok "resize to 120x40 re-lays out"; else bad "layout did not follow the resize to 120 columns"; fi
+tmux -L "$SOCK" resize-window -x 60 -y 15
+check "below 80x24 it says what it needs" "needs a terminal of at least 80×24"
+tmux -L "$SOCK" resize-window -x 100 -y 30
+if wait_width 95 105; then ok "back to 100x30"; else bad "layout did not follow the resize back to 100 columns"; fi
+keys D
+check "debug pane lists requests" "records/changes"
+snap
+keys D z 1
+check "switch to the public database" "public · 1 zones"
+keys Enter
+check "the public default zone asks for a query" "has no change feed"
+keys : "query Artist firstName BEGINS_WITH Me" Enter
+check "query the public default zone" "artist-mei-chen"
+keys q
+deadline=$((SECONDS + 10))
+while [ $SECONDS -lt $deadline ] && [ "$(tmux -L "$SOCK" display -p '#{pane_dead}')" != "1" ]; do sleep 0.1; done
+if [ "$(tmux -L "$SOCK" display -p '#{pane_dead}')" = "1" ] && [ "$(tmux -L "$SOCK" display -p '#{pane_dead_status}')" = "0" ]; then ok "q quits with status 0"; else bad "q did not quit cleanly"; fi
+if [ "$(tmux -L "$SOCK" display -p '#{alternate_on}')" = "0" ]; then ok "terminal restored (alternate screen off)"; else bad "alternate screen still on"; fi
+
+# SIGTERM and SIGHUP restore the terminal too.
+for sig in TERM HUP; do
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 \
+        "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg2 $BIN; echo EXIT=\$?; stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' '; echo"
+    if wait_for "Gallery" 60; then
+        pkill -"$sig" -f "^$BIN\$" 2>/dev/null || pkill -"$sig" -x ckbrowse
+        code=$([ $sig = TERM ] && echo 143 || echo 129)
+        if wait_for "EXIT=$code" 10 && wait_for "icanon echo" 5 && [ "$(tmux -L "$SOCK" display -p '#{alternate_on}')" = "0" ]; then
+            ok "SIG$sig restores the terminal (exit $code)"
+        else bad "SIG$sig did not restore the terminal"; fi
+    else bad "demo browser did not start for SIG$sig"; fi
+done
+
+if grep -qF -e "$API_SECRET" -e "$WEB_SECRET" "$screens_log" "$WORK/serve.log"; then bad "a token appeared on screen or in the server log"; else ok "no token on any captured screen or in the server log"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
