@@ -44,6 +44,11 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CLibc"]),
         // PURE browser: state, events, effects, screens. No curses, no networking.
         .target(name: "RecordBrowser", dependencies: ["TerminalUI", "CloudKitWeb"]),
+        // The browser's local SQLite cache of fetched records and sync tokens.
+        .target(
+            name: "BrowserCache",
+            dependencies: ["CloudKitWeb", "RecordBrowser", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // ncursesw macros, globals and wide-character helpers Swift cannot import directly.
         .target(
             name: "CNcursesw",
@@ -59,6 +64,7 @@ let package = Package(
                 "CloudKitLocal",
                 "TerminalUI",
                 "RecordBrowser",
+                "BrowserCache",
                 "CursesBackend",
                 "CLibc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -73,7 +79,8 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb"]),
+        .testTarget(name: "BrowserCacheTests", dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb"]),
+        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"]),
         .testTarget(
             name: "CloudKitLocalTests",
             dependencies: ["CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto")]

@@ -30,7 +30,7 @@ extension Browser {
                     guard state.zones.indices.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else {
                         return []
                     }
-                    state.list = RecordList(zoneID: zone.zoneID, source: .changes)
+                    state.list = RecordList(key: listKey(state, zone.zoneID), zoneID: zone.zoneID, source: .changes)
                 }
                 return runQuery(QueryRequest(query: query), &state)
             } catch let failure as BrowserFailure {

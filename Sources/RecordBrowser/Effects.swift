@@ -4,9 +4,16 @@ import TerminalUI
 /// Something the browser needs done outside the pure core; its result comes back as an event.
 public enum BrowserEffect: Sendable, Hashable {
     case loadZones(DatabaseScope)
-    /// One page of a zone's change feed after `syncToken`.
-    case loadChanges(DatabaseScope, ZoneID, syncToken: String?, generation: Int)
-    case runQuery(DatabaseScope, QueryRequest, generation: Int)
+    /// Open a list in the local cache (cached rows and token, shown at once).
+    case openList(ListKey, generation: Int)
+    /// Fetch one page of a zone's change feed after `syncToken` into the cache.
+    case loadChanges(DatabaseScope, ZoneID, ListKey, syncToken: String?, generation: Int)
+    /// Fetch one page of a query into the cache (`reset`: a new query, forget earlier results).
+    case runQuery(DatabaseScope, QueryRequest, ListKey, reset: Bool, generation: Int)
+    /// Read rows `start ..< start + count` of a list (matching `filter`) from the cache.
+    case loadWindow(ListKey, filter: String?, start: Int, count: Int, generation: Int)
+    /// Copy a cached record as JSON (OSC 52).
+    case copyRecord(ListKey, String)
     case lookupRecord(DatabaseScope, ZoneID, String)
     case loadSubscriptions(DatabaseScope)
     /// Put text on the clipboard (OSC 52).
@@ -19,13 +26,36 @@ public enum BrowserEvent: Sendable {
     case key(Key)
     case resized(width: Int, height: Int)
     case zonesLoaded(DatabaseScope, Result<[ZoneResult], BrowserFailure>)
-    case changesLoaded(generation: Int, Result<RecordChangesPage, BrowserFailure>)
-    case queryLoaded(generation: Int, Result<QueryResponse, BrowserFailure>)
+    /// The cache opened a list: what it already holds.
+    case listOpened(generation: Int, total: Int, syncToken: String?, moreComing: Bool)
+    /// A page was fetched and written to the cache. `tokenRefused`: the server refused the cached token,
+    /// so the cache was cleared and the zone fetched from the start.
+    case pageApplied(generation: Int, Result<PageOutcome, BrowserFailure>)
+    case windowLoaded(generation: Int, start: Int, rows: [RecordSummary], matching: Int)
     /// A looked-up record (or its per-item error), with the record dictionary as the server sent it.
     case recordLoaded(String, Result<(RecordResult, JSON), BrowserFailure>)
     case subscriptionsLoaded(DatabaseScope, Result<[SubscriptionResult], BrowserFailure>)
     case requestFinished(RequestRecord)
-    /// The app restored cached records of a zone (shown at once, then refreshed from the token).
-    case cacheLoaded(ZoneID, records: [Record], syncToken: String?)
     case notice(String)
+    /// Zones of the current database whose records and sync token are in the local cache.
+    case cachedZones(DatabaseScope, Set<String>)
+}
+
+/// What writing a page to the cache produced.
+public struct PageOutcome: Sendable, Hashable {
+    public var total: Int
+    public var syncToken: String?
+    public var continuationMarker: String?
+    public var moreComing: Bool
+    public var received: Int
+    public var tokenRefused: Bool
+
+    public init(total: Int, syncToken: String?, continuationMarker: String?, moreComing: Bool, received: Int, tokenRefused: Bool = false) {
+        self.total = total
+        self.syncToken = syncToken
+        self.continuationMarker = continuationMarker
+        self.moreComing = moreComing
+        self.received = received
+        self.tokenRefused = tokenRefused
+    }
 }

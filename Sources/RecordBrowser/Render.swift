@@ -119,22 +119,21 @@ extension Browser {
 
     static func drawRecords(_ screen: inout Screen, _ state: BrowserState) {
         guard let list = state.list else { return }
-        let visible = visibleIndices(state)
-        if visible.isEmpty {
-            let text = list.loading ? " loading…" : (state.filter != nil ? " no loaded record matches the filter" : " no records")
+        if list.matching == 0 {
+            let text = list.loading || !list.opened ? " loading…" : (state.filter != nil ? " no loaded record matches the filter" : " no records")
             screen.put(text, x: 0, y: 2, style: Theme.dim)
-            if let message = state.message, list.records.isEmpty { screen.put(" " + message, x: 0, y: 4, maxWidth: screen.width - 2) }
+            if let message = state.message, list.total == 0 { screen.put(" " + message, x: 0, y: 4, maxWidth: screen.width - 2) }
         }
         let widths = [0, 14, 16, 14, 10]
         let cols = columns(widths, total: screen.width - 1)
-        drawList(&screen, header: ["RECORD NAME", "TYPE", "MODIFIED", "MODIFIED BY", "CHANGE TAG"], widths: widths, count: visible.count,
+        drawList(&screen, header: ["RECORD NAME", "TYPE", "MODIFIED", "MODIFIED BY", "CHANGE TAG"], widths: widths, count: list.matching,
                  selection: list.selection, scroll: list.scroll) { i in
-            let record = list.records[visible[i]]
-            if record.isDeleted {
+            guard let record = list.row(i) else { return (" …", Theme.dim) }
+            if record.deleted {
                 return (row(["✝ " + record.recordName, record.recordType ?? "", "deleted", "", ""], cols), Theme.tombstone)
             }
-            let by = record.modified?.userRecordName.map { String($0.prefix(13)) } ?? ""
-            return (row([record.recordName, record.recordType ?? "", Format.short(record.modified?.timestamp), by, record.recordChangeTag ?? ""], cols), .plain)
+            let by = record.modifiedBy.map { String($0.prefix(13)) } ?? ""
+            return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
         }
     }
 
@@ -247,28 +246,34 @@ extension Browser {
         }
     }
 
+    /// container · environment (production in red) · database · zone · counts │ last error. When the
+    /// row is too narrow the container name gives way first, then the error.
     static func drawStatus(_ screen: inout Screen, _ state: BrowserState) {
         let y = screen.height - 1
         screen.fill(y: y, style: Theme.status)
         let c = state.connection
-        var x = screen.put(" \(c.container) · ", x: 0, y: y, style: Theme.status)
-        x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
         var parts = [c.database.rawValue]
         if let list = state.list, [.records, .recordDetail].contains(state.pane) {
             parts.append(list.zoneID.zoneName)
-            var counts = "\(Format.count(list.records.count)) loaded"
-            if state.filter != nil { counts += " · \(Format.count(visibleIndices(state).count)) match" }
+            var counts = "\(Format.count(list.total)) loaded"
+            if state.filter != nil { counts += " · \(Format.count(list.matching)) match" }
             if list.loading { counts += " · loading" }
-            if list.moreComing { counts += " · more coming" }
+            if list.moreComing && list.source == .changes { counts += " · more coming" }
+            if list.moreComing, case .query = list.source { counts += " · more coming" }
             parts.append(counts)
         } else if state.pane == .zones {
             parts.append("\(state.zones.count) zones")
         } else if state.pane == .subscriptions || state.pane == .subscriptionDetail {
             parts.append("\(state.subscriptions.count) subscriptions")
         }
-        x += screen.put(" · " + parts.joined(separator: " · ") + " ", x: x, y: y, style: Theme.status)
-        if let error = state.lastError {
-            screen.put("│ " + error.message, x: x, y: y, style: Theme.status.with(foreground: .red).bolded, maxWidth: screen.width - x)
+        let tail = " · " + parts.joined(separator: " · ") + " "
+        let fixed = TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 4
+        let container = TextWidth.truncate(c.container, to: max(8, screen.width - fixed))
+        var x = screen.put(" \(container) · ", x: 0, y: y, style: Theme.status)
+        x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
+        x += screen.put(tail, x: x, y: y, style: Theme.status)
+        if let error = state.lastError, x < screen.width - 4 {
+            screen.put("│ " + TextWidth.truncate(error.message, to: screen.width - x - 2), x: x, y: y, style: Theme.status.with(foreground: .red).bolded)
         }
     }
 

@@ -48,21 +48,32 @@ public struct BrowserFailure: Error, Sendable, Hashable {
     }
 }
 
-/// The loaded records of the open zone: from its change feed, or from a query.
+/// The records of the open zone, from its change feed or a query. Only a window of row summaries is
+/// in memory; the rows live in the local cache, so memory stays flat however many records are loaded.
 public struct RecordList: Sendable {
     public enum Source: Sendable, Hashable {
         case changes
         case query(QueryRequest)
     }
 
+    public var key: ListKey
     public var zoneID: ZoneID
     public var source: Source
-    public var records: [Record] = []
-    var index: [String: Int] = [:]
+    /// Rows in the cache for this list.
+    public var total = 0
+    /// Rows matching the `/` filter (equals `total` without a filter).
+    public var matching = 0
+    /// Row summaries `windowStart ..< windowStart + window.count` (of the filtered order).
+    public var window: [RecordSummary] = []
+    public var windowStart = 0
+    /// A window request is in flight.
+    public var windowPending = false
     public var syncToken: String?
     public var continuationMarker: String?
     public var moreComing = true
     public var loading = false
+    /// The cache has been opened (its rows and token are known).
+    public var opened = false
     /// `G` was pressed: keep loading until the end (Esc cancels).
     public var loadingToEnd = false
     /// Bumped when the list is replaced, so late answers for an old list are ignored.
@@ -70,35 +81,16 @@ public struct RecordList: Sendable {
     public var selection = 0
     public var scroll = 0
 
-    public init(zoneID: ZoneID, source: Source) {
+    public init(key: ListKey, zoneID: ZoneID, source: Source) {
+        self.key = key
         self.zoneID = zoneID
         self.source = source
     }
 
-    /// Adds changed records: a record already listed is replaced in place (its latest state), a new one
-    /// is appended, a deletion marks the row as a tombstone.
-    mutating func merge(_ results: [RecordResult]) {
-        for result in results {
-            switch result {
-            case .record(let record):
-                if let i = index[record.recordName] { records[i] = record } else {
-                    index[record.recordName] = records.count
-                    records.append(record)
-                }
-            case .deleted(let name, _):
-                var tombstone = Record(recordName: name)
-                tombstone.deleted = true
-                if let i = index[name] {
-                    tombstone.recordType = records[i].recordType
-                    records[i] = tombstone
-                } else {
-                    index[name] = records.count
-                    records.append(tombstone)
-                }
-            case .failure:
-                continue
-            }
-        }
+    /// The summary of row `index`, if it is in the window.
+    public func row(_ index: Int) -> RecordSummary? {
+        let i = index - windowStart
+        return window.indices.contains(i) ? window[i] : nil
     }
 }
 

@@ -33,42 +33,59 @@ public enum Browser {
             case .failure(let failure): fail(&state, failure)
             }
             return []
-        case .changesLoaded(let generation, let result):
+        case .listOpened(let generation, let total, let token, let more):
+            guard var list = state.list, list.generation == generation else { return [] }
+            list.opened = true
+            list.total = total
+            list.matching = total
+            if list.source == .changes {
+                list.syncToken = token
+                list.moreComing = true  // until the server says otherwise
+                list.loading = true
+                state.list = list
+                if total > 0 { state.message = "showing \(Format.count(total)) cached records; fetching changes since the saved sync token…" }
+                return [.loadChanges(state.connection.database, list.zoneID, list.key, syncToken: token, generation: generation)] + window(&state, force: true)
+            }
+            state.list = list
+            return window(&state, force: true)
+        case .pageApplied(let generation, let result):
             guard var list = state.list, list.generation == generation else { return [] }
             list.loading = false
             switch result {
-            case .success(let page):
-                list.merge(page.records)
-                list.syncToken = page.syncToken
-                list.moreComing = page.moreComing
-                if !page.moreComing { list.loadingToEnd = false }
+            case .success(let outcome):
+                list.total = outcome.total
+                if state.filter == nil { list.matching = outcome.total }
+                list.syncToken = outcome.syncToken ?? list.syncToken
+                list.continuationMarker = outcome.continuationMarker
+                list.moreComing = outcome.moreComing
+                if !outcome.moreComing { list.loadingToEnd = false }
                 state.list = list
-                state.message = nil
-                return prefetch(&state)
+                if outcome.tokenRefused {
+                    state.message = "the server refused the cached sync token: the zone was fetched again from the start"
+                } else if list.loadingToEnd {
+                    state.message = "loading to the end… \(Format.count(list.total)) loaded (Esc stops)"
+                } else {
+                    state.message = nil
+                }
+                return window(&state, force: true) + prefetch(&state)
             case .failure(let failure):
                 list.loadingToEnd = false
+                if case .query = list.source { list.moreComing = false }
                 state.list = list
                 fail(&state, failure)
                 return []
             }
-        case .queryLoaded(let generation, let result):
+        case .windowLoaded(let generation, let start, let rows, let matching):
             guard var list = state.list, list.generation == generation else { return [] }
-            list.loading = false
-            switch result {
-            case .success(let page):
-                list.merge(page.records)
-                list.continuationMarker = page.continuationMarker
-                list.moreComing = page.continuationMarker != nil
-                if !list.moreComing { list.loadingToEnd = false }
-                state.list = list
-                return prefetch(&state)
-            case .failure(let failure):
-                list.loadingToEnd = false
-                list.moreComing = false
-                state.list = list
-                fail(&state, failure)
-                return []
-            }
+            list.windowPending = false
+            list.window = rows
+            list.windowStart = start
+            list.matching = matching
+            var scroll = list.scroll
+            move(&list.selection, &scroll, count: matching, delta: 0, height: listHeight(state))
+            list.scroll = scroll
+            state.list = list
+            return window(&state, force: false)
         case .recordLoaded(let name, let result):
             guard var detail = state.detail, detail.recordName == name else { return [] }
             detail.loading = false
@@ -102,11 +119,8 @@ public enum Browser {
             state.requests.append(record)
             if state.requests.count > 200 { state.requests.removeFirst(state.requests.count - 200) }
             return []
-        case .cacheLoaded(let zoneID, let records, let token):
-            guard var list = state.list, list.zoneID == zoneID, list.source == .changes else { return [] }
-            list.merge(records.map { $0.isDeleted ? RecordResult.deleted(recordName: $0.recordName, zoneID: nil) : .record($0) })
-            list.syncToken = token
-            state.list = list
+        case .cachedZones(let scope, let zones):
+            if scope == state.connection.database { state.cachedZones = zones }
             return []
         case .notice(let text):
             state.message = text
@@ -174,7 +188,7 @@ public enum Browser {
         if state.pane == .records, var list = state.list, list.loadingToEnd {
             list.loadingToEnd = false  // Esc cancels "load to the end" first
             state.list = list
-            state.message = "stopped loading at \(list.records.count) records"
+            state.message = "stopped loading at \(Format.count(list.total)) records"
             return []
         }
         if state.pane == .recordDetail, let previous = state.detailHistory.popLast() {
@@ -183,7 +197,7 @@ public enum Browser {
         }
         if state.filter != nil && state.pane == .records {
             state.filter = nil
-            return []
+            return filterChanged(&state)
         }
         if state.stack.count > 1 { state.stack.removeLast() }
         return []
@@ -220,7 +234,7 @@ public enum Browser {
         var zoneScroll = 0
         move(&state.zoneSelection, &zoneScroll, count: state.zones.count, delta: 0, height: h)
         if var list = state.list {
-            move(&list.selection, &list.scroll, count: visibleIndices(state).count, delta: 0, height: h)
+            move(&list.selection, &list.scroll, count: list.matching, delta: 0, height: h)
             state.list = list
         }
     }
@@ -264,76 +278,84 @@ public enum Browser {
         return [.loadZones(scope)]
     }
 
-    /// Custom zones open their change feed; the default zone (no change feed) waits for `:query`.
+    static func listKey(_ state: BrowserState, _ zoneID: ZoneID, query: String = "") -> ListKey {
+        ListKey(
+            container: state.connection.container, environment: state.connection.environment, database: state.connection.database,
+            zoneName: zoneID.zoneName, owner: zoneID.ownerRecordName ?? "", query: query)
+    }
+
+    /// Custom zones open their change feed (cached rows first, then the changes since the saved token);
+    /// the default zone, which has no change feed, waits for `:query`.
     static func openZone(_ zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
         let generation = (state.list?.generation ?? 0) + 1
         state.filter = nil
+        state.stack = [.zones, .records]
         if zoneID.isDefaultZone {
-            var list = RecordList(zoneID: zoneID, source: .query(QueryRequest(query: Query(recordType: ""))))
+            var list = RecordList(key: listKey(state, zoneID, query: "-"), zoneID: zoneID, source: .query(QueryRequest(query: Query(recordType: ""))))
             list.moreComing = false
+            list.opened = true
             list.generation = generation
             state.list = list
-            state.stack = [.zones, .records]
             state.message = "The default zone has no change feed: type  :query TYPE [FIELD COMPARATOR VALUE]"
             return []
         }
-        var list = RecordList(zoneID: zoneID, source: .changes)
+        var list = RecordList(key: listKey(state, zoneID), zoneID: zoneID, source: .changes)
         list.generation = generation
         list.loading = true
         state.list = list
-        state.stack = [.zones, .records]
-        return [.loadChanges(state.connection.database, zoneID, syncToken: nil, generation: generation)]
+        return [.openList(list.key, generation: generation)]
     }
 
     // MARK: Records
 
-    /// Indices of the loaded records that pass the `/` filter.
-    public static func visibleIndices(_ state: BrowserState) -> [Int] {
-        guard let list = state.list else { return [] }
-        guard let filter = state.filter?.lowercased(), !filter.isEmpty else { return Array(list.records.indices) }
-        return list.records.indices.filter { i in
-            let r = list.records[i]
-            return r.recordName.lowercased().contains(filter) || (r.recordType?.lowercased().contains(filter) ?? false)
+    /// Asks the cache for the rows around the visible ones when they are not all in the window
+    /// (`force`: the rows changed, read them again).
+    static func window(_ state: inout BrowserState, force: Bool) -> [BrowserEffect] {
+        guard var list = state.list, list.opened else { return [] }
+        let h = listHeight(state)
+        if !force {
+            if list.windowPending { return [] }
+            let end = min(list.matching, list.scroll + h)
+            let have = list.windowStart..<(list.windowStart + list.window.count)
+            if end <= list.scroll || (have.contains(list.scroll) && have.contains(end - 1)) { return [] }
         }
+        list.windowPending = true
+        state.list = list
+        return [.loadWindow(list.key, filter: state.filter, start: max(0, list.scroll - h), count: h * 3, generation: list.generation)]
     }
 
     static func recordsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         guard var list = state.list else { return [] }
-        let visible = visibleIndices(state)
         let h = listHeight(state)
-        if let d = delta(key, page: h, count: visible.count) {
-            move(&list.selection, &list.scroll, count: visible.count, delta: d, height: h)
+        if let d = delta(key, page: h, count: list.matching) {
+            move(&list.selection, &list.scroll, count: list.matching, delta: d, height: h)
             state.list = list
-            return prefetch(&state)
+            return window(&state, force: false) + prefetch(&state)
         }
         switch key {
         case .char("G"):
-            move(&list.selection, &list.scroll, count: visible.count, delta: visible.count, height: h)
+            move(&list.selection, &list.scroll, count: list.matching, delta: list.matching, height: h)
             if list.moreComing {
                 list.loadingToEnd = true
                 state.message = "loading to the end… (Esc stops)"
             }
             state.list = list
-            return prefetch(&state)
+            return window(&state, force: false) + prefetch(&state)
         case .enter, .char("l"), .right:
-            guard visible.indices.contains(list.selection) else { return [] }
-            let record = list.records[visible[list.selection]]
+            guard let row = list.row(list.selection) else { return [] }
             state.detailHistory = []
-            return openRecord(record.recordName, zoneID: list.zoneID, &state)
+            return openRecord(row.recordName, zoneID: list.zoneID, &state)
         case .char("r"):
             return refresh(&state)
         case .char("n"), .char("N"):
-            guard let filter = state.filter, !filter.isEmpty else { return [] }
-            _ = filter
-            let step = key == .char("n") ? 1 : -1
-            move(&list.selection, &list.scroll, count: visible.count, delta: step, height: h)
+            guard state.filter?.isEmpty == false else { return [] }
+            move(&list.selection, &list.scroll, count: list.matching, delta: key == .char("n") ? 1 : -1, height: h)
             state.list = list
-            return []
+            return window(&state, force: false)
         case .char("y"):
-            guard visible.indices.contains(list.selection) else { return [] }
-            let record = list.records[visible[list.selection]]
-            state.message = "copied \(record.recordName) as JSON"
-            return [.copy(record.json.prettyPrinted())]
+            guard let row = list.row(list.selection) else { return [] }
+            state.message = "copied \(row.recordName) as JSON"
+            return [.copyRecord(list.key, row.recordName)]
         default:
             return []
         }
@@ -347,41 +369,41 @@ public enum Browser {
             list.loading = true
             state.list = list
             state.message = "refreshing changes since the last sync token…"
-            return [.loadChanges(state.connection.database, list.zoneID, syncToken: list.syncToken, generation: list.generation)]
+            return [.loadChanges(state.connection.database, list.zoneID, list.key, syncToken: list.syncToken, generation: list.generation)]
         case .query(let request):
             guard !request.query.recordType.isEmpty else { return [] }
             return runQuery(request, &state)
         }
     }
 
-    /// Requests the next page when the selection nears the end of what is loaded (or `G` is on).
+    /// Prefetch distance in rows: the next page is requested before the user reaches the end.
     static func prefetch(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard var list = state.list, list.moreComing, !list.loading else { return [] }
-        let visible = visibleIndices(state).count
-        guard list.loadingToEnd || list.selection + prefetchDistance >= visible else { return [] }
+        guard var list = state.list, list.opened, list.moreComing, !list.loading else { return [] }
+        guard list.loadingToEnd || list.selection + prefetchDistance >= list.total else { return [] }
         list.loading = true
         state.list = list
         switch list.source {
         case .changes:
-            return [.loadChanges(state.connection.database, list.zoneID, syncToken: list.syncToken, generation: list.generation)]
+            return [.loadChanges(state.connection.database, list.zoneID, list.key, syncToken: list.syncToken, generation: list.generation)]
         case .query(var request):
             request.continuationMarker = list.continuationMarker
-            return [.runQuery(state.connection.database, request, generation: list.generation)]
+            return [.runQuery(state.connection.database, request, list.key, reset: false, generation: list.generation)]
         }
     }
 
     static func runQuery(_ request: QueryRequest, _ state: inout BrowserState) -> [BrowserEffect] {
         let zoneID = state.list?.zoneID ?? .default
-        var list = RecordList(zoneID: zoneID, source: .query(request))
+        var request = request
+        request.zoneID = zoneID.isDefaultZone ? nil : ZoneID(zoneName: zoneID.zoneName)
+        var list = RecordList(key: listKey(state, zoneID, query: request.query.json.text), zoneID: zoneID, source: .query(request))
         list.generation = (state.list?.generation ?? 0) + 1
         list.loading = true
+        list.opened = true
         state.list = list
         state.filter = nil
         state.message = nil
         state.stack = [.zones, .records]
-        var request = request
-        request.zoneID = zoneID.isDefaultZone ? nil : ZoneID(zoneName: zoneID.zoneName)
-        return [.runQuery(state.connection.database, request, generation: list.generation)]
+        return [.runQuery(state.connection.database, request, list.key, reset: true, generation: list.generation)]
     }
 
     // MARK: Record detail
@@ -484,7 +506,10 @@ public enum Browser {
         switch key {
         case .escape, .ctrl("c"):
             state.input = nil
-            if input.prompt == "/" { state.filter = nil }
+            if input.prompt == "/" {
+                state.filter = nil
+                return filterChanged(&state)
+            }
             return []
         case .backspace:
             if input.text.isEmpty {
@@ -498,12 +523,7 @@ public enum Browser {
             state.input = nil
             if input.prompt == "/" {
                 state.filter = input.text.isEmpty ? nil : input.text
-                if var list = state.list {
-                    list.selection = 0
-                    list.scroll = 0
-                    state.list = list
-                }
-                return prefetch(&state)
+                return filterChanged(&state)
             }
             return command(input.text, &state)
         default:
@@ -512,12 +532,17 @@ public enum Browser {
         state.input = input
         if input.prompt == "/" {
             state.filter = input.text
-            if var list = state.list {
-                list.selection = 0
-                list.scroll = 0
-                state.list = list
-            }
+            return filterChanged(&state)
         }
         return []
+    }
+
+    /// The `/` filter changed: back to the first match, rows and count from the cache.
+    static func filterChanged(_ state: inout BrowserState) -> [BrowserEffect] {
+        guard var list = state.list else { return [] }
+        list.selection = 0
+        list.scroll = 0
+        state.list = list
+        return window(&state, force: true)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BrowserCache
 import CLibc
 import CloudKitWeb
 import Foundation
@@ -26,9 +27,11 @@ struct Browse: AsyncParsableCommand {
         let resolved = try await connection.resolve(observer: { record in
             Task { @MainActor in box.app?.record(record) }
         })
+        // A cache that cannot be opened is not fatal: the browser then works from the server only.
+        let cache = try? RecordCache(container: resolved.info.container, environment: resolved.info.environment)
         let info = ConnectionInfo(container: resolved.info.container, environment: resolved.info.environment, database: resolved.info.database, server: resolved.info.server)
         let code = try await MainActor.run {
-            let app = BrowserApp(client: resolved.client, connection: info)
+            let app = BrowserApp(client: resolved.client, cache: cache, connection: info)
             box.app = app
             return app
         }.runOnMain()

@@ -1,5 +1,6 @@
 import CLibc
 import CloudKitWeb
+import BrowserCache
 import CursesBackend
 import Dispatch
 import Foundation
@@ -17,6 +18,7 @@ import Glibc
 final class BrowserApp {
     private var state: BrowserState
     private let client: CloudKitClient
+    private let cache: RecordCache?
     private var terminal: CursesTerminal?
     private var sources: [any DispatchSourceProtocol] = []
     private var continuation: CheckedContinuation<Int32, Never>?
@@ -24,8 +26,9 @@ final class BrowserApp {
     private var emptyWakeups = 0
     private var tasks: [Task<Void, Never>] = []
 
-    init(client: CloudKitClient, connection: ConnectionInfo) {
+    init(client: CloudKitClient, cache: RecordCache?, connection: ConnectionInfo) {
         self.client = client
+        self.cache = cache
         self.state = BrowserState(connection: connection)
     }
 
@@ -123,53 +126,28 @@ final class BrowserApp {
                 finish(0)
                 return
             case .copy(let text):
-                // OSC 52: the terminal (or tmux with set-clipboard) puts it on the clipboard, also over SSH.
-                let sequence = "\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}"
-                _ = sequence.withCString { clibc_write_all(1, $0, Int(strlen($0))) }
+                copy(text)
+            case .copyRecord(let key, let name):
+                if let record = try? cache?.record(key, name: name) { copy(record.json.prettyPrinted()) }
             default:
                 run(effect)
             }
         }
     }
 
+    /// OSC 52: the terminal (or tmux with set-clipboard) puts the text on the clipboard, also over SSH.
+    private func copy(_ text: String) {
+        let sequence = "\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}"
+        _ = sequence.withCString { clibc_write_all(1, $0, Int(strlen($0))) }
+    }
+
     private func run(_ effect: BrowserEffect) {
-        let client = self.client
+        let runner = EffectRunner(client: client, cache: cache)
         let task = Task { @MainActor [weak self] in
-            let event = await Self.execute(effect, client: client)
-            if let event { self?.deliver(event) }
+            for event in await runner.execute(effect) { self?.deliver(event) }
         }
         tasks.append(task)
         tasks.removeAll { $0.isCancelled }
-    }
-
-    /// Runs one effect against the service and turns the answer into an event.
-    nonisolated static func execute(_ effect: BrowserEffect, client: CloudKitClient) async -> BrowserEvent? {
-        func failure(_ error: any Error) -> BrowserFailure { BrowserFailure(error) }
-        switch effect {
-        case .loadZones(let scope):
-            do { return .zonesLoaded(scope, .success(try await client.database(scope).listZones())) } catch { return .zonesLoaded(scope, .failure(failure(error))) }
-        case .loadChanges(let scope, let zoneID, let token, let generation):
-            do {
-                let page = try await client.database(scope).recordChanges(RecordChangesRequest(zoneID: zoneID, syncToken: token, resultsLimit: 200))
-                return .changesLoaded(generation: generation, .success(page))
-            } catch { return .changesLoaded(generation: generation, .failure(failure(error))) }
-        case .runQuery(let scope, let request, let generation):
-            do { return .queryLoaded(generation: generation, .success(try await client.database(scope).query(request))) } catch {
-                return .queryLoaded(generation: generation, .failure(failure(error)))
-            }
-        case .lookupRecord(let scope, let zoneID, let name):
-            do {
-                let results = try await client.database(scope).lookupRecordsWithJSON(LookupRecordsRequest(recordNames: [name], zoneID: zoneID))
-                guard let first = results.first else { return .recordLoaded(name, .failure(BrowserFailure(message: "no result for \(name)"))) }
-                return .recordLoaded(name, .success(first))
-            } catch { return .recordLoaded(name, .failure(failure(error))) }
-        case .loadSubscriptions(let scope):
-            do { return .subscriptionsLoaded(scope, .success(try await client.database(scope).listSubscriptions())) } catch {
-                return .subscriptionsLoaded(scope, .failure(failure(error)))
-            }
-        case .copy, .quit:
-            return nil
-        }
     }
 
     /// Restores the terminal and ends the process with `code`.

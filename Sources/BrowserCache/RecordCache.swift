@@ -1,0 +1,151 @@
+import CloudKitWeb
+import Foundation
+import GRDB
+import RecordBrowser
+
+/// The browser's local cache: records fetched from a zone, with the zone's sync token, in SQLite under
+/// the XDG cache directory (one file per container and environment; lists keyed by database, owner
+/// and zone). Reopening a zone shows these records at once and fetches only the changes since the
+/// token. The file is readable by its owner only.
+public final class RecordCache: Sendable {
+    let pool: DatabasePool
+    public let path: String
+
+    public static func defaultDirectory() -> String {
+        let env = ProcessInfo.processInfo.environment
+        let base = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache")
+        return (base as NSString).appendingPathComponent("ckbrowse")
+    }
+
+    /// Opens (or creates) the cache for a container and environment.
+    public init(directory: String = RecordCache.defaultDirectory(), container: String, environment: CloudKitEnvironment) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let safe = container.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }
+        path = (directory as NSString).appendingPathComponent("\(String(safe))-\(environment.rawValue).sqlite")
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA cache_size = -2048")  // 2 MB: memory stays flat however large the zone
+        }
+        let existed = FileManager.default.fileExists(atPath: path)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        if !existed { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE list (key TEXT PRIMARY KEY, sync_token TEXT, marker TEXT, more INTEGER NOT NULL DEFAULT 1,
+                                   next_position INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE record (
+                  key TEXT NOT NULL, name TEXT NOT NULL, position INTEGER NOT NULL,
+                  type TEXT, modified INTEGER, modified_by TEXT, tag TEXT, deleted INTEGER NOT NULL DEFAULT 0,
+                  json BLOB,
+                  PRIMARY KEY (key, name));
+                CREATE INDEX record_position ON record (key, position);
+                """)
+        }
+        try migrator.migrate(pool)
+    }
+
+    /// The saved position of a list: its sync token (change feeds) and whether more is coming.
+    public struct ListState: Sendable, Hashable {
+        public var syncToken: String?
+        public var continuationMarker: String?
+        public var moreComing: Bool
+        public var count: Int
+    }
+
+    /// Opens a list: tombstones from an earlier session are dropped (deleted records leave the cache).
+    public func open(_ key: ListKey) throws -> ListState {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM record WHERE key = ? AND deleted = 1", arguments: [key.description])
+            return try Self.state(db, key)
+        }
+    }
+
+    static func state(_ db: Database, _ key: ListKey) throws -> ListState {
+        let row = try Row.fetchOne(db, sql: "SELECT * FROM list WHERE key = ?", arguments: [key.description])
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE key = ?", arguments: [key.description]) ?? 0
+        return ListState(syncToken: row?["sync_token"], continuationMarker: row?["marker"], moreComing: (row?["more"] as Int64? ?? 1) != 0, count: count)
+    }
+
+    /// Forgets a list (a token the server refused, or a new query).
+    public func reset(_ key: ListKey) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM record WHERE key = ?", arguments: [key.description])
+            try db.execute(sql: "DELETE FROM list WHERE key = ?", arguments: [key.description])
+        }
+    }
+
+    /// Applies one page in one transaction: changed records replace their row in place (keeping their
+    /// position), new ones are appended, deletions become tombstones; then the token is saved. A crash
+    /// between pages leaves the previous token with the previous rows.
+    @discardableResult
+    public func apply(_ key: ListKey, records: [RecordResult], syncToken: String?, continuationMarker: String?, moreComing: Bool) throws -> ListState {
+        try pool.write { db in
+            let k = key.description
+            try db.execute(sql: "INSERT OR IGNORE INTO list (key) VALUES (?)", arguments: [k])
+            var next = try Int64.fetchOne(db, sql: "SELECT next_position FROM list WHERE key = ?", arguments: [k]) ?? 0
+            let upsert = try db.makeStatement(sql: """
+                INSERT INTO record (key, name, position, type, modified, modified_by, tag, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (key, name) DO UPDATE SET type = COALESCE(excluded.type, record.type), modified = excluded.modified,
+                  modified_by = excluded.modified_by, tag = excluded.tag, deleted = excluded.deleted, json = excluded.json
+                """)
+            for result in records {
+                switch result {
+                case .record(let record):
+                    try upsert.execute(arguments: [k, record.recordName, next, record.recordType, record.modified?.timestamp,
+                                                   record.modified?.userRecordName, record.recordChangeTag, 0, Data(record.json.bytes)])
+                case .deleted(let name, _):
+                    try upsert.execute(arguments: [k, name, next, nil, nil, nil, nil, 1, nil])
+                case .failure:
+                    continue
+                }
+                next += 1
+            }
+            try db.execute(
+                sql: "UPDATE list SET sync_token = COALESCE(?, sync_token), marker = ?, more = ?, next_position = ? WHERE key = ?",
+                arguments: [syncToken, continuationMarker, moreComing ? 1 : 0, next, k])
+            return try Self.state(db, key)
+        }
+    }
+
+    /// Rows `start..<start+count` in list order, optionally only those whose name or type contains `filter`.
+    public func window(_ key: ListKey, filter: String?, start: Int, count: Int) throws -> (rows: [RecordSummary], matching: Int) {
+        try pool.read { db in
+            var condition = "key = ?"
+            var arguments: [any DatabaseValueConvertible] = [key.description]
+            if let filter, !filter.isEmpty {
+                condition += " AND (instr(lower(name), ?) > 0 OR instr(lower(COALESCE(type, '')), ?) > 0)"
+                arguments += [filter.lowercased(), filter.lowercased()]
+            }
+            let matching = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(condition)", arguments: StatementArguments(arguments)) ?? 0
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT name, type, modified, modified_by, tag, deleted FROM record WHERE \(condition) ORDER BY position LIMIT ? OFFSET ?",
+                arguments: StatementArguments(arguments + [count, start]))
+            return (rows.map {
+                RecordSummary(recordName: $0["name"], recordType: $0["type"], modified: $0["modified"], modifiedBy: $0["modified_by"],
+                              changeTag: $0["tag"], deleted: ($0["deleted"] as Int64) != 0)
+            }, matching)
+        }
+    }
+
+    /// The cached record dictionary of one record.
+    public func record(_ key: ListKey, name: String) throws -> CloudKitWeb.Record? {
+        try pool.read { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT json FROM record WHERE key = ? AND name = ?", arguments: [key.description, name]) else { return nil }
+            return try CloudKitWeb.Record.decode(from: data)
+        }
+    }
+
+    /// Names of zones (of one database and owner) that have a saved sync token.
+    public func cachedZones(container: String, environment: CloudKitEnvironment, database: DatabaseScope) throws -> Set<String> {
+        try pool.read { db in
+            let prefix = [container, environment.rawValue, database.rawValue].joined(separator: "\u{1F}") + "\u{1F}"
+            let keys = try String.fetchAll(db, sql: "SELECT key FROM list WHERE sync_token IS NOT NULL AND substr(key, 1, ?) = ?", arguments: [prefix.utf8.count, prefix])
+            return Set(keys.compactMap { key in
+                let parts = key.components(separatedBy: "\u{1F}")
+                return parts.count == 6 && parts[5].isEmpty ? parts[4] : nil
+            })
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import CloudKitWeb
+
+/// What a list row needs of a record; the full record stays in the cache.
+public struct RecordSummary: Sendable, Hashable {
+    public var recordName: String
+    public var recordType: String?
+    public var modified: Int64?
+    public var modifiedBy: String?
+    public var changeTag: String?
+    public var deleted: Bool
+
+    public init(recordName: String, recordType: String?, modified: Int64?, modifiedBy: String?, changeTag: String?, deleted: Bool) {
+        self.recordName = recordName
+        self.recordType = recordType
+        self.modified = modified
+        self.modifiedBy = modifiedBy
+        self.changeTag = changeTag
+        self.deleted = deleted
+    }
+
+    public init(_ record: Record) {
+        self.init(
+            recordName: record.recordName, recordType: record.recordType, modified: record.modified?.timestamp,
+            modifiedBy: record.modified?.userRecordName, changeTag: record.recordChangeTag, deleted: record.isDeleted)
+    }
+}
+
+/// Identifies a list of records in the local cache: a zone's change feed, or the results of a query.
+public struct ListKey: Sendable, Hashable, CustomStringConvertible {
+    public var container: String
+    public var environment: CloudKitEnvironment
+    public var database: DatabaseScope
+    public var zoneName: String
+    public var owner: String
+    /// Empty for the change feed; the query's canonical JSON for query results.
+    public var query: String
+
+    public init(container: String, environment: CloudKitEnvironment, database: DatabaseScope, zoneName: String, owner: String, query: String = "") {
+        self.container = container
+        self.environment = environment
+        self.database = database
+        self.zoneName = zoneName
+        self.owner = owner
+        self.query = query
+    }
+
+    public var description: String {
+        [container, environment.rawValue, database.rawValue, owner, zoneName, query].joined(separator: "\u{1F}")
+    }
+}
