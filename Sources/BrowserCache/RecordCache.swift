@@ -43,6 +43,11 @@ public final class RecordCache: Sendable {
                 CREATE INDEX record_position ON record (key, position);
                 """)
         }
+        migrator.registerMigration("v2-counts") { db in
+            // The row count is kept, not counted: COUNT(*) per page made paging a large zone quadratic.
+            try db.execute(sql: "ALTER TABLE list ADD COLUMN count INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "UPDATE list SET count = (SELECT COUNT(*) FROM record WHERE record.key = list.key)")
+        }
         try migrator.migrate(pool)
     }
 
@@ -55,17 +60,33 @@ public final class RecordCache: Sendable {
     }
 
     /// Opens a list: tombstones from an earlier session are dropped (deleted records leave the cache).
+    /// Positions are kept dense (0 ..< count), so an unfiltered window is a range lookup, never an OFFSET scan.
     public func open(_ key: ListKey) throws -> ListState {
         try pool.write { db in
-            try db.execute(sql: "DELETE FROM record WHERE key = ? AND deleted = 1", arguments: [key.description])
+            let k = key.description
+            try db.execute(sql: "DELETE FROM record WHERE key = ? AND deleted = 1", arguments: [k])
+            if db.changesCount > 0 {
+                // Renumber the survivors in order: O(n log n), only when tombstones were dropped.
+                try db.execute(sql: "DROP TABLE IF EXISTS temp.renumber")
+                try db.execute(sql: """
+                    CREATE TEMP TABLE renumber AS
+                      SELECT name, ROW_NUMBER() OVER (ORDER BY position) - 1 AS p FROM record WHERE key = ?
+                    """, arguments: [k])
+                try db.execute(sql: "CREATE INDEX temp.renumber_name ON renumber (name)")
+                try db.execute(sql: "UPDATE record SET position = (SELECT p FROM temp.renumber WHERE renumber.name = record.name) WHERE key = ?", arguments: [k])
+                let count = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.renumber") ?? 0
+                try db.execute(sql: "DROP TABLE temp.renumber")
+                try db.execute(sql: "UPDATE list SET count = ?, next_position = ? WHERE key = ?", arguments: [count, count, k])
+            }
             return try Self.state(db, key)
         }
     }
 
     static func state(_ db: Database, _ key: ListKey) throws -> ListState {
         let row = try Row.fetchOne(db, sql: "SELECT * FROM list WHERE key = ?", arguments: [key.description])
-        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE key = ?", arguments: [key.description]) ?? 0
-        return ListState(syncToken: row?["sync_token"], continuationMarker: row?["marker"], moreComing: (row?["more"] as Int64? ?? 1) != 0, count: count)
+        return ListState(
+            syncToken: row?["sync_token"], continuationMarker: row?["marker"], moreComing: (row?["more"] as Int64? ?? 1) != 0,
+            count: Int(row?["count"] as Int64? ?? 0))
     }
 
     /// Forgets a list (a token the server refused, or a new query).
@@ -85,26 +106,32 @@ public final class RecordCache: Sendable {
             let k = key.description
             try db.execute(sql: "INSERT OR IGNORE INTO list (key) VALUES (?)", arguments: [k])
             var next = try Int64.fetchOne(db, sql: "SELECT next_position FROM list WHERE key = ?", arguments: [k]) ?? 0
+            let exists = try db.makeStatement(sql: "SELECT 1 FROM record WHERE key = ? AND name = ?")
             let upsert = try db.makeStatement(sql: """
                 INSERT INTO record (key, name, position, type, modified, modified_by, tag, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (key, name) DO UPDATE SET type = COALESCE(excluded.type, record.type), modified = excluded.modified,
                   modified_by = excluded.modified_by, tag = excluded.tag, deleted = excluded.deleted, json = excluded.json
                 """)
             for result in records {
+                guard let name = result.recordName, result.error == nil else { continue }
+                // A record already listed keeps its position (and the count); a new one is appended.
+                let isNew = try Int.fetchOne(exists, arguments: [k, name]) == nil
+                let position = isNew ? next : 0
                 switch result {
                 case .record(let record):
-                    try upsert.execute(arguments: [k, record.recordName, next, record.recordType, record.modified?.timestamp,
+                    try upsert.execute(arguments: [k, record.recordName, position, record.recordType, record.modified?.timestamp,
                                                    record.modified?.userRecordName, record.recordChangeTag, 0, Data(record.json.bytes)])
-                case .deleted(let name, _):
-                    try upsert.execute(arguments: [k, name, next, nil, nil, nil, nil, 1, nil])
+                case .deleted:
+                    try upsert.execute(arguments: [k, name, position, nil, nil, nil, nil, 1, nil])
                 case .failure:
                     continue
                 }
-                next += 1
+                if isNew { next += 1 }
             }
+            // Positions are dense, so the count is the next position.
             try db.execute(
-                sql: "UPDATE list SET sync_token = COALESCE(?, sync_token), marker = ?, more = ?, next_position = ? WHERE key = ?",
-                arguments: [syncToken, continuationMarker, moreComing ? 1 : 0, next, k])
+                sql: "UPDATE list SET sync_token = COALESCE(?, sync_token), marker = ?, more = ?, next_position = ?, count = ? WHERE key = ?",
+                arguments: [syncToken, continuationMarker, moreComing ? 1 : 0, next, next, k])
             return try Self.state(db, key)
         }
     }
@@ -112,6 +139,14 @@ public final class RecordCache: Sendable {
     /// Rows `start..<start+count` in list order, optionally only those whose name or type contains `filter`.
     public func window(_ key: ListKey, filter: String?, start: Int, count: Int) throws -> (rows: [RecordSummary], matching: Int) {
         try pool.read { db in
+            if filter?.isEmpty ?? true {
+                // Unfiltered: positions are dense, so the window is a range of the index.
+                let total = Int(try Int64.fetchOne(db, sql: "SELECT count FROM list WHERE key = ?", arguments: [key.description]) ?? 0)
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT name, type, modified, modified_by, tag, deleted FROM record WHERE key = ? AND position >= ? AND position < ? ORDER BY position",
+                    arguments: [key.description, start, start + count])
+                return (rows.map(Self.summary), total)
+            }
             var condition = "key = ?"
             var arguments: [any DatabaseValueConvertible] = [key.description]
             if let filter, !filter.isEmpty {
@@ -122,11 +157,13 @@ public final class RecordCache: Sendable {
             let rows = try Row.fetchAll(
                 db, sql: "SELECT name, type, modified, modified_by, tag, deleted FROM record WHERE \(condition) ORDER BY position LIMIT ? OFFSET ?",
                 arguments: StatementArguments(arguments + [count, start]))
-            return (rows.map {
-                RecordSummary(recordName: $0["name"], recordType: $0["type"], modified: $0["modified"], modifiedBy: $0["modified_by"],
-                              changeTag: $0["tag"], deleted: ($0["deleted"] as Int64) != 0)
-            }, matching)
+            return (rows.map(Self.summary), matching)
         }
+    }
+
+    static func summary(_ row: Row) -> RecordSummary {
+        RecordSummary(recordName: row["name"], recordType: row["type"], modified: row["modified"], modifiedBy: row["modified_by"],
+                      changeTag: row["tag"], deleted: (row["deleted"] as Int64) != 0)
     }
 
     /// The cached record dictionary of one record.

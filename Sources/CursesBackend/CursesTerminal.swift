@@ -71,6 +71,44 @@ public final class CursesTerminal: TerminalBackend {
         active = true
     }
 
+    /// A headless terminal of a given type and size writing to a file (benchmarks and tests: what the
+    /// terminal would receive, without a TTY).
+    public init(termType: String, outputPath: String, width: Int, height: Int) throws {
+        clibc_setup_utf8_locale()
+        setenv("LINES", String(height), 1)
+        setenv("COLUMNS", String(width), 1)
+        guard let output = fopen(outputPath, "w"), let input = fopen("/dev/null", "r") else {
+            throw TerminalError(description: "cannot open \(outputPath)")
+        }
+        outputFile = output
+        guard let pointer = newterm(termType, output, input) else { throw TerminalError(description: "cannot open terminal type '\(termType)'") }
+        screenPointer = pointer
+        window = cn_stdscr()
+        noecho()
+        nonl()
+        keypad(window, true)
+        nodelay(window, true)
+        start_color()
+        use_default_colors()
+        colors = Int(cn_colors())
+        active = true
+    }
+
+    private var outputFile: UnsafeMutablePointer<FILE>?
+
+    /// Bytes written so far by a headless terminal.
+    public var bytesWritten: Int {
+        guard let outputFile else { return 0 }
+        fflush(outputFile)
+        return Int(ftell(outputFile))
+    }
+
+    /// Makes the next `present` repaint the whole screen (as after Ctrl-L).
+    public func forceFullRedraw() {
+        previous = nil
+        clearok(cn_curscr(), true)
+    }
+
     public var size: (width: Int, height: Int) {
         guard let window else { return (80, 24) }
         return (Int(getmaxx(window)), Int(getmaxy(window)))

@@ -8,7 +8,9 @@ extension Browser {
     enum Theme {
         static let title = Style(foreground: .white, background: .blue, bold: true)
         static let header = Style(bold: true, underline: true)
-        static let selected = Style(reverse: true)
+        /// The selection bar: a background colour (terminals erase a coloured line cheaply); the curses
+        /// backend shows it as reverse video when there are no colours.
+        static func selected(_ style: Style) -> Style { style.with(background: .blue).with(foreground: style.foreground == .default ? .white : style.foreground) }
         static let status = Style(reverse: true)
         static let production = Style(foreground: .white, background: .red, bold: true)
         static let error = Style(foreground: .red, bold: true)
@@ -89,7 +91,7 @@ extension Browser {
             let (text, style) = rowText(index)
             let y = 2 + i
             screen.put(" " + text, x: 0, y: y, style: style)
-            if index == selection { screen.restyle(y: y) { $0.reversed } }
+            if index == selection { screen.restyle(y: y, Theme.selected) }
         }
     }
 
@@ -153,7 +155,7 @@ extension Browser {
             let lines = rawLines(detail, width: screen.width)
             for i in 0..<height where detail.scroll + i < lines.count {
                 screen.put(" " + lines[detail.scroll + i], x: 0, y: 2 + i)
-                if detail.scroll + i == detail.selection { screen.restyle(y: 2 + i) { $0.reversed } }
+                if detail.scroll + i == detail.selection { screen.restyle(y: 2 + i, Theme.selected) }
             }
             return
         }
@@ -174,7 +176,7 @@ extension Browser {
                     let left = j == 0 ? row([line.field, line.type], [nameWidth, typeWidth]) : String(repeating: " ", count: nameWidth + typeWidth + 1)
                     screen.put(" " + left + " ", x: 0, y: y)
                     screen.put(part, x: nameWidth + typeWidth + 3, y: y, style: line.reference != nil ? Theme.reference : .plain)
-                    if index == detail.selection { screen.restyle(y: y) { $0.reversed } }
+                    if index == detail.selection { screen.restyle(y: y, Theme.selected) }
                     if j < wrapped.count - 1 { y += 1 }
                 }
             }

@@ -23,6 +23,10 @@ let key = ListKey(container: "iCloud.t", environment: .development, database: .p
         #expect(try cache.record(key, name: "a")?.recordChangeTag == "2")
         // Reopening drops tombstones: deleted records leave the cache.
         #expect(try cache.open(key).count == 2)
+        #expect(try cache.window(key, filter: nil, start: 0, count: 10).rows.map(\.recordName) == ["a", "c"], "positions are dense again")
+        #expect(try cache.window(key, filter: nil, start: 1, count: 1).rows.map(\.recordName) == ["c"])
+        try cache.apply(key, records: [.record(Record(recordName: "d", recordType: "T"))], syncToken: "t3", continuationMarker: nil, moreComing: false)
+        #expect(try cache.window(key, filter: nil, start: 0, count: 10) .rows.map(\.recordName) == ["a", "c", "d"])
         #expect(try cache.window(key, filter: "C", start: 0, count: 10).rows.map(\.recordName) == ["c"])
         #expect(try cache.cachedZones(container: "iCloud.t", environment: .development, database: .private) == ["Z"])
         try cache.reset(key)

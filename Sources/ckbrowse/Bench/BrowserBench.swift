@@ -1,0 +1,157 @@
+import ArgumentParser
+import BrowserCache
+import CloudKitLocal
+import CloudKitWeb
+import CursesBackend
+import Foundation
+import RecordBrowser
+import TerminalUI
+
+/// A container served in-process with one bulk-filled zone, for the browser benchmarks.
+struct BenchContainer {
+    let service: LocalCloudKit
+    let client: CloudKitClient
+    let directory: String
+    /// Requests and bytes the client received (from its request observer).
+    let traffic: Counter
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _requests = 0, _bytes = 0
+        func add(_ record: RequestRecord) { lock.withLock { _requests += 1; _bytes += record.bytesReceived } }
+        var snapshot: (requests: Int, bytes: Int) { lock.withLock { (_requests, _bytes) } }
+        func reset() { lock.withLock { _requests = 0; _bytes = 0 } }
+    }
+
+    static func make(records: Int) async throws -> BenchContainer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-bench-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = ["bench"]
+        configuration.users = [(name: "bench", token: "bench-user")]
+        let service = try LocalCloudKit(store: try Store(directory: directory + "/server"), configuration: configuration)
+        try await BulkSeed.fill(service, container: "iCloud.bench", userName: "bench", zoneName: "Big", count: records)
+        let counter = Counter()
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.bench"),
+            credentials: .apiToken("bench", webAuthToken: "bench-user"), transport: InProcessTransport(service: service),
+            observer: { counter.add($0) })
+        return BenchContainer(service: service, client: client, directory: directory, traffic: counter)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+}
+
+/// Memory after paging 10 k, 100 k and 1 M records through the browser (core + cache + runner).
+struct MemoryBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "memory", abstract: "Resident memory after paging 10k, 100k and 1M records in the browser.")
+
+    @Option(help: "Records in the zone.") var records = 1_000_000
+
+    func run() async throws {
+        print("filling a zone with \(records) records…")
+        let container = try await BenchContainer.make(records: records)
+        defer { container.remove() }
+        let cache = try RecordCache(directory: container.directory + "/cache", container: "iCloud.bench", environment: .development)
+        var browser = HeadlessBrowser(client: container.client, cache: cache)
+        await browser.start()
+        let before = residentBytes()
+        print(String(format: "resident before opening the zone: %.1f MB", Double(before) / 1e6))
+        var marks = [10_000, 100_000, 1_000_000].filter { $0 <= records }
+        let started = Date()
+        await browser.open(zone: "Big")
+        await browser.send(.key(.char("G"))) { event, _ in
+            if case .pageApplied(_, .success(let outcome)) = event, let mark = marks.first, outcome.total >= mark {
+                marks.removeFirst()
+                let rss = residentBytes()
+                print(String(format: "after %9d records: resident %7.1f MB (%+.1f MB since opening), %.1f s", outcome.total, Double(rss) / 1e6, Double(rss - before) / 1e6, Date().timeIntervalSince(started)))
+            }
+        }
+        let list = browser.state.list
+        print("loaded \(list?.total ?? 0) records; rows held by the browser core: \(list?.window.count ?? 0)")
+    }
+}
+
+/// Reopening a 100 k-record zone with 1 % changed, against a cold open: requests and bytes fetched.
+struct ReopenBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reopen", abstract: "Reopen a 100k-record zone with 1% changed: requests and bytes against a cold open.")
+
+    @Option(help: "Records in the zone.") var records = 100_000
+    @Option(help: "Percent of records changed before the reopen.") var changedPercent = 1.0
+
+    func run() async throws {
+        print("filling a zone with \(records) records…")
+        let container = try await BenchContainer.make(records: records)
+        defer { container.remove() }
+        let cache = try RecordCache(directory: container.directory + "/cache", container: "iCloud.bench", environment: .development)
+        var cold = HeadlessBrowser(client: container.client, cache: cache)
+        await cold.start()
+        container.traffic.reset()
+        var start = Date()
+        await cold.open(zone: "Big")
+        await cold.send(.key(.char("G")))
+        let coldTraffic = container.traffic.snapshot
+        let coldTime = Date().timeIntervalSince(start)
+        print(String(format: "cold open to the end: %d records, %d requests, %.1f MB, %.1f s", cold.state.list?.total ?? 0, coldTraffic.requests, Double(coldTraffic.bytes) / 1e6, coldTime))
+
+        let changes = Int(Double(records) * changedPercent / 100)
+        let db = container.client.database(.private)
+        for chunk in stride(from: 0, to: changes, by: 200) {
+            let ops = (chunk..<min(chunk + 200, changes)).map { i in
+                RecordOperation(.forceUpdate, Record(recordName: String(format: "item-%07d", i * (records / max(changes, 1))), fields: ["title": .string("changed \(i)")]))
+            }
+            _ = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: ZoneID(zoneName: "Big")))
+        }
+        var warm = HeadlessBrowser(client: container.client, cache: cache)
+        await warm.start()
+        container.traffic.reset()
+        start = Date()
+        await warm.open(zone: "Big")
+        await warm.send(.key(.char("G")))
+        let warmTraffic = container.traffic.snapshot
+        print(String(format: "reopen with %d changed: %d records shown, %d requests, %.3f MB, %.2f s", changes, warm.state.list?.total ?? 0, warmTraffic.requests, Double(warmTraffic.bytes) / 1e6, Date().timeIntervalSince(start)))
+        print(String(format: "reopen / cold: requests %.4f, bytes %.4f (target: bytes ≤ 1/50 = 0.02)", Double(warmTraffic.requests) / Double(max(1, coldTraffic.requests)), Double(warmTraffic.bytes) / Double(max(1, coldTraffic.bytes))))
+    }
+}
+
+/// Bytes the terminal receives: first paint, a highlight move, a one-line scroll, a full redraw.
+struct TerminalBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "terminal", abstract: "Bytes written to the terminal for a one-line scroll and for a full redraw.")
+
+    @Option(help: "Terminal type (terminfo entry).") var term = "xterm-256color"
+    @Option var width = 100
+    @Option var height = 30
+    @Flag(help: "Print the bytes of the one-line scroll, escaped.") var showBytes = false
+
+    @MainActor
+    func run() async throws {
+        let container = try await BenchContainer.make(records: 2_000)
+        defer { container.remove() }
+        let cache = try RecordCache(directory: container.directory + "/cache", container: "iCloud.bench", environment: .development)
+        var browser = HeadlessBrowser(client: container.client, cache: cache, width: width, height: height)
+        await browser.start()
+        await browser.open(zone: "Big")
+        let output = container.directory + "/terminal.out"
+        let terminal = try CursesTerminal(termType: term, outputPath: output, width: width, height: height)
+        defer { terminal.shutdown() }
+        func measure(_ label: String, _ action: () async -> Void) async -> Int {
+            let before = terminal.bytesWritten
+            await action()
+            terminal.present(Browser.render(browser.state))
+            let bytes = terminal.bytesWritten - before
+            print(label.padding(toLength: 46, withPad: " ", startingAt: 0) + String(format: "%6d bytes", bytes))
+            return bytes
+        }
+        _ = await measure("first paint") {}
+        let rows = height - 4
+        for _ in 0..<(rows - 2) { await browser.send(.key(.char("j"))); terminal.present(Browser.render(browser.state)) }
+        let move = await measure("j: highlight moves one row") { await browser.send(.key(.char("j"))) }
+        let offset = terminal.bytesWritten
+        let scroll = await measure("j at the bottom: the list scrolls one line") { await browser.send(.key(.char("j"))) }
+        if showBytes, let data = FileManager.default.contents(atPath: output) {
+            let bytes = data.dropFirst(offset).prefix(scroll)
+            print(bytes.map { $0 == 0x1B ? "\\e" : ($0 < 0x20 || $0 > 0x7E ? String(format: "\\x%02x", $0) : String(UnicodeScalar($0))) }.joined())
+        }
+        let full = await measure("full redraw (as Ctrl-L)") { terminal.forceFullRedraw() }
+        print(String(format: "one-line scroll / full redraw: %.3f (target ≤ 0.100); highlight move / full redraw: %.3f", Double(scroll) / Double(full), Double(move) / Double(full)))
+    }
+}

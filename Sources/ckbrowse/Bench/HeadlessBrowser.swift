@@ -1,0 +1,54 @@
+import BrowserCache
+import CloudKitWeb
+import Foundation
+import RecordBrowser
+import TerminalUI
+
+/// The browser core with the real effect runner and cache, without a terminal: for benchmarks.
+struct HeadlessBrowser {
+    var state: BrowserState
+    let runner: EffectRunner
+
+    init(client: CloudKitClient, cache: RecordCache?, database: DatabaseScope = .private, width: Int = 100, height: Int = 30) {
+        state = BrowserState(connection: ConnectionInfo(container: client.configuration.container, environment: client.configuration.environment, database: database, server: "bench"))
+        state.size = (width, height)
+        runner = EffectRunner(client: client, cache: cache)
+    }
+
+    /// Feeds an event and runs every effect it causes (and theirs) to completion; `onEvent` sees each
+    /// event the runner produces, before it is applied.
+    mutating func send(_ event: BrowserEvent, onEvent: (BrowserEvent, BrowserState) -> Void = { _, _ in }) async {
+        var pending = Browser.update(&state, event)
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
+            if case .quit = effect { continue }
+            for produced in await runner.execute(effect) {
+                onEvent(produced, state)
+                pending += Browser.update(&state, produced)
+            }
+        }
+    }
+
+    mutating func start() async {
+        var pending = Browser.start(&state)
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
+            for produced in await runner.execute(effect) { pending += Browser.update(&state, produced) }
+        }
+    }
+
+    /// Opens the zone named `zone` from the zones list.
+    mutating func open(zone: String, onEvent: (BrowserEvent, BrowserState) -> Void = { _, _ in }) async {
+        guard let index = state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == zone }) else { return }
+        state.zoneSelection = index
+        await send(.key(.enter), onEvent: onEvent)
+    }
+}
+
+/// Resident memory of this process in bytes (Linux: /proc/self/statm).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
