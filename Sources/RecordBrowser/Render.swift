@@ -10,7 +10,7 @@ extension Browser {
         static let header = Style(bold: true, underline: true)
         /// The selection bar: a background colour (terminals erase a coloured line cheaply); the curses
         /// backend shows it as reverse video when there are no colours.
-        static func selected(_ style: Style) -> Style { style.with(background: .blue).with(foreground: style.foreground == .default ? .white : style.foreground) }
+        static func selected(_ style: Style) -> Style { style.with(background: .blue).with(foreground: .white) }
         static let status = Style(reverse: true)
         static let production = Style(foreground: .white, background: .red, bold: true)
         static let error = Style(foreground: .red, bold: true)
