@@ -304,6 +304,7 @@ extension Browser {
             "g G           first / last    Enter      open",
             "Esc h         back            q Ctrl-C   quit",
             "s             subscriptions   z          zones",
+            "Tab           next pane (zones → records → subscriptions)",
             ":             command line    ?          this help",
             "D             debug pane (recent requests, tokens redacted)",
         ]

@@ -169,6 +169,8 @@ public enum Browser {
         case .char("z"):
             state.stack = [.zones]
             return []
+        case .tab, .backTab:
+            return nextPane(&state, forward: key == .tab)
         case .escape, .char("h"), .left:
             return back(&state)
         default:
@@ -182,6 +184,24 @@ public enum Browser {
         case .subscriptionDetail: return subscriptionDetailKey(key, &state)
         case .debug: return []
         }
+    }
+
+    /// Tab: zones → records of the open zone → subscriptions → zones (Shift-Tab backwards).
+    static func nextPane(_ state: inout BrowserState, forward: Bool) -> [BrowserEffect] {
+        var panes: [Pane] = [.zones]
+        if state.list != nil { panes.append(.records) }
+        panes.append(.subscriptions)
+        let top: Pane = [.recordDetail].contains(state.pane) ? .records : (state.pane == .subscriptionDetail ? .subscriptions : state.pane)
+        let index = panes.firstIndex(of: top) ?? 0
+        let next = panes[(index + (forward ? 1 : panes.count - 1)) % panes.count]
+        switch next {
+        case .zones: state.stack = [.zones]
+        case .records: state.stack = [.zones, .records]
+        default:
+            let effects = openSubscriptions(&state)
+            return state.subscriptions.isEmpty ? effects : []
+        }
+        return []
     }
 
     static func back(_ state: inout BrowserState) -> [BrowserEffect] {

@@ -129,6 +129,47 @@ for sig in TERM HUP; do
     else bad "demo browser did not start for SIG$sig"; fi
 done
 
+# Not a terminal: a clear error, exit 1.
+msg=$("$BIN" < /dev/null 2>&1 > "$WORK/out.txt"); code=$?
+if [ $code -ne 0 ] && echo "$msg" | grep -q "must be a terminal"; then ok "not a terminal: says so and exits $code"; else bad "not a terminal: exit $code, message: $msg"; fi
+# --help names the token options but never a value.
+if CLOUDKIT_API_TOKEN="$API_SECRET" "$BIN" --help 2>&1 | grep -qF "$API_SECRET"; then bad "--help printed a token"; else ok "--help shows no token"; fi
+
+# Other terminals: 8 colours (xterm, screen, linux) and NO_COLOR draw the same screen.
+n=0
+for variant in "TERM=xterm" "TERM=screen" "TERM=linux" "TERM=xterm-256color NO_COLOR=1"; do
+    n=$((n + 1))
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 "env LANG=C.UTF-8 $variant XDG_DATA_HOME=$WORK/xdg2 XDG_CACHE_HOME=$WORK/cache-v$n $BIN"
+    if wait_for "3 zones" 60; then
+        keys j j Enter
+        if wait_for "200 loaded" 20; then ok "$variant: zones and records"; else bad "$variant: records"; fi
+        keys q
+    else bad "$variant: did not start"; fi
+done
+
+# Sign-in: a private database without a web auth token shows the sign-in URL, then continues in public.
+tmux -L "$SOCK" kill-server 2>/dev/null
+tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 \
+    "env LANG=C.UTF-8 TERM=tmux-256color XDG_CACHE_HOME=$WORK/cache3 CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=$API_SECRET $BIN"
+check "sign-in required shows the URL" "$URL/signin"
+keys x
+check "then continues in the public database" "public · 1 zones"
+snap
+
+# y copies the record as JSON with OSC 52 (tmux puts it in its paste buffer).
+tmux -L "$SOCK" kill-server 2>/dev/null
+printf 'set -g default-terminal tmux-256color\nset -g set-clipboard on\nset -g status off\nset -g remain-on-exit on\n' > "$WORK/clip.conf"
+tmux -L "$SOCK" -f "$WORK/clip.conf" new-session -d -x 100 -y 30 "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg2 XDG_CACHE_HOME=$WORK/cache-clip $BIN"
+if wait_for "3 zones" 60; then
+    keys j j Enter; wait_for "200 loaded" 20 >/dev/null; keys y
+    deadline=$((SECONDS + 10)); copied=""
+    while [ $SECONDS -lt $deadline ]; do copied=$(tmux -L "$SOCK" show-buffer 2>/dev/null || true); [ -n "$copied" ] && break; sleep 0.1; done
+    if echo "$copied" | grep -q '"recordName": "artist-mei-chen"'; then ok "y copies the record as JSON (OSC 52)"; else bad "y did not reach the clipboard"; fi
+    keys q
+else bad "clipboard run did not start"; fi
+tmux -L "$SOCK" kill-server 2>/dev/null
+
 if grep -qF -e "$API_SECRET" -e "$WEB_SECRET" "$screens_log" "$WORK/serve.log"; then bad "a token appeared on screen or in the server log"; else ok "no token on any captured screen or in the server log"; fi
 
 echo "$passed passed, $failed failed"
