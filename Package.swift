@@ -79,6 +79,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb"]),
         .testTarget(name: "BrowserCacheTests", dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb", "CloudKitLocal"]),
         .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"]),
         .testTarget(

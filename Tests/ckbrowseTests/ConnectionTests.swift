@@ -1,0 +1,54 @@
+import CloudKitWeb
+import Foundation
+import Testing
+@testable import ckbrowse
+
+@Suite struct ProfileTests {
+    @Test func parsesProfilesWithCommentsAndQuoting() throws {
+        let file = try ProfileFile.parse("""
+            # ckbrowse profiles
+            [profiles.notes-dev]
+            container = "iCloud.com.example.Notes"   # trailing comment
+            environment = 'development'
+            api-token-env = "NOTES_TOKEN"
+            read-only = true
+
+            [profiles."prod"]
+            container = "iCloud.com.example.Notes"
+            environment = "production"
+            note = "a # inside quotes"
+            """)
+        #expect(file.profiles["notes-dev"]?["container"] == "iCloud.com.example.Notes")
+        #expect(file.profiles["notes-dev"]?["environment"] == "development" && file.profiles["notes-dev"]?["read-only"] == "true")
+        #expect(file.profiles["prod"]?["note"] == "a # inside quotes")
+    }
+
+    @Test("bad profile files name the line", arguments: ["container = \"x\"", "[profiles.a]\ncontainer = x", "[profiles.a\nx = 1", "[profiles.a]\njunk"])
+    func badFiles(text: String) {
+        #expect { try ProfileFile.parse(text, path: "c.toml") } throws: { "\($0)".hasPrefix("c.toml:") }
+    }
+
+    @Test func flagsBeatEnvironmentBeatProfiles() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("ckb-prof-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("ckbrowse"), withIntermediateDirectories: true)
+        try """
+            [profiles.p]
+            container = "iCloud.from.profile"
+            environment = "production"
+            database = "shared"
+            api-token = "profile-token"
+            server = "http://127.0.0.1:9"
+            """.write(to: home.appendingPathComponent("ckbrowse/config.toml"), atomically: true, encoding: .utf8)
+        setenv("XDG_CONFIG_HOME", home.path, 1)
+        defer { unsetenv("XDG_CONFIG_HOME") }
+        var options = try ConnectionOptions.parse(["--profile", "p"])
+        var resolved = try await options.resolve()
+        #expect(resolved.info.container == "iCloud.from.profile" && resolved.info.environment == .production && resolved.info.database == .shared)
+        #expect(!resolved.isDemo && resolved.info.server == "127.0.0.1:9")
+        options = try ConnectionOptions.parse(["--profile", "p", "--container", "iCloud.from.flag", "--database", "public"])
+        resolved = try await options.resolve()
+        #expect(resolved.info.container == "iCloud.from.flag" && resolved.info.database == .public)
+        await #expect { try await ConnectionOptions.parse(["--profile", "missing"]).resolve() } throws: { "\($0)".contains("no profile 'missing'") }
+        await #expect { try await ConnectionOptions.parse(["--container", "iCloud.x"]).resolve() } throws: { "\($0)".contains("no credentials") }
+    }
+}
