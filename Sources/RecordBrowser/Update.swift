@@ -145,8 +145,8 @@ public enum Browser {
             return []
         }
         if state.showHelp {
-            state.showHelp = false
-            return key == .char("q") ? [] : []
+            state.showHelp = false  // any key closes the help
+            return []
         }
         switch key {
         case .char("q"), .ctrl("c"):

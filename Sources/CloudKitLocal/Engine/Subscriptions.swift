@@ -70,8 +70,7 @@ extension LocalCloudKit {
                 } else if let existing {
                     results.append(try JSON(parsing: existing))
                     continue
-                } else if let clash = try contentClash(subscription, db, context) {
-                    _ = clash
+                } else if try hasContentTwin(subscription, db, context) {
                     results.append(subscriptionError(newID, .internalError, "could not find subscription we just created"))
                     continue
                 }
@@ -117,16 +116,16 @@ extension LocalCloudKit {
         return nil
     }
 
-    /// Another query subscription with the same record type and exactly the same firesOn set.
-    func contentClash(_ subscription: Subscription, _ db: Database, _ context: RequestContext) throws -> String? {
-        guard subscription.subscriptionType == .query, let query = subscription.query else { return nil }
+    /// Another query subscription with the same record type and exactly the same firesOn set exists.
+    func hasContentTwin(_ subscription: Subscription, _ db: Database, _ context: RequestContext) throws -> Bool {
+        guard subscription.subscriptionType == .query, let query = subscription.query else { return false }
         let mine = Set(subscription.firesOn ?? [])
         for body in try String.fetchAll(db, sql: "SELECT body FROM subscription WHERE db = ?", arguments: [context.dbID]) {
             let other = try Subscription(json: JSON(parsing: body))
             if other.subscriptionType == .query, other.query?.recordType == query.recordType, Set(other.firesOn ?? []) == mine {
-                return other.subscriptionID
+                return true
             }
         }
-        return nil
+        return false
     }
 }

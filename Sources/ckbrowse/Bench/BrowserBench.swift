@@ -39,6 +39,14 @@ struct BenchContainer {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// A headless browser on this container with a fresh (or the given) cache, zones loaded.
+    func browser(cache: RecordCache? = nil, width: Int = 100, height: Int = 30) async throws -> (HeadlessBrowser, RecordCache) {
+        let cache = try cache ?? RecordCache(directory: directory + "/cache", container: "iCloud.bench", environment: .development)
+        var browser = HeadlessBrowser(client: client, cache: cache, width: width, height: height)
+        await browser.start()
+        return (browser, cache)
+    }
 }
 
 /// Memory after paging 10 k, 100 k and 1 M records through the browser (core + cache + runner).
@@ -51,9 +59,7 @@ struct MemoryBench: AsyncParsableCommand {
         print("filling a zone with \(records) records…")
         let container = try await BenchContainer.make(records: records)
         defer { container.remove() }
-        let cache = try RecordCache(directory: container.directory + "/cache", container: "iCloud.bench", environment: .development)
-        var browser = HeadlessBrowser(client: container.client, cache: cache)
-        await browser.start()
+        var (browser, _) = try await container.browser()
         let before = residentBytes()
         print(String(format: "resident before opening the zone: %.1f MB", Double(before) / 1e6))
         var marks = [10_000, 100_000, 1_000_000].filter { $0 <= records }
@@ -82,9 +88,7 @@ struct ReopenBench: AsyncParsableCommand {
         print("filling a zone with \(records) records…")
         let container = try await BenchContainer.make(records: records)
         defer { container.remove() }
-        let cache = try RecordCache(directory: container.directory + "/cache", container: "iCloud.bench", environment: .development)
-        var cold = HeadlessBrowser(client: container.client, cache: cache)
-        await cold.start()
+        var (cold, cache) = try await container.browser()
         container.traffic.reset()
         var start = Date()
         await cold.open(zone: "Big")
@@ -101,8 +105,7 @@ struct ReopenBench: AsyncParsableCommand {
             }
             _ = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: ZoneID(zoneName: "Big")))
         }
-        var warm = HeadlessBrowser(client: container.client, cache: cache)
-        await warm.start()
+        var (warm, _) = try await container.browser(cache: cache)
         container.traffic.reset()
         start = Date()
         await warm.open(zone: "Big")
@@ -126,9 +129,7 @@ struct TerminalBench: AsyncParsableCommand {
     func run() async throws {
         let container = try await BenchContainer.make(records: 2_000)
         defer { container.remove() }
-        let cache = try RecordCache(directory: container.directory + "/cache", container: "iCloud.bench", environment: .development)
-        var browser = HeadlessBrowser(client: container.client, cache: cache, width: width, height: height)
-        await browser.start()
+        var (browser, _) = try await container.browser(width: width, height: height)
         await browser.open(zone: "Big")
         let output = container.directory + "/terminal.out"
         let terminal = try CursesTerminal(termType: term, outputPath: output, width: width, height: height)

@@ -34,18 +34,18 @@ struct DecodeBench: AsyncParsableCommand {
         }
 
         var rows: [(String, Double)] = []
-        let fastSeconds = median(runs) {
+        let fastSeconds = await medianSeconds(runs, warmUp: true) {
             for _ in 0..<iterations { _ = try? RecordChangesPage.decode(from: bytes) }
         } / Double(iterations)
         rows.append(("fast decoder (bytes → RecordChangesPage)", fastSeconds))
-        let parseSeconds = median(runs) {
+        let parseSeconds = await medianSeconds(runs, warmUp: true) {
             for _ in 0..<iterations { _ = try? JSON(parsing: bytes) }
         } / Double(iterations)
         rows.append(("fast parser only (bytes → JSON)", parseSeconds))
         let data = Data(bytes)
         let decoder = JSONDecoder()
         let foundationIterations = max(1, iterations / 5)
-        let foundationSeconds = median(runs) {
+        let foundationSeconds = await medianSeconds(runs, warmUp: true) {
             for _ in 0..<foundationIterations { _ = try? decoder.decode(RecordChangesPage.self, from: data) }
         } / Double(foundationIterations)
         rows.append(("Foundation JSONDecoder (→ RecordChangesPage)", foundationSeconds))
@@ -67,18 +67,6 @@ struct DecodeBench: AsyncParsableCommand {
 
     func pad(_ s: String, _ width: Int) -> String {
         s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
-    }
-
-    func median(_ runs: Int, _ body: () -> Void) -> Double {
-        var times: [Double] = []
-        body()  // warm-up
-        for _ in 0..<max(1, runs) {
-            let start = DispatchTime.now().uptimeNanoseconds
-            body()
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-        }
-        times.sort()
-        return times[times.count / 2]
     }
 
     /// Seconds per `json.loads` of the same bytes, median of the same number of runs.

@@ -23,30 +23,28 @@ struct Browse: AsyncParsableCommand {
             FileHandle.standardError.write(Data("ckbrowse: standard input and output must be a terminal for the browser; use a headless command (ckbrowse --help) in scripts\n".utf8))
             throw ExitCode(1)
         }
-        let box = AppBox()
+        let reference = AppReference()
         let resolved = try await connection.resolve(observer: { record in
-            Task { @MainActor in box.app?.record(record) }
+            Task { @MainActor in reference.app?.record(record) }
         })
         // A cache that cannot be opened is not fatal: the browser then works from the server only.
         let cache = try? RecordCache(container: resolved.info.container, environment: resolved.info.environment)
         let info = ConnectionInfo(container: resolved.info.container, environment: resolved.info.environment, database: resolved.info.database, server: resolved.info.server)
-        let code = try await MainActor.run {
-            let app = BrowserApp(client: resolved.client, cache: cache, connection: info)
-            box.app = app
-            return app
-        }.runOnMain()
+        let code = try await runBrowser(client: resolved.client, cache: cache, connection: info, reference: reference)
         if code != 0 { throw ExitCode(code) }
     }
-}
 
-@MainActor
-final class AppBox: Sendable {
-    nonisolated(unsafe) var app: BrowserApp?
-    nonisolated init() {}
-}
-
-extension BrowserApp {
-    nonisolated func runOnMain() async throws -> Int32 {
-        try await run()
+    @MainActor
+    func runBrowser(client: CloudKitClient, cache: RecordCache?, connection: ConnectionInfo, reference: AppReference) async throws -> Int32 {
+        let app = BrowserApp(client: client, cache: cache, connection: connection)
+        reference.app = app
+        return try await app.run()
     }
+}
+
+/// Lets the client's request observer (called on any thread) reach the app on the main actor.
+@MainActor
+final class AppReference: Sendable {
+    weak var app: BrowserApp?
+    nonisolated init() {}
 }
