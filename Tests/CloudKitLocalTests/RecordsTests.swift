@@ -109,8 +109,8 @@ import Testing
         var fields = fixture.fields
         fields["enc"] = nil
         fields["ul"] = nil
-        fields["r"] = .reference(Reference(recordName: "folder-1", action: .none))
-        fields["rl"] = .referenceList([Reference(recordName: "x", action: .none)])
+        fields["r"] = .reference(Reference(recordName: "folder-1", action: .noAction))
+        fields["rl"] = .referenceList([Reference(recordName: "x", action: .noAction)])
         let saved = try #require(try await db.modify([.create(record("all", "Kitchen", fields))], zone: "Z").results[0].record)
         #expect(saved.fields == fields)
         let fetched = try #require(try await db.lookup("all", zone: "Z").record)

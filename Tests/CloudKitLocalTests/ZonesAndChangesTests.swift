@@ -102,9 +102,9 @@ import Testing
         try await db.createZone("Q")
         _ = try await db.modify([
             .create(record("a", "Item", ["name": .string("Apple pie"), "n": .int64(1), "price": .double(2.5), "tags": .stringList(["red", "sweet"]),
-                "when": .timestamp(1000), "at": .location(Location(latitude: 37.33, longitude: -122.03)), "owner": .reference(Reference(recordName: "u1", action: .none))])),
+                "when": .timestamp(1000), "at": .location(Location(latitude: 37.33, longitude: -122.03)), "owner": .reference(Reference(recordName: "u1", action: .noAction))])),
             .create(record("b", "Item", ["name": .string("Banana bread"), "n": .int64(2), "price": .double(1.0), "tags": .stringList(["yellow", "sweet"]),
-                "when": .timestamp(2000), "at": .location(Location(latitude: 37.40, longitude: -122.10)), "owner": .reference(Reference(recordName: "u2", action: .none))])),
+                "when": .timestamp(2000), "at": .location(Location(latitude: 37.40, longitude: -122.10)), "owner": .reference(Reference(recordName: "u2", action: .noAction))])),
             .create(record("c", "Item", ["name": .string("Cherry tart"), "n": .int64(3), "price": .double(4.0), "tags": .stringList(["red"]),
                 "when": .timestamp(3000), "at": .location(Location(latitude: 40.71, longitude: -74.0))])),
             .create(record("d", "Item", ["name": .string("Dates"), "n": .int64(4)])),

@@ -56,7 +56,7 @@ public enum DemoSeed {
             let artist = artists[i % artists.count]
             publicOps.append(.create(Record(recordName: "public-artwork-\(i)", recordType: "Artwork", fields: [
                 "title": .string("Study \(i) by \(artist.1)"), "year": .int64(1850 + Int64(i * 4)),
-                "artist": .reference(Reference(recordName: "artist-\(artist.0)", action: .none)),
+                "artist": .reference(Reference(recordName: "artist-\(artist.0)", action: .noAction)),
             ])))
         }
         try check(await publicDB.modifyRecords(ModifyRecordsRequest(operations: publicOps, atomic: false)))
@@ -100,14 +100,14 @@ public enum DemoSeed {
                 fields["loans"] = .timestampList([created + 86_400_000, created + 172_800_000])
                 fields["editions"] = .int64List([1, 2, 3, Int64(i)])
                 fields["scans"] = .bytesList([Data([1, 2, 3]), Data([4, 5])])
-                fields["previousOwners"] = .referenceList([Reference(recordName: "artist-\(artists[(i + 1) % artists.count].0)", action: .none)])
+                fields["previousOwners"] = .referenceList([Reference(recordName: "artist-\(artists[(i + 1) % artists.count].0)", action: .noAction)])
                 fields["photos"] = .assetList([Asset(fileChecksum: "ph\(i)", size: 2048, downloadURL: "https://assets.example.invalid/p\(i)/${f}")])
                 fields["sites"] = .locationList([Location(latitude: 35.68, longitude: 139.76), Location(latitude: 51.5, longitude: -0.12)])
             }
             ops.append(.create(Record(recordName: String(format: "artwork-%04d", i), recordType: "Artwork", fields: fields)))
         }
         for i in 0..<150 {
-            let works = (0..<4).map { Reference(recordName: String(format: "artwork-%04d", (i * 11 + $0 * 3) % 1_700), action: .none) }
+            let works = (0..<4).map { Reference(recordName: String(format: "artwork-%04d", (i * 11 + $0 * 3) % 1_700), action: .noAction) }
             ops.append(.create(Record(recordName: "exhibition-\(i)", recordType: "Exhibition", fields: [
                 "name": .string(i % 4 == 0 ? "展覧会 \(i): 浮世絵と現代" : "Exhibition \(i)"),
                 "opens": .timestamp(start + Int64(i) * 604_800_000), "works": .referenceList(works),

@@ -183,7 +183,7 @@ public enum ISO8601 {
         return (m <= 2 ? y + 1 : y, m, d)
     }
 
-    static func daysSinceEpoch(year y0: Int64, month m: Int64, day d: Int64) -> Int64 {
+    public static func daysSinceEpoch(year y0: Int64, month m: Int64, day d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

@@ -273,7 +273,8 @@ extension FieldValue: JSONConvertible {
 public struct ReferenceAction: OpenStringEnum {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public static let none: Self = "NONE"
+    /// `NONE`. (Not named `none`: `action: .none` would silently mean a missing action.)
+    public static let noAction: Self = "NONE"
     public static let deleteSelf: Self = "DELETE_SELF"
     public static let validate: Self = "VALIDATE"
 }
@@ -286,7 +287,7 @@ public struct Reference: JSONConvertible, Hashable {
     /// Required except inside query filters.
     public var action: ReferenceAction?
 
-    public init(recordName: String, zoneID: ZoneID? = nil, action: ReferenceAction? = .none) {
+    public init(recordName: String, zoneID: ZoneID? = nil, action: ReferenceAction? = .noAction) {
         self.recordName = recordName
         self.zoneID = zoneID
         self.action = action

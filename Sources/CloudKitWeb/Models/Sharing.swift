@@ -2,7 +2,8 @@
 public struct SharePermission: OpenStringEnum {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public static let none: Self = "NONE"
+    /// `NONE`. (Not named `none`, which would read as a missing permission in optional contexts.)
+    public static let noPermission: Self = "NONE"
     public static let readOnly: Self = "READ_ONLY"
     public static let readWrite: Self = "READ_WRITE"
     public static let unknown: Self = "UNKNOWN"
