@@ -18,6 +18,7 @@ run: build
 test: deps
 	$(SWIFT) test
 	tests/e2e/browser.sh
+	tests/e2e/apply.sh
 
 release: deps
 	$(SWIFT) build -c release --product ckbrowse

@@ -3,8 +3,8 @@
 # Debian/Ubuntu: apt-get (with sudo when not root). macOS: Homebrew. Idempotent and quiet when all is there.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libncursesw5-dev libsqlite3-dev tmux ncurses-term python3 pkg-config)
-BREW_PACKAGES=(ncurses sqlite tmux python3 pkg-config)
+DEBIAN_PACKAGES=(libncursesw5-dev libsqlite3-dev tmux ncurses-term python3 pkg-config curl)
+BREW_PACKAGES=(ncurses sqlite tmux python3 pkg-config curl)
 
 need_swift() {
     if ! command -v swift >/dev/null 2>&1; then

@@ -15,12 +15,16 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("web-auth-token"), help: "Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.") var webAuthToken: String?
     @Option(name: .customLong("key-id"), help: "Server-to-server Key ID (env: CLOUDKIT_KEY_ID).") var keyID: String?
     @Option(name: .customLong("key-file"), help: "Server-to-server private key PEM file, mode 600 (env: CLOUDKIT_KEY_FILE).") var keyFile: String?
+    @Flag(name: .customLong("read-only"), help: "Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).")
+    var readOnly = false
 
     /// A resolved connection.
     struct Resolved {
         var client: CloudKitClient
         var info: (container: String, environment: CloudKitEnvironment, database: DatabaseScope, server: String)
         var isDemo: Bool
+        /// Why writes are refused, or nil when they are allowed.
+        var readOnlyReason: String? = nil
     }
 
     var environmentVariables: [String: String] { ProcessInfo.processInfo.environment }
@@ -75,7 +79,15 @@ struct ConnectionOptions: ParsableArguments {
             configuration: CloudKitConfiguration(serverURL: serverURL, container: container, environment: environment),
             credentials: credentials, transport: AsyncHTTPTransport(), observer: observer)
         let host = URLHost.of(serverURL)
-        return Resolved(client: client, info: (container, environment, database, host), isDemo: false)
+        var readOnlyReason: String?
+        if readOnly {
+            readOnlyReason = "--read-only was given"
+        } else if settings["read-only"] == "true" {
+            readOnlyReason = "the profile says read-only = true"
+        } else if !settings.isEmpty && environment == .production && settings["allow-writes"] != "true" {
+            readOnlyReason = "production profiles are read-only unless they say allow-writes = true"
+        }
+        return Resolved(client: client, info: (container, environment, database, host), isDemo: false, readOnlyReason: readOnlyReason)
     }
 
     /// The embedded demo container, in-process, with its data in the user's data directory.
@@ -92,7 +104,9 @@ struct ConnectionOptions: ParsableArguments {
             configuration: CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container),
             credentials: .apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken), transport: InProcessTransport(service: service),
             observer: observer)
-        return Resolved(client: client, info: (DemoSeed.container, .development, database ?? .private, "local demo (in-process)"), isDemo: true)
+        return Resolved(
+            client: client, info: (DemoSeed.container, .development, database ?? .private, "local demo (in-process)"), isDemo: true,
+            readOnlyReason: readOnly ? "--read-only was given" : nil)
     }
 }
 
