@@ -104,3 +104,25 @@ let key = ListKey(container: "iCloud.t", environment: .development, database: .p
         #expect(rows.map(\.recordName) == ["only"])
     }
 }
+
+@Suite struct StagingJournalTests {
+    @Test func stagedOperationsAndInflightCommitsSurviveAReopen() throws {
+        let directory = tempDirectory("journal")
+        let journal = try StagingJournal(directory: directory, container: "iCloud.t", environment: .development)
+        var batch = StagedBatch()
+        let base = Record(recordName: "a", recordType: "T", recordChangeTag: "t1", fields: ["n": .int64(9_007_199_254_740_993), "s": .string("東京")])
+        batch.stage(StagedOperation(kind: .update, database: .private, zoneID: ZoneID(zoneName: "Z"), base: base, changes: ["n": .int64(1), "s": .null]))
+        batch.stage(StagedOperation(kind: .delete, database: .private, zoneID: ZoneID(zoneName: "Z"), base: Record(recordName: "b", recordType: "T", recordChangeTag: "t9")))
+        try journal.save(batch)
+        try journal.beginCommit(try CommitPlan.make(batch), at: 1)
+        // A new process (a crash, kill -9) opens the same journal.
+        let reopened = try StagingJournal(directory: directory, container: "iCloud.t", environment: .development)
+        #expect(try reopened.load() == batch)
+        let inflight = try reopened.inflight()
+        #expect(inflight.count == 1 && inflight[0].body.operations.count == 2 && inflight[0].atomic)
+        try reopened.endCommit()
+        #expect(try reopened.inflight().isEmpty)
+        let mode = try FileManager.default.attributesOfItem(atPath: reopened.path)[.posixPermissions] as? NSNumber
+        #expect(mode.map { $0.intValue & 0o077 } == 0, "the journal is owner-only")
+    }
+}
