@@ -6,17 +6,27 @@ cd "$(dirname "$0")/../.."
 BIN=${CKBROWSE_BIN:-$(swift build --show-bin-path)/ckbrowse}
 [ -x "$BIN" ] || swift build --product ckbrowse >/dev/null
 WORK=$(mktemp -d)
-SOCK="ckb-e2e-$$"
+SOCK_BASE="ckb-e2e-$$"
+SOCK="$SOCK_BASE-0"
+SESSIONS=0
 API_SECRET="E2E-SECRET-API-$$-$RANDOM"
 WEB_SECRET="E2E-SECRET-WEB-$$-$RANDOM"
 passed=0; failed=0
 cleanup() {
-    tmux -L "$SOCK" kill-server 2>/dev/null
+    for i in $(seq 0 "$SESSIONS"); do tmux -L "$SOCK_BASE-$i" kill-server 2>/dev/null; done
     [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 
+# new_session CONF COMMAND: a fresh tmux server on its own socket (reusing a socket right after
+# kill-server races: the new server sometimes dies at once).
+new_session() {
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    SESSIONS=$((SESSIONS + 1))
+    SOCK="$SOCK_BASE-$SESSIONS"
+    tmux -L "$SOCK" -f "$1" new-session -d -x 100 -y 30 "$2"
+}
 ok() { passed=$((passed + 1)); echo "  ok   $1"; }
 bad() { failed=$((failed + 1)); echo "  FAIL $1"; echo "----- screen -----"; tmux -L "$SOCK" capture-pane -p 2>/dev/null | sed 's/^/  | /'; echo "------------------"; }
 screen() { tmux -L "$SOCK" capture-pane -p 2>/dev/null; }
@@ -65,7 +75,7 @@ set -g remain-on-exit on
 set -g status off
 CONF
 # The e2e user owns an empty private database; the demo user's data is reached with its own token.
-tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 \
+new_session "$WORK/tmux.conf" \
     "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state \
      CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private \
      CLOUDKIT_API_TOKEN=$API_SECRET CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
@@ -111,21 +121,26 @@ keys : "query Artist firstName BEGINS_WITH Me" Enter
 check "query the public default zone" "artist-mei-chen"
 keys q
 deadline=$((SECONDS + 10))
-while [ $SECONDS -lt $deadline ] && [ "$(tmux -L "$SOCK" display -p '#{pane_dead}')" != "1" ]; do sleep 0.1; done
-if [ "$(tmux -L "$SOCK" display -p '#{pane_dead}')" = "1" ] && [ "$(tmux -L "$SOCK" display -p '#{pane_dead_status}')" = "0" ]; then ok "q quits with status 0"; else bad "q did not quit cleanly"; fi
+# pane_dead can turn 1 a moment before tmux has collected the exit status: wait for both.
+while [ $SECONDS -lt $deadline ] && { [ "$(tmux -L "$SOCK" display -p '#{pane_dead}')" != "1" ] || [ -z "$(tmux -L "$SOCK" display -p '#{pane_dead_status}#{pane_dead_signal}')" ]; }; do sleep 0.1; done
+if [ "$(tmux -L "$SOCK" display -p '#{pane_dead}')" = "1" ] && [ "$(tmux -L "$SOCK" display -p '#{pane_dead_status}')" = "0" ]; then ok "q quits with status 0"; else bad "q did not quit cleanly (dead: $(tmux -L "$SOCK" display -p '#{pane_dead} status #{pane_dead_status} signal #{pane_dead_signal}'))"; fi
 if [ "$(tmux -L "$SOCK" display -p '#{alternate_on}')" = "0" ]; then ok "terminal restored (alternate screen off)"; else bad "alternate screen still on"; fi
 
 # SIGTERM and SIGHUP restore the terminal too.
 for sig in TERM HUP; do
-    tmux -L "$SOCK" kill-server 2>/dev/null
-    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 \
-        "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg2 $BIN; echo EXIT=\$?; stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | tr '\n' ' '; echo"
+    new_session "$WORK/tmux.conf" \
+        "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg2 XDG_CACHE_HOME=$WORK/cache-sig-$sig $BIN; echo \$? > $WORK/exit-$sig; stty -a > $WORK/stty-$sig"
     if wait_for "Gallery" 60; then
-        pkill -"$sig" -f "^$BIN\$" 2>/dev/null || pkill -"$sig" -x ckbrowse
+        pid=$(tmux -L "$SOCK" display -p '#{pane_pid}')
+        child=$(pgrep -P "$pid" -x ckbrowse || pgrep -P "$pid" | head -1)
+        kill -"$sig" "$child"
         code=$([ $sig = TERM ] && echo 143 || echo 129)
-        if wait_for "EXIT=$code" 10 && wait_for "icanon echo" 5 && [ "$(tmux -L "$SOCK" display -p '#{alternate_on}')" = "0" ]; then
-            ok "SIG$sig restores the terminal (exit $code)"
-        else bad "SIG$sig did not restore the terminal"; fi
+        for _ in $(seq 1 100); do [ -s "$WORK/stty-$sig" ] && break; sleep 0.1; done
+        got=$(cat "$WORK/exit-$sig" 2>/dev/null)
+        if [ "$got" = "$code" ] && grep -qw -- "icanon" "$WORK/stty-$sig" && ! grep -qw -- "-icanon" "$WORK/stty-$sig" \
+            && grep -qw -- "echo" "$WORK/stty-$sig" && [ "$(tmux -L "$SOCK" display -p '#{alternate_on}')" = "0" ]; then
+            ok "SIG$sig restores the terminal (exit $code, icanon echo, alternate screen off)"
+        else bad "SIG$sig: exit '$got', tty: $(grep -o -w -e '-\?icanon' -e '-\?echo' "$WORK/stty-$sig" 2>/dev/null | tr '\n' ' ')"; fi
     else bad "demo browser did not start for SIG$sig"; fi
 done
 
@@ -139,8 +154,7 @@ if CLOUDKIT_API_TOKEN="$API_SECRET" "$BIN" --help 2>&1 | grep -qF "$API_SECRET";
 n=0
 for variant in "TERM=xterm" "TERM=screen" "TERM=linux" "TERM=xterm-256color NO_COLOR=1"; do
     n=$((n + 1))
-    tmux -L "$SOCK" kill-server 2>/dev/null
-    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 "env LANG=C.UTF-8 $variant XDG_DATA_HOME=$WORK/xdg2 XDG_CACHE_HOME=$WORK/cache-v$n $BIN"
+    new_session "$WORK/tmux.conf" "env LANG=C.UTF-8 $variant XDG_DATA_HOME=$WORK/xdg2 XDG_CACHE_HOME=$WORK/cache-v$n $BIN"
     if wait_for "3 zones" 60; then
         keys j j Enter
         if wait_for "200 loaded" 20; then ok "$variant: zones and records"; else bad "$variant: records"; fi
@@ -149,8 +163,7 @@ for variant in "TERM=xterm" "TERM=screen" "TERM=linux" "TERM=xterm-256color NO_C
 done
 
 # Sign-in: a private database without a web auth token shows the sign-in URL, then continues in public.
-tmux -L "$SOCK" kill-server 2>/dev/null
-tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 \
+new_session "$WORK/tmux.conf" \
     "env LANG=C.UTF-8 TERM=tmux-256color XDG_CACHE_HOME=$WORK/cache3 CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=$API_SECRET $BIN"
 check "sign-in required shows the URL" "$URL/signin"
 keys x
@@ -158,9 +171,8 @@ check "then continues in the public database" "public · 1 zones"
 snap
 
 # y copies the record as JSON with OSC 52 (tmux puts it in its paste buffer).
-tmux -L "$SOCK" kill-server 2>/dev/null
 printf 'set -g default-terminal tmux-256color\nset -g set-clipboard on\nset -g status off\nset -g remain-on-exit on\n' > "$WORK/clip.conf"
-tmux -L "$SOCK" -f "$WORK/clip.conf" new-session -d -x 100 -y 30 "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg2 XDG_CACHE_HOME=$WORK/cache-clip $BIN"
+new_session "$WORK/clip.conf" "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg2 XDG_CACHE_HOME=$WORK/cache-clip $BIN"
 if wait_for "3 zones" 60; then
     keys j j Enter; wait_for "200 loaded" 20 >/dev/null; keys y
     deadline=$((SECONDS + 10)); copied=""
