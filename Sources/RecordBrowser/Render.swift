@@ -268,7 +268,11 @@ extension Browser {
         } else if state.pane == .subscriptions || state.pane == .subscriptionDetail {
             parts.append("\(state.subscriptions.count) subscriptions")
         }
-        let tail = " · " + parts.joined(separator: " · ") + " "
+        var tail = " · " + parts.joined(separator: " · ") + " "
+        if TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 14 > screen.width {
+            // Narrow: shorter words before anything is cut.
+            tail = tail.replacing(" · more coming", with: " · more…").replacing(" loaded", with: "")
+        }
         let fixed = TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 4
         let container = TextWidth.truncate(c.container, to: max(8, screen.width - fixed))
         var x = screen.put(" \(container) · ", x: 0, y: y, style: Theme.status)

@@ -66,24 +66,33 @@ public enum TextWidth {
         return alignRight ? pad + cut : cut + pad
     }
 
-    /// Splits text into lines of at most `columns`, breaking at newlines, then at the width.
+    /// Splits text into lines of at most `columns`: at newlines, then at the last space that fits,
+    /// and inside a word only when the word alone is wider than the line. Nothing is dropped.
     public static func wrap(_ string: String, to columns: Int) -> [String] {
         guard columns > 0 else { return [] }
         var lines: [String] = []
         for raw in string.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
+            var line: [Character] = []
             var used = 0
+            var lastSpace: Int?  // index in `line` just after the last space
             for character in raw.replacingTabs() {
                 let w = cellText(character).width
-                if used + w > columns {
-                    lines.append(line)
-                    line = ""
-                    used = 0
+                if used + w > columns && !line.isEmpty {
+                    if let cut = lastSpace, cut < line.count {
+                        lines.append(String(line[..<cut]))
+                        line = Array(line[cut...])
+                    } else {
+                        lines.append(String(line))
+                        line = []
+                    }
+                    used = line.reduce(0) { $0 + cellText($1).width }
+                    lastSpace = nil
                 }
                 line.append(character)
                 used += w
+                if character == " " { lastSpace = line.count }
             }
-            lines.append(line)
+            lines.append(String(line))
         }
         return lines
     }

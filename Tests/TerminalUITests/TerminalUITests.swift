@@ -66,3 +66,14 @@ import Testing
         #expect(backend.lastChangedRows == [1] && backend.current?.line(1) == "x   ")
     }
 }
+
+@Suite struct WrapTests {
+    @Test func wrapsAtSpacesAndSplitsOnlyLongWords() {
+        #expect(TextWidth.wrap("2026-11-22 15:47:35 UTC · 2026-11-22 15:47:35 UTC", to: 20) == ["2026-11-22 15:47:35 ", "UTC · 2026-11-22 ", "15:47:35 UTC"])
+        #expect(TextWidth.wrap("abcdefghij", to: 4) == ["abcd", "efgh", "ij"])
+        #expect(TextWidth.wrap("東京 東京東京", to: 5) == ["東京 ", "東京", "東京"])
+        #expect(TextWidth.wrap("a\n\nb", to: 3) == ["a", "", "b"])
+        let text = "The quick brown fox jumps over the lazy dog"
+        #expect(TextWidth.wrap(text, to: 10).joined() == text, "nothing is dropped")
+    }
+}
