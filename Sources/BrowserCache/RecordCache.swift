@@ -19,17 +19,12 @@ public final class RecordCache: Sendable {
 
     /// Opens (or creates) the cache for a container and environment.
     public init(directory: String = RecordCache.defaultDirectory(), container: String, environment: CloudKitEnvironment) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let safe = container.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }
-        path = (directory as NSString).appendingPathComponent("\(String(safe))-\(environment.rawValue).sqlite")
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA cache_size = -2048")  // 2 MB: memory stays flat however large the zone
         }
-        let existed = FileManager.default.fileExists(atPath: path)
-        pool = try DatabasePool(path: path, configuration: configuration)
-        if !existed { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+        (pool, path) = try OwnerOnlyDatabase.open(directory: directory, prefix: "", container: container, environment: environment, configuration: configuration)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """

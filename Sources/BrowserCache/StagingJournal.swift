@@ -17,14 +17,9 @@ public final class StagingJournal: Sendable {
     }
 
     public init(directory: String = StagingJournal.defaultDirectory(), container: String, environment: CloudKitEnvironment) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let safe = String(container.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
-        path = (directory as NSString).appendingPathComponent("journal-\(safe)-\(environment.rawValue).sqlite")
-        let existed = FileManager.default.fileExists(atPath: path)
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        pool = try DatabasePool(path: path, configuration: configuration)
-        if !existed { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+        (pool, path) = try OwnerOnlyDatabase.open(directory: directory, prefix: "journal-", container: container, environment: environment, configuration: configuration)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
