@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb"]),
         .testTarget(name: "BrowserCacheTests", dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb", "CloudKitLocal"]),
-        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"]),
+        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CloudKitLocalTests",
             dependencies: ["CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto")]

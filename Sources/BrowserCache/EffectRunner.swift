@@ -8,12 +8,15 @@ import RecordBrowser
 public struct EffectRunner: Sendable {
     public let client: CloudKitClient
     public let cache: RecordCache?
+    /// Where commits are recorded before they are sent (nil: no journal, e.g. in tests).
+    public let journal: StagingJournal?
     /// Records per change-feed page.
     public var pageSize = 200
 
-    public init(client: CloudKitClient, cache: RecordCache?) {
+    public init(client: CloudKitClient, cache: RecordCache?, journal: StagingJournal? = nil) {
         self.client = client
         self.cache = cache
+        self.journal = journal
     }
 
     public func execute(_ effect: BrowserEffect) async -> [BrowserEvent] {
@@ -59,9 +62,72 @@ public struct EffectRunner: Sendable {
             do { return [.subscriptionsLoaded(scope, .success(try await client.database(scope).listSubscriptions()))] } catch {
                 return [.subscriptionsLoaded(scope, .failure(BrowserFailure(error)))]
             }
-        case .copy, .copyRecord, .quit:
+        case .loadRecordToDelete(let key, let zoneID, let name):
+            return [.recordToDelete(zoneID, name, try? cache?.record(key, name: name))]
+        case .commit(let plan):
+            return [.commitFinished(await commit(plan))]
+        case .lookupConflicts(let scope, let zoneID, let names):
+            do {
+                return [.conflictVersions(scope, zoneID, .success(try await client.database(scope).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zoneID))))]
+            } catch { return [.conflictVersions(scope, zoneID, .failure(BrowserFailure(error)))] }
+        case .verifyCommit(let requests):
+            return [await verify(requests)]
+        case .storeRecords(let key, let records, let generation):
+            guard let cache else { return [] }
+            do {
+                let state = try cache.store(key, records: records)
+                return [.recordsStored(generation: generation, total: state.count)]
+            } catch { return [.notice("the local cache could not be updated: \(error)")] }
+        case .copy, .copyRecord, .quit, .editJSON:
             return []
         }
+    }
+
+    /// Sends a commit's requests in order, after recording them in the journal. A request whose
+    /// answer is lost (no HTTP status: the connection dropped or timed out) may have been applied:
+    /// the requests after it are not sent, and the caller checks by looking the records up.
+    public func commit(_ plan: CommitPlan) async -> [CommitOutcome] {
+        if let journal {
+            do { try journal.beginCommit(plan, at: Int64(Date().timeIntervalSince1970 * 1000)) } catch {
+                return plan.requests.map { CommitOutcome(request: $0, answer: .refused(BrowserFailure(message: "the journal could not record the commit, so it was not sent: \(error)"))) }
+            }
+        }
+        var outcomes: [CommitOutcome] = []
+        var stop = false
+        for request in plan.requests {
+            if stop {
+                outcomes.append(CommitOutcome(request: request, answer: .notSent))
+                continue
+            }
+            do {
+                let result = try await client.database(request.database).modifyRecords(request.body)
+                outcomes.append(CommitOutcome(request: request, answer: .answered(result.results)))
+            } catch let error as CloudKitError where error.httpStatus == nil {
+                outcomes.append(CommitOutcome(request: request, answer: .unknown(BrowserFailure(error))))
+                stop = true
+            } catch {
+                outcomes.append(CommitOutcome(request: request, answer: .refused(BrowserFailure(error))))
+            }
+        }
+        return outcomes
+    }
+
+    /// Looks up the records of requests whose answer was lost and judges each operation.
+    public func verify(_ requests: [CommitPlan.Request]) async -> BrowserEvent {
+        var verdicts: [CommitVerdict] = []
+        do {
+            for request in requests {
+                let zone = request.body.zoneID ?? .default
+                let names = request.body.operations.map(\.record.recordName)
+                let results = try await client.database(request.database).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zone))
+                for operation in request.body.operations {
+                    let name = operation.record.recordName
+                    let server = results.first { $0.recordName == name } ?? .failure(RecordError(recordName: name, info: ServerErrorInfo(serverErrorCode: .notFound, reason: "no result")))
+                    verdicts.append(CommitVerdict.judge(operation, database: request.database, zoneID: zone, server: server))
+                }
+            }
+        } catch { return .commitVerified(verdicts, failure: BrowserFailure(error)) }
+        return .commitVerified(verdicts, failure: nil)
     }
 
     /// One page of the change feed into the cache. A token the server no longer understands starts a

@@ -98,37 +98,55 @@ public final class RecordCache: Sendable {
     @discardableResult
     public func apply(_ key: ListKey, records: [RecordResult], syncToken: String?, continuationMarker: String?, moreComing: Bool) throws -> ListState {
         try pool.write { db in
-            let k = key.description
-            try db.execute(sql: "INSERT OR IGNORE INTO list (key) VALUES (?)", arguments: [k])
-            var next = try Int64.fetchOne(db, sql: "SELECT next_position FROM list WHERE key = ?", arguments: [k]) ?? 0
-            let exists = try db.makeStatement(sql: "SELECT 1 FROM record WHERE key = ? AND name = ?")
-            let upsert = try db.makeStatement(sql: """
-                INSERT INTO record (key, name, position, type, modified, modified_by, tag, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (key, name) DO UPDATE SET type = COALESCE(excluded.type, record.type), modified = excluded.modified,
-                  modified_by = excluded.modified_by, tag = excluded.tag, deleted = excluded.deleted, json = excluded.json
-                """)
-            for result in records {
-                guard let name = result.recordName, result.error == nil else { continue }
-                // A record already listed keeps its position (and the count); a new one is appended.
-                let isNew = try Int.fetchOne(exists, arguments: [k, name]) == nil
-                let position = isNew ? next : 0
-                switch result {
-                case .record(let record):
-                    try upsert.execute(arguments: [k, record.recordName, position, record.recordType, record.modified?.timestamp,
-                                                   record.modified?.userRecordName, record.recordChangeTag, 0, Data(record.json.bytes)])
-                case .deleted:
-                    try upsert.execute(arguments: [k, name, position, nil, nil, nil, nil, 1, nil])
-                case .failure:
-                    continue
-                }
-                if isNew { next += 1 }
-            }
+            let next = try Self.upsert(db, key, records)
             // Positions are dense, so the count is the next position.
             try db.execute(
                 sql: "UPDATE list SET sync_token = COALESCE(?, sync_token), marker = ?, more = ?, next_position = ?, count = ? WHERE key = ?",
-                arguments: [syncToken, continuationMarker, moreComing ? 1 : 0, next, next, k])
+                arguments: [syncToken, continuationMarker, moreComing ? 1 : 0, next, next, key.description])
             return try Self.state(db, key)
         }
+    }
+
+    /// Writes records outside paging (saved by a commit, or the server's versions after a conflict):
+    /// rows are replaced in place or appended; the list's token, marker and more-coming are kept.
+    @discardableResult
+    public func store(_ key: ListKey, records: [RecordResult]) throws -> ListState {
+        try pool.write { db in
+            let next = try Self.upsert(db, key, records)
+            try db.execute(sql: "UPDATE list SET next_position = ?, count = ? WHERE key = ?", arguments: [next, next, key.description])
+            return try Self.state(db, key)
+        }
+    }
+
+    /// Changed records replace their row in place (keeping their position), new ones are appended,
+    /// deletions become tombstones. Returns the next free position.
+    static func upsert(_ db: Database, _ key: ListKey, _ records: [RecordResult]) throws -> Int64 {
+        let k = key.description
+        try db.execute(sql: "INSERT OR IGNORE INTO list (key) VALUES (?)", arguments: [k])
+        var next = try Int64.fetchOne(db, sql: "SELECT next_position FROM list WHERE key = ?", arguments: [k]) ?? 0
+        let exists = try db.makeStatement(sql: "SELECT 1 FROM record WHERE key = ? AND name = ?")
+        let upsert = try db.makeStatement(sql: """
+            INSERT INTO record (key, name, position, type, modified, modified_by, tag, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (key, name) DO UPDATE SET type = COALESCE(excluded.type, record.type), modified = excluded.modified,
+              modified_by = excluded.modified_by, tag = excluded.tag, deleted = excluded.deleted, json = excluded.json
+            """)
+        for result in records {
+            guard let name = result.recordName, result.error == nil else { continue }
+            // A record already listed keeps its position (and the count); a new one is appended.
+            let isNew = try Int.fetchOne(exists, arguments: [k, name]) == nil
+            let position = isNew ? next : 0
+            switch result {
+            case .record(let record):
+                try upsert.execute(arguments: [k, record.recordName, position, record.recordType, record.modified?.timestamp,
+                                               record.modified?.userRecordName, record.recordChangeTag, 0, Data(record.json.bytes)])
+            case .deleted:
+                try upsert.execute(arguments: [k, name, position, nil, nil, nil, nil, 1, nil])
+            case .failure:
+                continue
+            }
+            if isNew { next += 1 }
+        }
+        return next
     }
 
     /// Rows `start..<start+count` in list order, optionally only those whose name or type contains `filter`.

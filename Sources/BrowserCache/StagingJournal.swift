@@ -61,6 +61,18 @@ public final class StagingJournal: Sendable {
         try pool.write { db in try db.execute(sql: "DELETE FROM inflight") }
     }
 
+    /// The answer was read and applied to the staged batch: both are written in one transaction, so
+    /// a crash leaves either the commit in flight with the old batch, or neither.
+    public func finishCommit(remaining batch: StagedBatch) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM inflight")
+            try db.execute(sql: "DELETE FROM staged")
+            for (i, operation) in batch.operations.enumerated() {
+                try db.execute(sql: "INSERT INTO staged (position, operation) VALUES (?, ?)", arguments: [i, Self.encode(operation).text])
+            }
+        }
+    }
+
     /// Requests sent by a process that died before reading the answer.
     public func inflight() throws -> [CommitPlan.Request] {
         try pool.read { db in
@@ -74,6 +86,7 @@ public final class StagingJournal: Sendable {
     static func encode(_ o: StagedOperation) -> JSON {
         var object = JSONObject()
         object.set("kind", o.kind.rawValue)
+        if o.mode != .conditional { object.set("mode", o.mode.rawValue) }
         object.set("database", o.database.rawValue)
         object.set("zoneID", o.zoneID)
         object.set("recordName", o.recordName)
@@ -92,6 +105,8 @@ public final class StagingJournal: Sendable {
         var base = Record(recordName: name, recordType: o["recordType"]?.stringValue, recordChangeTag: o["baseTag"]?.stringValue)
         base.fields = try o["baseFields"].map { try Record.decodeFields($0).0 } ?? [:]
         let changes = try o["changes"].map { try Record.decodeFields($0).0 } ?? [:]
-        return StagedOperation(kind: kind, database: scope, zoneID: try ZoneID(json: zone), base: base, changes: changes)
+        var operation = StagedOperation(kind: kind, database: scope, zoneID: try ZoneID(json: zone), base: base, changes: changes)
+        operation.mode = o["mode"]?.stringValue.flatMap(StagedOperation.Mode.init(rawValue:)) ?? .conditional
+        return operation
     }
 }

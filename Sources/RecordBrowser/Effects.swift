@@ -19,6 +19,18 @@ public enum BrowserEffect: Sendable, Hashable {
     /// Put text on the clipboard (OSC 52).
     case copy(String)
     case quit
+    /// Read a cached record to stage its deletion from a list.
+    case loadRecordToDelete(ListKey, ZoneID, String)
+    /// Suspend the screen and edit the fields in `$EDITOR`.
+    case editJSON(JSONEdit)
+    /// Send the requests of a commit (recorded in the journal first).
+    case commit(CommitPlan)
+    /// Look up the server's current versions of conflicting records.
+    case lookupConflicts(DatabaseScope, ZoneID, [String])
+    /// Find out, by looking the records up, whether requests whose answer was lost were applied.
+    case verifyCommit([CommitPlan.Request])
+    /// Write records (saved by a commit, or the server's versions) into a list of the cache.
+    case storeRecords(ListKey, [RecordResult], generation: Int)
 }
 
 /// Input to `update`: keys, terminal changes, and results of effects.
@@ -39,6 +51,17 @@ public enum BrowserEvent: Sendable {
     case notice(String)
     /// Zones of the current database whose records and sync token are in the local cache.
     case cachedZones(DatabaseScope, Set<String>)
+    /// The cached record a list's `d` asked for (nil: not in the cache).
+    case recordToDelete(ZoneID, String, Record?)
+    /// `$EDITOR` returned: the file's content (nil if it could not be read) and the editor's exit status.
+    case jsonEdited(JSONEdit, edited: String?, status: Int32)
+    case commitFinished([CommitOutcome])
+    case conflictVersions(DatabaseScope, ZoneID, Result<[RecordResult], BrowserFailure>)
+    case commitVerified([CommitVerdict], failure: BrowserFailure?)
+    /// Records were written to the open list in the cache.
+    case recordsStored(generation: Int, total: Int)
+    /// The journal was read at start: staged ops, and requests of a commit that was in flight.
+    case journalRestored(StagedBatch, inflight: [CommitPlan.Request])
 }
 
 /// What writing a page to the cache produced.

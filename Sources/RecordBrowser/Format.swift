@@ -92,26 +92,47 @@ public enum Format {
 extension Browser {
     /// The detail view's lines: fields (lists expanded, long strings wrapped later by the renderer),
     /// then the system fields.
-    public static func detailLines(_ detail: RecordDetail) -> [DetailLine] {
+    public static func detailLines(_ detail: RecordDetail, staged: StagedOperation? = nil) -> [DetailLine] {
         guard let record = detail.record else { return [] }
-        var lines: [DetailLine] = [DetailLine(field: "FIELDS", type: "", text: "\(record.fields.count)", isHeading: true)]
-        for name in record.fields.keys.sorted() {
-            let value = record.fields[name]!
+        var fields = record.fields
+        var marks: [String: StageMark] = [:]
+        var lines: [DetailLine] = []
+        if let staged, staged.kind == .delete {
+            lines.append(DetailLine(field: "STAGED", type: "", text: "FOR DELETION (u unstages, b shows the batch)", isHeading: true, mark: .deleted))
+        }
+        if let staged, staged.kind == .update {
+            for (name, value) in staged.changes {
+                if value == .null { marks[name] = .cleared } else { fields[name] = value; marks[name] = .changed }
+            }
+        }
+        lines.append(DetailLine(field: "FIELDS", type: "", text: "\(fields.count - marks.values.filter { $0 == .cleared }.count)", isHeading: true))
+        for name in Set(fields.keys).sorted() {
+            let value = fields[name]!
+            let mark = marks[name]
+            if mark == .cleared {
+                let old = record.fields[name].map(Format.scalar) ?? "unset"
+                lines.append(DetailLine(field: name, type: value.type.rawValue, text: "∅ cleared (staged; was \(old))", owner: name, mark: .cleared))
+                continue
+            }
             let copy = "{\"\(name)\": \(value.json.prettyPrinted())}"
             if value.isList {
-                lines.append(DetailLine(field: name, type: value.type.rawValue, text: Format.items(value.listCount ?? 0), copyJSON: copy))
+                lines.append(DetailLine(field: name, type: value.type.rawValue, text: Format.items(value.listCount ?? 0), copyJSON: copy, owner: name, mark: mark))
                 for (i, element) in value.listElements.enumerated() {
                     var reference: Reference?
                     if case .reference(let r) = element { reference = r }
-                    lines.append(DetailLine(field: "", type: "", text: "[\(i)] " + Format.scalar(element), reference: reference, copyJSON: element.json.prettyPrinted()))
+                    lines.append(DetailLine(field: "", type: "", text: "[\(i)] " + Format.scalar(element), reference: reference, copyJSON: element.json.prettyPrinted(), owner: name, mark: mark))
                 }
             } else {
                 var reference: Reference?
                 if case .reference(let r) = value { reference = r }
                 let text = Format.scalar(value)
                 let parts = text.split(separator: "\n", omittingEmptySubsequences: false)
-                lines.append(DetailLine(field: name, type: value.type.rawValue, text: String(parts[0]), reference: reference, copyJSON: copy))
-                for more in parts.dropFirst() { lines.append(DetailLine(field: "", type: "", text: String(more), copyJSON: copy)) }
+                lines.append(DetailLine(field: name, type: value.type.rawValue, text: String(parts[0]), reference: reference, copyJSON: copy, owner: name, mark: mark))
+                for more in parts.dropFirst() { lines.append(DetailLine(field: "", type: "", text: String(more), copyJSON: copy, owner: name, mark: mark)) }
+            }
+            if mark == .changed {
+                let old = record.fields[name].map { $0.isList ? Format.items($0.listCount ?? 0) : Format.scalar($0) } ?? "unset (a new field)"
+                lines.append(DetailLine(field: "", type: "", text: "was: " + old.replacingOccurrences(of: "\n", with: "⏎"), owner: name, mark: .was))
             }
         }
         lines.append(DetailLine(field: "SYSTEM", type: "", text: "", isHeading: true))

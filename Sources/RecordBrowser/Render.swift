@@ -19,6 +19,11 @@ extension Browser {
         static let heading = Style(foreground: .cyan, bold: true)
         static let reference = Style(foreground: .cyan)
         static let box = Style(foreground: .yellow)
+        static let staged = Style(foreground: .yellow, bold: true)
+        static let stagedDelete = Style(foreground: .red, bold: true)
+        static let was = Style(foreground: .yellow, dim: true)
+        static let serverChanged = Style(foreground: .magenta, bold: true)
+        static let bothChanged = Style(foreground: .white, background: .red, bold: true)
     }
 
     /// Draws the whole frame for the current state.
@@ -44,7 +49,11 @@ extension Browser {
         case .subscriptions: drawSubscriptions(&screen, state)
         case .subscriptionDetail: drawSubscriptionDetail(&screen, state)
         case .debug: drawDebug(&screen, state)
+        case .batch: drawBatch(&screen, state)
+        case .commit: drawCommit(&screen, state)
+        case .conflict: drawConflict(&screen, state)
         }
+        if let editor = state.editor { drawEditor(&screen, editor, state) }
         drawHintLine(&screen, state)
         drawStatus(&screen, state)
         if state.showHelp { drawHelp(&screen, state) }
@@ -62,6 +71,9 @@ extension Browser {
         case .subscriptions: crumbs.append("Subscriptions")
         case .subscriptionDetail: crumbs += ["Subscriptions", state.subscriptions.indices.contains(state.subscriptionSelection) ? (state.subscriptions[state.subscriptionSelection].subscription?.subscriptionID ?? "error") : ""]
         case .debug: crumbs.append("Debug: recent requests")
+        case .batch: crumbs.append("Staged batch")
+        case .commit: crumbs.append(state.connection.environment == .production ? "Commit to PRODUCTION" : "Commit")
+        case .conflict: crumbs.append("Commit › Conflicts")
         }
         screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: screen.width - 20)
         let right = "? help  q quit "
@@ -111,8 +123,10 @@ extension Browser {
             switch state.zones[i] {
             case .zone(let zone):
                 let kind = zone.zoneID.isDefaultZone ? "default" : "custom"
-                let cached = state.cachedZones.contains(zone.zoneID.zoneName) ? "cached" : "—"
-                return (row([zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", cached], cols), .plain)
+                var cached = state.cachedZones.contains(zone.zoneID.zoneName) ? "cached" : "—"
+                let staged = state.staged.operations.filter { $0.database == state.connection.database && $0.zoneID.zoneName == zone.zoneID.zoneName }.count
+                if staged > 0 { cached = "\(staged) staged" }
+                return (row([zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", cached], cols), staged > 0 ? Theme.staged : .plain)
             case .failure(let error):
                 return (row([error.zoneID?.zoneName ?? "?", error.serverErrorCode.rawValue, error.reason ?? "", "", ""], cols), Theme.error)
             }
@@ -137,6 +151,7 @@ extension Browser {
             let by = record.modifiedBy.map { String($0.prefix(13)) } ?? ""
             return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
         }
+        drawStageMarks(&screen, state, zoneID: list.zoneID, first: list.scroll, count: min(list.matching - list.scroll, screen.height - 4)) { list.row($0)?.recordName }
     }
 
     static func drawDetail(_ screen: inout Screen, _ state: BrowserState) {
@@ -163,19 +178,27 @@ extension Browser {
         let valueWidth = screen.width - nameWidth - typeWidth - 4
         screen.put(" " + row(["FIELD", "TYPE", "VALUE"], [nameWidth, typeWidth, valueWidth]), x: 0, y: 1, style: Theme.header)
         // Wrap each logical line; the selection is per logical line.
-        let lines = detailLines(detail)
+        let lines = detailLines(detail, staged: detailOperation(state))
         var y = 2
         var index = detail.scroll
         while y < 2 + height, index < lines.count {
             let line = lines[index]
             if line.isHeading {
-                screen.put(" \(line.field) \(line.text)", x: 0, y: y, style: Theme.heading)
+                screen.put(" \(line.field) \(line.text)", x: 0, y: y, style: line.mark == .deleted ? Theme.stagedDelete : Theme.heading)
             } else {
                 let wrapped = TextWidth.wrap(line.text, to: valueWidth)
+                let valueStyle: Style
+                switch line.mark {
+                case .changed?: valueStyle = Theme.staged
+                case .was?: valueStyle = Theme.was
+                case .cleared?: valueStyle = Theme.stagedDelete
+                default: valueStyle = line.reference != nil ? Theme.reference : .plain
+                }
                 for (j, part) in wrapped.enumerated() where y < 2 + height {
                     let left = j == 0 ? row([line.field, line.type], [nameWidth, typeWidth]) : String(repeating: " ", count: nameWidth + typeWidth + 1)
                     screen.put(" " + left + " ", x: 0, y: y)
-                    screen.put(part, x: nameWidth + typeWidth + 3, y: y, style: line.reference != nil ? Theme.reference : .plain)
+                    if j == 0, line.mark == .changed || line.mark == .cleared, !line.field.isEmpty { screen.put("●", x: 0, y: y, style: valueStyle) }
+                    screen.put(part, x: nameWidth + typeWidth + 3, y: y, style: valueStyle)
                     if index == detail.selection { screen.restyle(y: y, Theme.selected) }
                     if j < wrapped.count - 1 { y += 1 }
                 }
@@ -229,17 +252,29 @@ extension Browser {
     static func hints(_ state: BrowserState) -> String {
         switch state.pane {
         case .zones: return "Enter open · 1 public 2 private 3 shared · s subscriptions · r refresh · D debug · : command"
-        case .records: return "Enter open · / filter · r refresh · G load all · y copy · :query TYPE … · Esc back"
-        case .recordDetail: return "Enter follow reference · v raw JSON · y copy · r reload · Esc back"
+        case .records: return "Enter open · / filter · r refresh · G all · d delete · u unstage · b batch · ? more"
+        case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u unstage · b batch · c commit · Enter follow · v raw"
         case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
         case .subscriptionDetail: return "j/k scroll · Esc back"
         case .debug: return "D or Esc back · tokens are never shown"
+        case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
+        case .commit, .conflict: return ""
         }
     }
 
     static func drawHintLine(_ screen: inout Screen, _ state: BrowserState) {
         let y = screen.height - 2
-        if let input = state.input {
+        if let confirmation = state.confirmation {
+            switch confirmation {
+            case .discardAll:
+                let n = state.staged.operations.count
+                screen.put(" Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", x: 0, y: y, style: Theme.error, maxWidth: screen.width - 1)
+            }
+        } else if let prompt = commitPrompt(state) {
+            screen.put(prompt.text, x: 0, y: y, style: prompt.style, maxWidth: screen.width - 1)
+        } else if let input = state.input, input.prompt == "+" {
+            screen.put("add field (NAME TYPE): " + input.text + "▏", x: 0, y: y, style: .plain)
+        } else if let input = state.input {
             screen.put(String(input.prompt) + input.text + "▏", x: 0, y: y, style: .plain)
         } else if let message = state.message {
             screen.put(" " + message, x: 0, y: y, maxWidth: screen.width - 1)
@@ -268,6 +303,8 @@ extension Browser {
         } else if state.pane == .subscriptions || state.pane == .subscriptionDetail {
             parts.append("\(state.subscriptions.count) subscriptions")
         }
+        if !state.staged.isEmpty { parts.append("\(state.staged.operations.count) staged") }
+        if state.readOnlyReason != nil { parts.append("read-only") }
         var tail = " · " + parts.joined(separator: " · ") + " "
         if TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 14 > screen.width {
             // Narrow: shorter words before anything is cut.
@@ -319,14 +356,23 @@ extension Browser {
             lines += ["/             filter loaded records;  n N next / previous match",
                       "r             fetch changes since the last sync token",
                       "G             load to the end (Esc stops)", "y             copy the record as JSON (OSC 52)",
-                      ":query TYPE [FIELD COMPARATOR VALUE]   query by record type"]
+                      ":query TYPE [FIELD COMPARATOR VALUE]   query by record type",
+                      "d             stage the selected record's deletion   u   unstage it"]
         case .recordDetail:
             lines += ["Enter         follow the selected REFERENCE", "v             raw JSON as the server sent it",
-                      "y             copy the field (or record) as JSON", "r             look the record up again"]
+                      "y             copy the field (or record) as JSON", "r             look the record up again",
+                      "e             edit the selected field (Enter stages, Ctrl-O new line, Esc cancels)",
+                      "a             add a field (NAME TYPE)   x   clear the field (set to null)",
+                      "E             edit all fields as JSON in $EDITOR",
+                      "d             stage the record's deletion   u   unstage the record"]
         case .subscriptions, .subscriptionDetail:
             lines += ["Enter         the whole definition", "r             reload", "y             copy as JSON"]
-        case .debug: break
+        case .batch:
+            lines += ["u             unstage the selected operation", "X             discard every staged operation (asks first)",
+                      "Enter         open the record"]
+        case .debug, .commit, .conflict: break
         }
+        lines += ["b             staged batch    c          commit (preview first)"]
         lines += ["", ":db public|private|shared   :open RECORD   :q", "press any key to close"]
         return lines
     }

@@ -4,7 +4,13 @@ import CloudKitWeb
 public struct StagedOperation: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable { case update, delete }
 
+    /// How the operation goes on the wire. `conditional` (the default) carries the base tag;
+    /// the conflict prompt can turn an op into `force` (forceUpdate / forceDelete, no tag) or, for a
+    /// record deleted on the server meanwhile, `recreate` (create with the base fields plus my changes).
+    public enum Mode: String, Sendable, Hashable { case conditional, force, recreate }
+
     public var kind: Kind
+    public var mode: Mode = .conditional
     public var database: DatabaseScope
     public var zoneID: ZoneID
     public var recordName: String
@@ -32,10 +38,34 @@ public struct StagedOperation: Sendable, Hashable {
 
     /// The operation as records/modify takes it.
     public var recordOperation: RecordOperation {
-        switch kind {
-        case .delete: return .delete(recordName: recordName, recordChangeTag: baseTag)
-        case .update: return .update(Record(recordName: recordName, recordType: recordType, recordChangeTag: baseTag, fields: changes))
+        switch (kind, mode) {
+        case (.delete, .force), (.delete, .recreate): return .forceDelete(recordName: recordName)
+        case (.delete, .conditional): return .delete(recordName: recordName, recordChangeTag: baseTag)
+        case (.update, .conditional): return .update(Record(recordName: recordName, recordType: recordType, recordChangeTag: baseTag, fields: changes))
+        case (.update, .force): return RecordOperation(.forceUpdate, Record(recordName: recordName, recordType: recordType, fields: changes))
+        case (.update, .recreate): return .create(Record(recordName: recordName, recordType: recordType, fields: resultingFields))
         }
+    }
+
+    /// The record's fields once this update is applied to its base (cleared fields removed).
+    public var resultingFields: [String: FieldValue] {
+        var fields = baseFields
+        for (name, value) in changes { fields[name] = value == .null ? nil : value }
+        return fields
+    }
+
+    /// Re-bases the op on a newer version of the record: its tag and fields become the base; my
+    /// changes stay (a change equal to the new base value is no change any more).
+    public mutating func rebase(on record: Record) {
+        baseTag = record.recordChangeTag
+        baseFields = record.fields
+        recordType = record.recordType ?? recordType
+        mode = .conditional
+        changes = changes.filter { !Self.isNoChange($0.value, base: baseFields[$0.key]) }
+    }
+
+    static func isNoChange(_ value: FieldValue, base: FieldValue?) -> Bool {
+        base == value || (value == .null && base == nil)
     }
 
     /// Old → new per changed field, in field-name order.
@@ -76,7 +106,7 @@ public struct StagedBatch: Sendable, Hashable {
         if existing.kind == .update && operation.kind == .update {
             for (field, value) in operation.changes { existing.changes[field] = value }
             // A change back to the base value is no change.
-            existing.changes = existing.changes.filter { existing.baseFields[$0.key] != $0.value && !($0.value == .null && existing.baseFields[$0.key] == nil) }
+            existing.changes = existing.changes.filter { !StagedOperation.isNoChange($0.value, base: existing.baseFields[$0.key]) }
             if existing.changes.isEmpty { operations.remove(at: index) } else { operations[index] = existing }
         } else {
             var replacement = operation
@@ -84,6 +114,28 @@ public struct StagedBatch: Sendable, Hashable {
             replacement.baseFields = existing.baseFields
             operations[index] = replacement
         }
+    }
+
+    /// Replaces a record's staged update with exactly `changes` (relative to the op's base, which is
+    /// kept when the record was already staged): the `$EDITOR` path, where the user edits the whole
+    /// field set. No change left unstages the record.
+    public mutating func replaceChanges(_ operation: StagedOperation) {
+        var replacement = operation
+        if let existing = self.operation(for: operation.target) {
+            replacement.baseTag = existing.baseTag
+            replacement.baseFields = existing.baseFields
+        }
+        replacement.changes = replacement.changes.filter { !StagedOperation.isNoChange($0.value, base: replacement.baseFields[$0.key]) }
+        if let index = operations.firstIndex(where: { $0.target == operation.target }) {
+            if replacement.changes.isEmpty && replacement.kind == .update { operations.remove(at: index) } else { operations[index] = replacement }
+        } else if !(replacement.changes.isEmpty && replacement.kind == .update) {
+            operations.append(replacement)
+        }
+    }
+
+    /// Puts `operation` in place of the op for the same record (as is: base and mode included).
+    public mutating func replace(_ operation: StagedOperation) {
+        if let index = operations.firstIndex(where: { $0.target == operation.target }) { operations[index] = operation } else { operations.append(operation) }
     }
 
     public mutating func unstage(target: String) { operations.removeAll { $0.target == target } }
@@ -108,11 +160,15 @@ public struct CommitPlan: Sendable, Hashable {
     public var requests: [Request]
     /// Notes for the preview: atomicity per zone only, non-atomic zones.
     public var notes: [String]
+    /// Some request is not atomic: the user must accept that explicitly.
+    public var hasNonAtomic: Bool { requests.contains { !$0.atomic } }
 
-    /// Groups the batch into one request per database and zone. Custom zones (and the private default
-    /// zone) are sent with `atomic: true`; the public database's zone cannot apply a batch atomically,
-    /// so its request is non-atomic and a note says so. More operations in one zone than one request
-    /// allows is refused: an atomic batch is never split silently.
+    /// Groups the batch into one request per database and zone. Custom zones are sent with
+    /// `atomic: true`. Default zones (the public database has only its default zone) are not: the
+    /// reference says `atomic` is ignored there (7.1; it also notes the private default zone was once
+    /// observed reporting `atomic: true`, which we do not rely on), so their requests say
+    /// `atomic: false` and a note asks the user to accept that. More operations in one zone than one
+    /// request allows is refused: an atomic batch is never split silently.
     public static func make(_ batch: StagedBatch) throws -> CommitPlan {
         var groups: [(DatabaseScope, ZoneID, [StagedOperation])] = []
         for operation in batch.operations {
@@ -128,9 +184,9 @@ public struct CommitPlan: Sendable, Hashable {
             guard operations.count <= ModifyRecordsRequest.maximumOperations else {
                 throw BrowserFailure(message: "\(operations.count) staged operations in zone \(zoneID.zoneName): one request allows at most \(ModifyRecordsRequest.maximumOperations), and ckbrowse will not split an atomic batch. Unstage some and commit in parts.")
             }
-            let atomic = !(database == .public)
+            let atomic = database != .public && !zoneID.isDefaultZone
             if !atomic {
-                notes.append("\(database.rawValue) \(zoneID.zoneName): CloudKit cannot apply these \(operations.count) operations atomically; each succeeds or fails on its own.")
+                notes.append("\(database.rawValue) \(zoneID.zoneName): CloudKit cannot apply these \(operations.count) operations atomically (a default zone); each succeeds or fails on its own.")
             }
             let zone = ZoneID(zoneName: zoneID.zoneName, ownerRecordName: zoneID.ownerRecordName)
             requests.append(Request(database: database, body: ModifyRecordsRequest(operations: operations.map(\.recordOperation), zoneID: zone, atomic: atomic)))

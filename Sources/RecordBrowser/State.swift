@@ -25,6 +25,12 @@ public enum Pane: Hashable, Sendable {
     case subscriptions
     case subscriptionDetail
     case debug
+    /// The staged batch (`b`).
+    case batch
+    /// The commit preview, confirmation and outcome (`c`).
+    case commit
+    /// The conflict prompt after a commit came back with CONFLICT.
+    case conflict
 }
 
 /// A failure as the browser shows it: one line, plus the sign-in URL for AUTHENTICATION_REQUIRED.
@@ -104,6 +110,20 @@ public struct DetailLine: Sendable, Hashable {
     /// The JSON `y` copies for this line.
     public var copyJSON: String?
     public var isHeading = false
+    /// The field this line shows (its value, list elements and continuation lines); nil for headings
+    /// and system fields.
+    public var owner: String?
+    /// A staged change shown on this line.
+    public var mark: StageMark?
+}
+
+/// How a detail line shows a staged change.
+public enum StageMark: Sendable, Hashable {
+    case changed
+    /// The old value, under a changed field.
+    case was
+    case cleared
+    case deleted
 }
 
 /// The open record.
@@ -153,6 +173,19 @@ public struct BrowserState: Sendable {
     public var signInNotice: BrowserFailure?
     public var requests: [RequestRecord] = []
     public var quitRequested = false
+
+    /// Staged updates and deletes (mirrored to the journal by the app on every change).
+    public var staged = StagedBatch()
+    /// Why writes are refused (staging included), or nil when they are allowed.
+    public var readOnlyReason: String?
+    /// The inline field editor, when open.
+    public var editor: FieldEditor?
+    /// A yes/no question on the hint line.
+    public var confirmation: Confirmation?
+    public var batchSelection = 0
+    public var batchScroll = 0
+    /// The commit being previewed, sent or resolved.
+    public var commit: CommitSession?
 
     public init(connection: ConnectionInfo) {
         self.connection = connection

@@ -125,6 +125,23 @@ public enum Browser {
         case .notice(let text):
             state.message = text
             return []
+        case .recordToDelete(let zoneID, let name, let record):
+            if writable(&state) { recordToDelete(zoneID, name, record, &state) }
+            return []
+        case .jsonEdited(let edit, let edited, let status):
+            return jsonEdited(edit, edited: edited, status: status, &state)
+        case .commitFinished(let outcomes):
+            return commitFinished(outcomes, &state)
+        case .conflictVersions(let scope, let zone, let result):
+            conflictVersions(scope, zone, result, &state)
+            return []
+        case .commitVerified(let verdicts, let failure):
+            commitVerified(verdicts, failure: failure, &state)
+            return []
+        case .recordsStored(let generation, let total):
+            return recordsStored(generation: generation, total: total, &state)
+        case .journalRestored(let batch, let inflight):
+            return journalRestored(batch, inflight: inflight, &state)
         }
     }
 
@@ -148,6 +165,11 @@ public enum Browser {
             state.showHelp = false  // any key closes the help
             return []
         }
+        if state.editor != nil { return editorKey(key, &state) }
+        if state.confirmation != nil { return confirmationKey(key, &state) }
+        // The commit and conflict screens take every key (a production confirmation is typed there).
+        if state.pane == .commit { return commitKey(key, &state) }
+        if state.pane == .conflict { return conflictKey(key, &state) }
         switch key {
         case .char("q"), .ctrl("c"):
             state.quitRequested = true
@@ -169,6 +191,10 @@ public enum Browser {
         case .char("z"):
             state.stack = [.zones]
             return []
+        case .char("b"):
+            return openBatch(&state)
+        case .char("c"):
+            return beginCommit(&state)
         case .tab, .backTab:
             return nextPane(&state, forward: key == .tab)
         case .escape, .char("h"), .left:
@@ -182,7 +208,8 @@ public enum Browser {
         case .recordDetail: return detailKey(key, &state)
         case .subscriptions: return subscriptionsKey(key, &state)
         case .subscriptionDetail: return subscriptionDetailKey(key, &state)
-        case .debug: return []
+        case .batch: return batchKey(key, &state)
+        case .debug, .commit, .conflict: return []
         }
     }
 
@@ -191,7 +218,7 @@ public enum Browser {
         var panes: [Pane] = [.zones]
         if state.list != nil { panes.append(.records) }
         panes.append(.subscriptions)
-        let top: Pane = [.recordDetail].contains(state.pane) ? .records : (state.pane == .subscriptionDetail ? .subscriptions : state.pane)
+        let top: Pane = [.recordDetail].contains(state.pane) ? .records : (state.pane == .subscriptionDetail ? .subscriptions : (state.pane == .batch ? .zones : state.pane))
         let index = panes.firstIndex(of: top) ?? 0
         let next = panes[(index + (forward ? 1 : panes.count - 1)) % panes.count]
         switch next {
@@ -345,6 +372,7 @@ public enum Browser {
     }
 
     static func recordsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        if let effects = listStagingKey(key, &state) { return effects }
         guard var list = state.list else { return [] }
         let h = listHeight(state)
         if let d = delta(key, page: h, count: list.matching) {
@@ -435,8 +463,9 @@ public enum Browser {
     }
 
     static func detailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        if let effects = detailStagingKey(key, &state) { return effects }
         guard var detail = state.detail else { return [] }
-        let lines = detail.showRaw ? rawLines(detail, width: state.size.width) .map { DetailLine(field: "", type: "", text: $0) } : detailLines(detail)
+        let lines = detail.showRaw ? rawLines(detail, width: state.size.width) .map { DetailLine(field: "", type: "", text: $0) } : detailLines(detail, staged: detailOperation(state))
         let h = listHeight(state)
         if let d = delta(key, page: h, count: lines.count) {
             move(&detail.selection, &detail.scroll, count: lines.count, delta: d, height: h)
@@ -545,6 +574,7 @@ public enum Browser {
                 state.filter = input.text.isEmpty ? nil : input.text
                 return filterChanged(&state)
             }
+            if input.prompt == "+" { return addField(input.text, &state) }
             return command(input.text, &state)
         default:
             return []

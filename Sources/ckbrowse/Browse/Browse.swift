@@ -29,14 +29,18 @@ struct Browse: AsyncParsableCommand {
         })
         // A cache that cannot be opened is not fatal: the browser then works from the server only.
         let cache = try? RecordCache(container: resolved.info.container, environment: resolved.info.environment)
+        let journal = Result { try StagingJournal(container: resolved.info.container, environment: resolved.info.environment) }
         let info = ConnectionInfo(container: resolved.info.container, environment: resolved.info.environment, database: resolved.info.database, server: resolved.info.server)
-        let code = try await runBrowser(client: resolved.client, cache: cache, connection: info, reference: reference)
+        let code = try await runBrowser(client: resolved.client, cache: cache, journal: journal, connection: info, readOnlyReason: resolved.readOnlyReason, reference: reference)
         if code != 0 { throw ExitCode(code) }
     }
 
     @MainActor
-    func runBrowser(client: CloudKitClient, cache: RecordCache?, connection: ConnectionInfo, reference: AppReference) async throws -> Int32 {
-        let app = BrowserApp(client: client, cache: cache, connection: connection)
+    func runBrowser(
+        client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, connection: ConnectionInfo, readOnlyReason: String?,
+        reference: AppReference
+    ) async throws -> Int32 {
+        let app = BrowserApp(client: client, cache: cache, journal: journal, connection: connection, readOnlyReason: readOnlyReason)
         reference.app = app
         return try await app.run()
     }

@@ -19,6 +19,10 @@ final class BrowserApp {
     private var state: BrowserState
     private let client: CloudKitClient
     private let cache: RecordCache?
+    /// Staged ops on disk; nil when it could not be opened (then staging works, unsaved, and the user is told).
+    private var journal: StagingJournal?
+    private var journalProblem: String?
+    private var inputSource: (any DispatchSourceRead)?
     private var terminal: CursesTerminal?
     private var sources: [any DispatchSourceProtocol] = []
     private var continuation: CheckedContinuation<Int32, Never>?
@@ -26,10 +30,15 @@ final class BrowserApp {
     private var emptyWakeups = 0
     private var tasks: [Task<Void, Never>] = []
 
-    init(client: CloudKitClient, cache: RecordCache?, connection: ConnectionInfo) {
+    init(client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, connection: ConnectionInfo, readOnlyReason: String?) {
         self.client = client
         self.cache = cache
+        switch journal {
+        case .success(let j): self.journal = j
+        case .failure(let error): journalProblem = "the staging journal could not be opened (\(error)): staged edits will not survive a crash"
+        }
         self.state = BrowserState(connection: connection)
+        self.state.readOnlyReason = readOnlyReason
     }
 
     /// Runs until the user quits; returns the exit status.
@@ -66,9 +75,11 @@ final class BrowserApp {
         input.setEventHandler { MainActor.assumeIsolated { self.readInput(fromStdin: true) } }
         input.resume()
         sources.append(input)
+        inputSource = input
 
         state.size = terminal.size
         perform(Browser.start(&state))
+        restoreJournal()
         render()
         return await withCheckedContinuation { self.continuation = $0 }
     }
@@ -97,7 +108,43 @@ final class BrowserApp {
     }
 
     private func send(_ event: BrowserEvent) {
-        perform(Browser.update(&state, event))
+        let before = state.staged
+        let effects = Browser.update(&state, event)
+        persist(after: event, before: before)
+        perform(effects)
+    }
+
+    /// Staged ops from the last session, and a commit that was in flight when it ended.
+    private func restoreJournal() {
+        if let journalProblem { state.message = journalProblem }
+        guard let journal else { return }
+        do {
+            let batch = try journal.load()
+            let inflight = try journal.inflight()
+            if !batch.isEmpty || !inflight.isEmpty { send(.journalRestored(batch, inflight: inflight)) }
+        } catch {
+            // A damaged journal is kept as it is (not overwritten) for the user to inspect.
+            self.journal = nil
+            state.message = "the staging journal \(journal.path) could not be read (\(error)); it is left untouched and this session's edits are not journaled"
+        }
+    }
+
+    /// Mirrors the staged batch to the journal after every change; a commit's answer clears its
+    /// in-flight record in the same transaction.
+    private func persist(after event: BrowserEvent, before: StagedBatch) {
+        guard let journal else { return }
+        do {
+            switch event {
+            case .commitFinished(let outcomes) where !outcomes.contains(where: { if case .unknown = $0.answer { return true } else { return false } }):
+                try journal.finishCommit(remaining: state.staged)
+            case .commitVerified(_, let failure) where failure == nil:
+                try journal.finishCommit(remaining: state.staged)
+            default:
+                if state.staged != before { try journal.save(state.staged) }
+            }
+        } catch {
+            state.message = "the staging journal could not be written: \(error)"
+        }
     }
 
     /// Background results: update now, draw soon (coalesced).
@@ -129,6 +176,9 @@ final class BrowserApp {
                 copy(text)
             case .copyRecord(let key, let name):
                 if let record = try? cache?.record(key, name: name) { copy(record.json.prettyPrinted()) }
+            case .editJSON(let edit):
+                // After this frame (an error reopens the editor from within an event).
+                DispatchQueue.main.async { MainActor.assumeIsolated { self.editJSON(edit) } }
             default:
                 run(effect)
             }
@@ -141,8 +191,34 @@ final class BrowserApp {
         _ = sequence.withCString { clibc_write_all(1, $0, Int(strlen($0))) }
     }
 
+    /// `$VISUAL` / `$EDITOR` (vi if neither is set) on a private temporary file, with curses suspended.
+    private func editJSON(_ edit: JSONEdit) {
+        guard let terminal, terminal.active else { return }
+        let directory = StagingJournal.defaultDirectory()
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = (directory as NSString).appendingPathComponent("edit-\(UUID().uuidString).json")
+        guard FileManager.default.createFile(atPath: path, contents: Data(edit.text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            send(.notice("could not write \(path) for the editor: nothing staged"))
+            render()
+            return
+        }
+        let env = ProcessInfo.processInfo.environment
+        let editor = [env["VISUAL"], env["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        let command = "\(editor) '\(path.replacingOccurrences(of: "'", with: "'\\''"))'"
+        var status: Int32 = 0
+        inputSource?.suspend()
+        terminal.suspend { status = clibc_run_shell(command) }
+        inputSource?.resume()
+        let edited = try? String(contentsOfFile: path, encoding: .utf8)
+        unlink(path)
+        let size = terminal.size
+        send(.resized(width: size.width, height: size.height))
+        send(.jsonEdited(edit, edited: edited, status: status))
+        render()
+    }
+
     private func run(_ effect: BrowserEffect) {
-        let runner = EffectRunner(client: client, cache: cache)
+        let runner = EffectRunner(client: client, cache: cache, journal: journal)
         let task = Task { @MainActor [weak self] in
             for event in await runner.execute(effect) { self?.deliver(event) }
         }

@@ -1,0 +1,109 @@
+import CloudKitWeb
+import TerminalUI
+
+/// The inline editor of one field: text with a cursor, the field's type, and the last validation
+/// error (shown in place; nothing is staged until the text parses as the type).
+public struct FieldEditor: Sendable, Hashable {
+    public var field: String
+    public var type: FieldType
+    /// The value before editing (nil: a field the record does not have yet).
+    public var original: FieldValue?
+    public var text: [Character]
+    /// Insertion point, 0 ... text.count.
+    public var cursor: Int
+    public var error: String?
+
+    public init(field: String, type: FieldType, original: FieldValue?, text: String) {
+        self.field = field
+        self.type = type
+        self.original = original
+        self.text = Array(text)
+        self.cursor = self.text.count
+    }
+
+    public var string: String { String(text) }
+
+    /// Applies an editing key; returns false for keys the editor does not handle.
+    mutating func edit(_ key: Key) -> Bool {
+        switch key {
+        case .char(let c):
+            text.insert(c, at: cursor)
+            cursor += 1
+        case .ctrl("o"):
+            // A new line (STRING values and lists take several lines; Enter stages).
+            text.insert("\n", at: cursor)
+            cursor += 1
+        case .backspace:
+            guard cursor > 0 else { return true }
+            text.remove(at: cursor - 1)
+            cursor -= 1
+        case .delete, .ctrl("d"):
+            guard cursor < text.count else { return true }
+            text.remove(at: cursor)
+        case .left: cursor = max(0, cursor - 1)
+        case .right: cursor = min(text.count, cursor + 1)
+        case .home, .ctrl("a"): cursor = lineStart(cursor)
+        case .end, .ctrl("e"): cursor = lineEnd(cursor)
+        case .ctrl("u"):
+            text.removeAll()
+            cursor = 0
+        case .up, .down:
+            let start = lineStart(cursor)
+            let column = cursor - start
+            if key == .up {
+                guard start > 0 else { return true }
+                let previous = lineStart(start - 1)
+                cursor = min(previous + column, start - 1)
+            } else {
+                let end = lineEnd(cursor)
+                guard end < text.count else { return true }
+                cursor = min(end + 1 + column, lineEnd(end + 1))
+            }
+        default:
+            return false
+        }
+        error = nil
+        return true
+    }
+
+    func lineStart(_ index: Int) -> Int {
+        var i = index
+        while i > 0 && text[i - 1] != "\n" { i -= 1 }
+        return i
+    }
+
+    func lineEnd(_ index: Int) -> Int {
+        var i = index
+        while i < text.count && text[i] != "\n" { i += 1 }
+        return i
+    }
+
+    /// The text's lines with the cursor drawn as `▏`.
+    var displayLines: [String] {
+        var shown = text
+        shown.insert("▏", at: cursor)
+        return String(shown).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+}
+
+/// A yes/no question shown on the hint line.
+public enum Confirmation: Sendable, Hashable {
+    case discardAll
+}
+
+/// A whole-record edit in `$EDITOR`: the text handed to the editor, and the record it was made from.
+public struct JSONEdit: Sendable, Hashable {
+    public var database: DatabaseScope
+    public var zoneID: ZoneID
+    /// The record as the server sent it (the base, unless the record is already staged).
+    public var record: Record
+    /// The file's content: a `//` header (with the last error, if any) and the fields as JSON.
+    public var text: String
+
+    public init(database: DatabaseScope, zoneID: ZoneID, record: Record, text: String) {
+        self.database = database
+        self.zoneID = zoneID
+        self.record = record
+        self.text = text
+    }
+}

@@ -1,0 +1,89 @@
+import CloudKitWeb
+
+/// The `$EDITOR` form of a record's fields: a `//` comment header, then the fields as the wire's
+/// field dictionary (`{"title": {"value": "…", "type": "STRING"}, …}`).
+public enum FieldsJSON {
+    /// The file handed to the editor. `error` (from the previous attempt) goes at the top.
+    public static func text(record: Record, operation: StagedOperation?, error: String?) -> String {
+        let fields = operation?.kind == .update ? operation!.resultingFields : record.fields
+        return header(record: record, error: error) + Record.encodeFields(fields).prettyPrinted() + "\n"
+    }
+
+    static func header(record: Record, error: String?) -> String {
+        var lines: [String] = []
+        if let error {
+            lines += ["// ERROR: " + error.replacingOccurrences(of: "\n", with: " "), "// Fix it and save again; quit without saving (or empty the file) to cancel.", "//"]
+        }
+        lines += [
+            "// ckbrowse: the fields of \(record.recordType ?? "record") '\(record.recordName)' (change tag \(record.recordChangeTag ?? "none")).",
+            "// Save and quit to stage the changes. A field removed here is cleared (set to null).",
+            "// \"type\" may be left out for fields the record already has. Lines starting with // are ignored.",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The text without its leading `//` lines.
+    public static func body(of text: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        while let first = lines.first, first.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("//") { lines = lines.dropFirst() }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The same text with a new header (the user's JSON kept exactly).
+    public static func reopen(_ text: String, record: Record, error: String) -> String {
+        header(record: record, error: error) + body(of: text)
+    }
+
+    /// The changes the edited text makes relative to `base`, or nil when the user emptied the file
+    /// (cancel). Throws a message for invalid JSON, wrong types and uneditable fields.
+    public static func changes(from text: String, base: [String: FieldValue]) throws(FieldInputError) -> [String: FieldValue]? {
+        let body = body(of: text)
+        guard !body.allSatisfy(\.isWhitespace) else { return nil }
+        let json: JSON
+        do { json = try JSON(parsing: body) } catch { throw FieldInputError("invalid JSON: \(error)") }
+        guard case .object(let object) = json else { throw FieldInputError("the file must hold one JSON object of fields, not \(json.kindName)") }
+        var edited: [String: FieldValue] = [:]
+        for (name, value) in object.pairs {
+            guard edited[name] == nil else { throw FieldInputError("field '\(name)' appears twice") }
+            guard FieldNames.isValid(name) else { throw FieldInputError("'\(name)' is not a valid field name (a letter, then letters, digits or _)") }
+            var valueJSON = value
+            // The type may be left out for an existing field: it keeps its type.
+            if case .object(var dict) = value {
+                if dict["type"] == nil, let old = base[name], old != .null {
+                    dict.set("type", old.type.rawValue)
+                    valueJSON = .object(dict)
+                }
+            } else if !value.isNull {
+                throw FieldInputError("field '\(name)': expected {\"value\": …, \"type\": …} or null, found \(value.kindName)")
+            }
+            let field: FieldValue
+            do { field = try FieldValue(json: valueJSON) } catch { throw FieldInputError("field '\(name)': \(error)") }
+            if let old = base[name], old != .null, field != .null, old.type != field.type {
+                throw FieldInputError("field '\(name)' is \(old.type.rawValue) in this record; the file gives \(field.type.rawValue)")
+            }
+            if field != base[name], field != .null {
+                switch field {
+                case .asset, .assetList: throw FieldInputError("field '\(name)': assets are uploaded, not edited here")
+                case .encryptedBytes: throw FieldInputError("field '\(name)': encrypted fields cannot be edited here")
+                case .other(let type, _): throw FieldInputError("field '\(name)': fields of type \(type) cannot be edited here")
+                default: break
+                }
+            }
+            edited[name] = field
+        }
+        var changes: [String: FieldValue] = [:]
+        for (name, value) in edited where !StagedOperation.isNoChange(value, base: base[name]) { changes[name] = value }
+        for name in base.keys where edited[name] == nil && base[name] != .null { changes[name] = .null }
+        return changes
+    }
+}
+
+/// CloudKit field names: a letter, then letters, digits and underscores (at most 255).
+enum FieldNames {
+    static func isValid(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 255, ("A"..."Z").contains(first) || ("a"..."z").contains(first) else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+}

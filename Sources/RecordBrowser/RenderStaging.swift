@@ -1,0 +1,241 @@
+import CloudKitWeb
+import TerminalUI
+
+/// Drawing of staged edits: list marks, the inline editor, the batch, the commit and the conflicts.
+extension Browser {
+    /// `M` (modified) or `D` (deleted) in the first column of staged rows.
+    static func drawStageMarks(_ screen: inout Screen, _ state: BrowserState, zoneID: ZoneID, first: Int, count: Int, name: (Int) -> String?) {
+        guard !state.staged.isEmpty, count > 0 else { return }
+        let database = state.connection.database
+        for i in 0..<count {
+            guard let recordName = name(first + i), let op = state.staged.operation(for: target(database, zoneID, recordName)) else { continue }
+            let style = op.kind == .delete ? Theme.stagedDelete : Theme.staged
+            screen.put(op.kind == .delete ? "D" : "M", x: 0, y: 2 + i, style: style)
+        }
+    }
+
+    /// One line for a field value in a diff or a conflict cell.
+    static func cell(_ value: FieldValue?) -> String {
+        guard let value else { return "—" }
+        if value == .null { return "∅ cleared" }
+        if value.isList { return Format.items(value.listCount ?? 0) + " " + value.listElements.prefix(3).map(Format.scalar).joined(separator: ", ") }
+        return Format.scalar(value).replacingOccurrences(of: "\n", with: "⏎")
+    }
+
+    static func batchLines(_ state: BrowserState) -> [(op: Int, text: String, style: Style)] {
+        var lines: [(Int, String, Style)] = []
+        for (i, op) in state.staged.operations.enumerated() {
+            var head = "\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(op.zoneID.zoneName) › \(op.recordName)"
+            if let type = op.recordType { head += " (\(type))" }
+            head += " · based on change tag \(op.baseTag ?? "none")"
+            switch op.mode {
+            case .force: head += " · FORCED (sent without the tag)"
+            case .recreate: head += " · RE-CREATE (deleted on the server)"
+            case .conditional: break
+            }
+            lines.append((i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged))
+            if op.kind == .delete {
+                lines.append((i, "    the record and its \(op.baseFields.count) field\(op.baseFields.count == 1 ? "" : "s") are deleted", Theme.dim))
+            } else {
+                for d in op.diff { lines.append((i, "    \(d.field): \(cell(d.old)) → \(cell(d.new))", .plain)) }
+            }
+        }
+        return lines
+    }
+
+    static func drawBatch(_ screen: inout Screen, _ state: BrowserState) {
+        let ops = state.staged.operations
+        guard !ops.isEmpty else {
+            screen.put(" Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 2)
+            return
+        }
+        let zones = Set(ops.map { "\($0.database.rawValue)/\($0.zoneID.zoneName)" }).count
+        screen.put(" \(ops.count) staged operation\(ops.count == 1 ? "" : "s") in \(zones) zone\(zones == 1 ? "" : "s") · old → new per field", x: 0, y: 1, style: Theme.header)
+        let lines = batchLines(state)
+        let height = screen.height - 4
+        let first = lines.firstIndex { $0.op == state.batchSelection } ?? 0
+        let last = lines.lastIndex { $0.op == state.batchSelection } ?? 0
+        var scroll = max(0, last - height + 1)
+        if first < scroll { scroll = first }
+        for i in 0..<height where scroll + i < lines.count {
+            let line = lines[scroll + i]
+            screen.put(" " + line.text, x: 0, y: 2 + i, style: line.style, maxWidth: screen.width - 1)
+            if line.op == state.batchSelection && scroll + i == first { screen.restyle(y: 2 + i, Theme.selected) }
+        }
+    }
+
+    static func drawCommit(_ screen: inout Screen, _ state: BrowserState) {
+        guard let commit = state.commit else { return }
+        let lines = previewLines(state).flatMap { line in TextWidth.wrap(line, to: screen.width - 2).map { (line, $0) } }
+        let height = screen.height - 3
+        let scroll = min(commit.scroll, max(0, lines.count - height))
+        for i in 0..<height where scroll + i < lines.count {
+            let (logical, part) = lines[scroll + i]
+            var style = Style.plain
+            if logical.hasPrefix("NOTE:") { style = Theme.staged }
+            else if logical.hasPrefix("POST ") { style = Style(bold: true) }
+            else if logical.contains("NOTHING") || logical.contains("NOT applied") || logical.contains("refused") || logical.contains("— stays staged") { style = Theme.error }
+            else if logical.contains("applied all") || logical.contains("WAS applied") { style = Style(foreground: .green, bold: true) }
+            screen.put(" " + part, x: 0, y: 1 + i, style: style)
+        }
+    }
+
+    /// The line under a commit or conflict screen: what the user can do now.
+    static func commitPrompt(_ state: BrowserState) -> (text: String, style: Style)? {
+        guard let commit = state.commit else { return nil }
+        if state.pane == .commit {
+            switch commit.phase {
+            case .preview:
+                if state.connection.environment == .production {
+                    return (" PRODUCTION: type \(state.connection.container), Enter sends, Esc cancels: \(commit.typed)▏", Theme.production)
+                }
+                if commit.plan.hasNonAtomic {
+                    return (" NOT ATOMIC (see NOTE): y sends them anyway, each on its own · n cancels · j/k scroll", Theme.staged)
+                }
+                return (" y send · n cancel · j/k PgUp PgDn scroll", Style(bold: true))
+            case .sending: return (" sending… (recorded in the journal first, so a crash cannot send it twice blindly)", Theme.dim)
+            case .verifying: return (" checking whether the commit was applied…", Theme.dim)
+            case .done, .conflicts: return (" Enter or Esc closes · ↑↓ scroll", Theme.dim)
+            }
+        }
+        guard state.pane == .conflict, commit.conflicts.indices.contains(commit.selection) else { return nil }
+        let conflict = commit.conflicts[commit.selection]
+        if conflict.merge != nil { return (" MERGE: j/k field · Space toggles mine/server · m mine · t server · Enter done · Esc back", Theme.staged) }
+        let op = state.staged.operation(for: conflict.target)
+        switch conflict.server {
+        case .loading: return (" fetching the server's version… · a abort", Theme.dim)
+        case .failed: return (" f force mine · t drop mine · n next · a abort the commit", Theme.staged)
+        case .deleted:
+            if op?.kind == .update { return (" r re-create it with my version · t accept the deletion · n next · a abort", Theme.staged) }
+            return (" t drop my delete (already gone) · n next · a abort", Theme.staged)
+        case .record(let server):
+            let tag = server.recordChangeTag ?? "?"
+            var text = " m keep mine (re-base on \(tag)) · f force · t take server's"
+            if op?.kind == .update { text += " · g merge" }
+            return (text + " · e edit · a abort · n next", Theme.staged)
+        }
+    }
+
+    static func drawConflict(_ screen: inout Screen, _ state: BrowserState) {
+        guard let commit = state.commit, commit.conflicts.indices.contains(commit.selection) else { return }
+        let conflict = commit.conflicts[commit.selection]
+        let op = state.staged.operation(for: conflict.target)
+        var y = 1
+        func line(_ text: String, _ style: Style = .plain) {
+            for part in TextWidth.wrap(text, to: screen.width - 2) where y < screen.height - 2 {
+                screen.put(" " + part, x: 0, y: y, style: style)
+                y += 1
+            }
+        }
+        let n = commit.conflicts.count
+        let atomicZone = commit.plan.requests.first { $0.database == conflict.database && $0.body.zoneID?.zoneName == conflict.zoneID.zoneName }?.atomic ?? true
+        line(atomicZone ? "Nothing was applied in zone \(conflict.zoneID.zoneName): the batch is atomic, and \(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them")."
+                : "\(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them"); the other operations were applied on their own.", Theme.error)
+        if !commit.innocent.isEmpty {
+            let k = commit.innocent.count
+            line("\(k) other operation\(k == 1 ? "" : "s") failed only with ATOMIC_ERROR because of \(n == 1 ? "this one" : "these"): innocent, \(k == 1 ? "it stays" : "they stay") staged unchanged and \(k == 1 ? "is" : "are") sent again.", Theme.dim)
+        }
+        let resolved = commit.conflicts.filter { $0.resolution != nil }.count
+        let kind = op?.kind == .delete ? "DELETE" : "UPDATE"
+        line("Conflict \(commit.selection + 1) of \(n) (\(resolved) resolved) · \(kind) '\(conflict.recordName)' (\(op?.recordType ?? "?")) · you edited from change tag \(op?.baseTag ?? "none") · \(conflict.code): \(conflict.reason)", Theme.header)
+        guard let op else { return }
+        var serverFields: [String: FieldValue] = [:]
+        switch conflict.server {
+        case .loading:
+            line("fetching the server's current version…", Theme.dim)
+            return
+        case .failed(let why):
+            line("The server's version could not be fetched: \(why)", Theme.error)
+            return
+        case .deleted:
+            line(op.kind == .update ? "DELETED on the server since you read it. You updated it: re-create it with your version, or accept the deletion."
+                 : "DELETED on the server since you read it, and you deleted it too: nothing is left to do but drop your delete.", Theme.stagedDelete)
+        case .record(let server):
+            serverFields = server.fields
+            var who = "server now: change tag \(server.recordChangeTag ?? "?")"
+            if let m = server.modified { who += ", modified \(Format.utc(m.timestamp))" + (m.userRecordName.map { " by \($0)" } ?? "") }
+            line(who)
+        }
+        y += 1
+        let mine: [String: FieldValue]? = op.kind == .update ? op.resultingFields : nil
+        let serverDeleted = conflict.server == .deleted
+        var fields = Set(op.baseFields.keys).union(serverFields.keys).union(op.changes.keys).sorted()
+        if let merge = conflict.merge { fields = merge.keys.sorted() }
+        let fieldWidth = 18
+        let merging = conflict.merge != nil
+        let columnCount = merging ? 4 : 3
+        let cellWidth = (screen.width - fieldWidth - 2 - columnCount) / columnCount
+        var headers = ["FIELD", "BASE (you edited from)", "MINE", serverDeleted ? "SERVER NOW (deleted)" : "SERVER NOW"]
+        if merging { headers.append("TAKE") }
+        screen.put(" " + row(headers, [fieldWidth] + Array(repeating: cellWidth, count: columnCount)), x: 0, y: y, style: Theme.header)
+        y += 1
+        var unchanged = 0
+        for (index, field) in fields.enumerated() where y < screen.height - 3 {
+            let base = op.baseFields[field]
+            let mineValue = mine.map { $0[field] } ?? nil
+            let serverValue = serverDeleted ? nil : serverFields[field]
+            let mineChanged = op.kind == .delete || op.changes[field] != nil
+            let serverChanged = serverDeleted || serverValue != base
+            if !mineChanged && !serverChanged && !merging {
+                unchanged += 1
+                continue
+            }
+            let both = mineChanged && serverChanged && !(op.kind == .update && mineValue == serverValue)
+            let x0 = 1
+            screen.put(TextWidth.fit(field, to: fieldWidth), x: x0, y: y, style: both ? Theme.bothChanged : .plain)
+            var x = x0 + fieldWidth + 1
+            screen.put(TextWidth.fit(cell(base), to: cellWidth), x: x, y: y)
+            x += cellWidth + 1
+            screen.put(TextWidth.fit(op.kind == .delete ? "(deleted)" : cell(mineValue), to: cellWidth), x: x, y: y, style: mineChanged ? Theme.staged : Theme.dim)
+            x += cellWidth + 1
+            screen.put(TextWidth.fit(serverDeleted ? "(deleted)" : cell(serverValue), to: cellWidth), x: x, y: y, style: serverChanged ? Theme.serverChanged : Theme.dim)
+            if let merge = conflict.merge {
+                x += cellWidth + 1
+                screen.put(merge[field] == true ? "mine" : "server", x: x, y: y, style: .plain)
+                if index == conflict.fieldSelection { screen.restyle(y: y, Theme.selected) }
+            }
+            y += 1
+        }
+        if unchanged > 0 && y < screen.height - 2 {
+            screen.put(" \(unchanged) field\(unchanged == 1 ? "" : "s") changed by nobody: not shown", x: 0, y: y, style: Theme.dim)
+        }
+    }
+
+    /// The inline editor: a box over the lower part of the detail view.
+    static func drawEditor(_ screen: inout Screen, _ editor: FieldEditor, _ state: BrowserState) {
+        let width = screen.width - 4
+        var body: [(String, Style)] = []
+        if let original = editor.original, original != .null { body.append(("was: " + cell(original), Theme.dim)) }
+        for line in editor.displayLines { body += TextWidth.wrap(line, to: width - 4).map { ($0, Style.plain) } }
+        if let error = editor.error { body += TextWidth.wrap("✗ " + error, to: width - 4).map { ($0, Theme.error) } }
+        body.append((editorHint(editor.type), Theme.dim))
+        body.append(("Enter stages · Ctrl-O new line · Ctrl-U clears · Esc cancels", Theme.dim))
+        let height = min(screen.height - 4, body.count + 2)
+        let x = 2, top = screen.height - 2 - height
+        for r in 0..<height { screen.fill(x: 0, y: top + r, width: screen.width, style: .plain) }
+        screen.put("┌" + String(repeating: "─", count: width - 2) + "┐", x: x, y: top, style: Theme.box)
+        screen.put(" edit \(editor.field) (\(editor.type.rawValue)) ", x: x + 2, y: top, style: Theme.box.bolded)
+        // Keep the end (where the cursor usually is) visible when the text is long.
+        let shown = body.suffix(height - 2)
+        for (i, (text, style)) in shown.enumerated() {
+            screen.put("│", x: x, y: top + 1 + i, style: Theme.box)
+            screen.put(text, x: x + 2, y: top + 1 + i, style: style, maxWidth: width - 4)
+            screen.put("│", x: x + width - 1, y: top + 1 + i, style: Theme.box)
+        }
+        screen.put("└" + String(repeating: "─", count: width - 2) + "┘", x: x, y: top + height - 1, style: Theme.box)
+    }
+
+    static func editorHint(_ type: FieldType) -> String {
+        if type.isList { return "one element per line, or a JSON array" }
+        switch type {
+        case .string: return "any text"
+        case .int64: return "a whole number in INT64's range"
+        case .double: return "a finite number, e.g. 3.25"
+        case .timestamp: return "ISO-8601 (2024-03-01T12:00:00Z) or epoch milliseconds"
+        case .bytes: return "base64, or hex with 0x"
+        case .reference: return "recordName [NONE|DELETE_SELF|VALIDATE]"
+        case .location: return "latitude, longitude [± accuracy]"
+        default: return ""
+        }
+    }
+}

@@ -1,0 +1,299 @@
+import CloudKitWeb
+import TerminalUI
+
+/// Staging: the inline editor, `$EDITOR`, deletes, unstaging and the batch screen.
+extension Browser {
+    static func target(_ database: DatabaseScope, _ zoneID: ZoneID, _ name: String) -> String {
+        "\(database.rawValue)/\(zoneID.zoneName)/\(name)"
+    }
+
+    /// The staged op of the open record, if any.
+    static func detailOperation(_ state: BrowserState) -> StagedOperation? {
+        guard let detail = state.detail else { return nil }
+        return state.staged.operation(for: target(state.connection.database, detail.zoneID, detail.recordName))
+    }
+
+    /// False (with the reason on the hint line) when the connection refuses writes.
+    static func writable(_ state: inout BrowserState) -> Bool {
+        guard let reason = state.readOnlyReason else { return true }
+        state.message = "read-only: \(reason). Nothing staged."
+        return false
+    }
+
+    static func stage(_ operation: StagedOperation, _ state: inout BrowserState, message: String) {
+        state.staged.stage(operation)
+        let count = state.staged.operations.count
+        state.message = message + " · \(count) staged (b batch, c commit)"
+    }
+
+    /// The field of the selected detail line: its name, and its current value (staged or server).
+    static func selectedField(_ state: BrowserState) -> (name: String, value: FieldValue?)? {
+        guard let detail = state.detail, detail.record != nil, !detail.showRaw else { return nil }
+        let lines = detailLines(detail, staged: detailOperation(state))
+        guard lines.indices.contains(detail.selection), let owner = lines[detail.selection].owner else { return nil }
+        let op = detailOperation(state)
+        let value = op?.kind == .update ? (op!.changes[owner] ?? detail.record!.fields[owner]) : detail.record!.fields[owner]
+        return (owner, value)
+    }
+
+    /// Staging keys of the record detail.
+    static func detailStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
+        guard let detail = state.detail else { return nil }
+        switch key {
+        case .char("e"), .char("a"), .char("x"), .char("d"), .char("E"):
+            guard let record = detail.record else {
+                state.message = "the record is not loaded"
+                return []
+            }
+            guard writable(&state) else { return [] }
+            return editKey(key, record, detail, &state)
+        case .char("u"):
+            let t = target(state.connection.database, detail.zoneID, detail.recordName)
+            guard state.staged.operation(for: t) != nil else {
+                state.message = "'\(detail.recordName)' has nothing staged"
+                return []
+            }
+            state.staged.unstage(target: t)
+            state.message = "unstaged '\(detail.recordName)' · \(state.staged.operations.count) staged"
+            return []
+        default:
+            return nil
+        }
+    }
+
+    static func editKey(_ key: Key, _ record: Record, _ detail: RecordDetail, _ state: inout BrowserState) -> [BrowserEffect] {
+        let database = state.connection.database
+        switch key {
+        case .char("e"):
+            guard let (name, value) = selectedField(state) else {
+                state.message = "select a field to edit (system fields cannot be edited); a adds a field"
+                return []
+            }
+            guard let value, value != .null else {
+                let type = record.fields[name]?.type
+                guard let type, type.rawValue != "NULL" else {
+                    state.message = "'\(name)' is cleared: a adds it again with a type"
+                    return []
+                }
+                state.editor = FieldEditor(field: name, type: type, original: nil, text: "")
+                return []
+            }
+            guard FieldInput.isEditable(value.type) else {
+                state.message = "fields of type \(value.type.rawValue) cannot be edited here"
+                return []
+            }
+            state.editor = FieldEditor(field: name, type: value.type, original: record.fields[name], text: FieldInput.text(of: value))
+        case .char("a"):
+            state.input = ("+", "")
+        case .char("x"):
+            guard let (name, value) = selectedField(state) else {
+                state.message = "select a field to clear"
+                return []
+            }
+            guard value != nil, value != .null else {
+                state.message = "'\(name)' is already cleared"
+                return []
+            }
+            stage(StagedOperation(kind: .update, database: database, zoneID: detail.zoneID, base: record, changes: [name: .null]), &state,
+                  message: "staged: clear '\(name)' of '\(record.recordName)'")
+        case .char("d"):
+            stage(StagedOperation(kind: .delete, database: database, zoneID: detail.zoneID, base: record), &state,
+                  message: "staged: delete '\(record.recordName)'")
+        case .char("E"):
+            let op = detailOperation(state)
+            return [.editJSON(JSONEdit(database: database, zoneID: detail.zoneID, record: record, text: FieldsJSON.text(record: record, operation: op, error: nil)))]
+        default:
+            break
+        }
+        return []
+    }
+
+    /// `a`: "name TYPE" typed on the input line opens the editor for a new field.
+    static func addField(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let record = state.detail?.record else { return [] }
+        guard words.count == 2 else {
+            state.message = "add a field as: NAME TYPE (e.g. rating INT64; types: \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " ")))"
+            return []
+        }
+        let name = words[0], type = FieldType(rawValue: words[1].uppercased())
+        guard FieldNames.isValid(name) else {
+            state.message = "'\(name)' is not a valid field name (a letter, then letters, digits or _)"
+            return []
+        }
+        guard FieldInput.isEditable(type) else {
+            state.message = "\(words[1]) is not a type that can be typed here; use one of \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " "))"
+            return []
+        }
+        if let existing = record.fields[name], existing != .null, existing.type != type {
+            state.message = "'\(name)' exists as \(existing.type.rawValue); e edits it"
+            return []
+        }
+        state.editor = FieldEditor(field: name, type: type, original: record.fields[name], text: "")
+        return []
+    }
+
+    /// Keys while the inline editor is open: Enter validates and stages, Esc cancels.
+    static func editorKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var editor = state.editor else { return [] }
+        switch key {
+        case .escape, .ctrl("c"):
+            state.editor = nil
+            state.message = "edit cancelled: nothing staged"
+            return []
+        case .enter:
+            switch FieldInput.parse(editor.string, as: editor.type) {
+            case .failure(let error):
+                editor.error = error.description
+                state.editor = editor
+            case .success(let value):
+                state.editor = nil
+                guard let detail = state.detail, let record = detail.record else { return [] }
+                let op = StagedOperation(kind: .update, database: state.connection.database, zoneID: detail.zoneID, base: record, changes: [editor.field: value])
+                if value == record.fields[editor.field], state.staged.operation(for: op.target)?.changes[editor.field] == nil {
+                    state.message = "'\(editor.field)' is unchanged: nothing staged"
+                    return []
+                }
+                stage(op, &state, message: "staged: '\(editor.field)' of '\(record.recordName)'")
+            }
+            return []
+        default:
+            if editor.edit(key) { state.editor = editor }
+            return []
+        }
+    }
+
+    /// `$EDITOR` returned.
+    static func jsonEdited(_ edit: JSONEdit, edited: String?, status: Int32, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard let edited else {
+            state.message = "the edited file could not be read: nothing staged"
+            return []
+        }
+        if status != 0 {
+            state.message = "the editor exited with status \(status): nothing staged"
+            return []
+        }
+        if edited == edit.text {
+            state.message = "no change: nothing staged"
+            return []
+        }
+        let op = state.staged.operation(for: target(edit.database, edit.zoneID, edit.record.recordName))
+        let base = op?.baseFields ?? edit.record.fields
+        do throws(FieldInputError) {
+            guard let changes = try FieldsJSON.changes(from: edited, base: base) else {
+                state.message = "the file was emptied: edit cancelled, nothing staged"
+                return []
+            }
+            var update = StagedOperation(kind: .update, database: edit.database, zoneID: edit.zoneID, base: edit.record, changes: changes)
+            if let op { update.baseTag = op.baseTag; update.baseFields = op.baseFields }
+            state.staged.replaceChanges(update)
+            let count = state.staged.operation(for: update.target)?.changes.count ?? 0
+            state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(edit.record.recordName)'"
+                : "staged \(count) field change\(count == 1 ? "" : "s") to '\(edit.record.recordName)' · \(state.staged.operations.count) staged (b batch, c commit)"
+        } catch {
+            // The editor opens again with the error on top; the user's text is kept as it was.
+            var again = edit
+            again.text = FieldsJSON.reopen(edited, record: edit.record, error: error.description)
+            return [.editJSON(again)]
+        }
+        return []
+    }
+
+    // MARK: Lists
+
+    static func listStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
+        guard let list = state.list, let row = list.row(list.selection) else { return nil }
+        let t = target(state.connection.database, list.zoneID, row.recordName)
+        switch key {
+        case .char("d"):
+            guard writable(&state) else { return [] }
+            guard !row.deleted else {
+                state.message = "'\(row.recordName)' is already deleted"
+                return []
+            }
+            return [.loadRecordToDelete(list.key, list.zoneID, row.recordName)]
+        case .char("u"):
+            guard state.staged.operation(for: t) != nil else {
+                state.message = "'\(row.recordName)' has nothing staged"
+                return []
+            }
+            state.staged.unstage(target: t)
+            state.message = "unstaged '\(row.recordName)' · \(state.staged.operations.count) staged"
+            return []
+        default:
+            return nil
+        }
+    }
+
+    static func recordToDelete(_ zoneID: ZoneID, _ name: String, _ record: Record?, _ state: inout BrowserState) {
+        guard let record else {
+            state.message = "'\(name)' is not in the local cache: open it (Enter) and press d there"
+            return
+        }
+        stage(StagedOperation(kind: .delete, database: state.connection.database, zoneID: zoneID, base: record), &state, message: "staged: delete '\(name)'")
+    }
+
+    // MARK: Batch screen
+
+    static func openBatch(_ state: inout BrowserState) -> [BrowserEffect] {
+        if state.pane != .batch {
+            state.stack = state.stack.filter { ![.batch, .commit, .conflict].contains($0) }
+            state.stack.append(.batch)
+        }
+        state.batchSelection = min(state.batchSelection, max(0, state.staged.operations.count - 1))
+        return []
+    }
+
+    static func batchKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        let ops = state.staged.operations
+        let h = listHeight(state)
+        if let d = delta(key, page: h, count: ops.count) {
+            move(&state.batchSelection, &state.batchScroll, count: ops.count, delta: d, height: h)
+            return []
+        }
+        guard ops.indices.contains(state.batchSelection) else { return [] }
+        let op = ops[state.batchSelection]
+        switch key {
+        case .char("u"):
+            state.staged.unstage(target: op.target)
+            state.batchSelection = min(state.batchSelection, max(0, state.staged.operations.count - 1))
+            state.message = "unstaged '\(op.recordName)' · \(state.staged.operations.count) staged"
+        case .char("X"):
+            state.confirmation = .discardAll
+        case .enter, .char("l"), .right:
+            guard op.database == state.connection.database else {
+                state.message = "'\(op.recordName)' is in the \(op.database.rawValue) database: :db \(op.database.rawValue) first"
+                return []
+            }
+            state.detailHistory = []
+            return openRecord(op.recordName, zoneID: op.zoneID, &state)
+        default: break
+        }
+        return []
+    }
+
+    static func confirmationKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard let confirmation = state.confirmation else { return [] }
+        state.confirmation = nil
+        switch (confirmation, key) {
+        case (.discardAll, .char("y")), (.discardAll, .char("Y")):
+            let count = state.staged.operations.count
+            state.staged.discardAll()
+            state.batchSelection = 0
+            state.message = "discarded \(count) staged operation\(count == 1 ? "" : "s")"
+        default:
+            state.message = "kept the staged operations"
+        }
+        return []
+    }
+}
+
+extension FieldInput {
+    /// Types the inline editor can parse.
+    public static let editableTypes: [FieldType] = [
+        .string, .int64, .double, .timestamp, .bytes, .reference, .location,
+        .stringList, .int64List, .doubleList, .timestampList, .bytesList, .referenceList, .locationList,
+    ]
+
+    public static func isEditable(_ type: FieldType) -> Bool { editableTypes.contains(type) }
+}

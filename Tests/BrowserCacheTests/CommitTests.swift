@@ -1,0 +1,83 @@
+import BrowserCache
+import CloudKitLocal
+import CloudKitWeb
+import Foundation
+import RecordBrowser
+import Testing
+
+/// Commits through the real core, runner, client, local server and journal (in-process transport).
+@Suite struct CommitRoundTripTests {
+    let zone = ZoneID(zoneName: "Z")
+
+    func setUp() async throws -> (EffectRunner, CloudKitDatabase, StagingJournal) {
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = ["t"]
+        configuration.users = [(name: "u", token: "w")]
+        let service = try LocalCloudKit(store: try Store(directory: tempDirectory("srv")), configuration: configuration)
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
+            credentials: .apiToken("t", webAuthToken: "w"), transport: InProcessTransport(service: service))
+        let db = client.database(.private)
+        _ = try await db.modifyZones([ZoneOperation(.create, zone)])
+        _ = try await db.modifyRecords(ModifyRecordsRequest(
+            operations: (1...3).map { .create(Record(recordName: "r\($0)", recordType: "T", fields: ["n": .int64(Int64($0)), "s": .string("v\($0)")])) }, zoneID: zone))
+        let journal = try StagingJournal(directory: tempDirectory("journal"), container: "iCloud.t", environment: .development)
+        return (EffectRunner(client: client, cache: nil, journal: journal), db, journal)
+    }
+
+    /// Feeds an event through the core and runs every effect it asks for, until none is left.
+    func drive(_ state: inout BrowserState, _ runner: EffectRunner, _ events: BrowserEvent...) async {
+        var pending = events
+        while !pending.isEmpty {
+            let effects = Browser.update(&state, pending.removeFirst())
+            for effect in effects { pending += await runner.execute(effect) }
+        }
+    }
+
+    func record(_ db: CloudKitDatabase, _ name: String) async throws -> Record? {
+        try await db.lookupRecords([name], zoneID: zone).first?.record
+    }
+
+    @Test func aConflictIsResolvedAndTheBatchCommittedAgainAtomically() async throws {
+        let (runner, db, journal) = try await setUp()
+        let r1 = try #require(try await record(db, "r1")), r2 = try #require(try await record(db, "r2"))
+        var state = BrowserState(connection: ConnectionInfo(container: "iCloud.t", environment: .development, database: .private, server: "test"))
+        state.size = (100, 30)
+        state.staged.stage(StagedOperation(kind: .update, database: .private, zoneID: zone, base: r1, changes: ["s": .string("mine")]))
+        state.staged.stage(StagedOperation(kind: .delete, database: .private, zoneID: zone, base: r2))
+        // Another writer changes r1 after the user read it.
+        _ = try await db.modifyRecords(ModifyRecordsRequest(operations: [.update(Record(recordName: "r1", recordChangeTag: r1.recordChangeTag, fields: ["n": .int64(100)]))], zoneID: zone))
+        await drive(&state, runner, .key(.char("c")), .key(.char("y")))
+        #expect(state.pane == .conflict)
+        #expect(try await record(db, "r2") != nil, "the atomic batch applied nothing: r2 still exists")
+        #expect(state.commit?.innocent == ["private/Z/r2"])
+        guard case .record(let server)? = state.commit?.conflicts.first?.server else {
+            Issue.record("the server's version was not fetched: \(String(describing: state.commit?.conflicts))")
+            return
+        }
+        #expect(server.fields["n"] == .int64(100))
+        #expect(try journal.inflight().isEmpty == false, "the commit was journaled before it was sent")
+        try journal.finishCommit(remaining: state.staged)
+        // Keep mine, re-based on the server's tag; then confirm the new preview.
+        await drive(&state, runner, .key(.char("m")))
+        #expect(state.pane == .commit && state.staged.operations[0].baseTag == server.recordChangeTag)
+        await drive(&state, runner, .key(.char("y")))
+        #expect(state.staged.isEmpty && state.commit?.phase == .done, "\(state.commit?.outcome ?? [])")
+        let after = try #require(try await record(db, "r1"))
+        #expect(after.fields["s"] == .string("mine") && after.fields["n"] == .int64(100), "my field and the other writer's both kept")
+        #expect(try await record(db, "r2") == nil)
+    }
+
+    @Test func aLostAnswerIsJudgedByLookingTheRecordsUp() async throws {
+        let (runner, db, _) = try await setUp()
+        let r3 = try #require(try await record(db, "r3"))
+        var batch = StagedBatch()
+        batch.stage(StagedOperation(kind: .update, database: .private, zoneID: zone, base: r3, changes: ["s": .string("new"), "n": .null]))
+        let plan = try CommitPlan.make(batch)
+        guard case .commitVerified(let before, nil) = await runner.verify(plan.requests) else { Issue.record("lookup failed"); return }
+        #expect(before.map(\.applied) == [.no], "not sent yet: not applied")
+        _ = try await db.modifyRecords(plan.requests[0].body)
+        guard case .commitVerified(let after, nil) = await runner.verify(plan.requests) else { Issue.record("lookup failed"); return }
+        #expect(after.map(\.applied) == [.yes], "\(after)")
+    }
+}
