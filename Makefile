@@ -19,6 +19,7 @@ test: deps
 	$(SWIFT) test
 	tests/e2e/browser.sh
 	tests/e2e/apply.sh
+	tests/e2e/staging.sh
 
 release: deps
 	$(SWIFT) build -c release --product ckbrowse

@@ -11,7 +11,7 @@ fi
 swift build --product ckbrowse >/dev/null
 BIN=$(swift build --show-bin-path)/ckbrowse
 WORK=$(mktemp -d); SOCK="ckb-shots-$$"
-trap 'tmux -L $SOCK kill-server 2>/dev/null; rm -rf $WORK' EXIT
+trap 'tmux -L $SOCK kill-server 2>/dev/null; tmux -L $SOCK-2 kill-server 2>/dev/null; [ -n "${SERVER_PID:-}" ] && kill $SERVER_PID; rm -rf $WORK' EXIT
 mkdir -p screenshots
 COLS=100; ROWS=30
 tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
@@ -27,4 +27,27 @@ keys Escape Escape Escape s; wait_for "artwork-changes"; shot subscriptions
 keys j Enter; wait_for "alertLocalizationKey"; shot subscription-detail
 keys Escape "?"; wait_for "Keys"; shot help
 keys x D; wait_for "records/changes"; shot debug
+keys q
+
+# Staged edits and a conflict: against `ckbrowse serve`, with curl as the other writer.
+"$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 & SERVER_PID=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
+URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
+SOCK="$SOCK-2"
+tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
+    "env LANG=C.UTF-8 TERM=tmux-256color TZ=UTC XDG_CACHE_HOME=$WORK/cache2 XDG_STATE_HOME=$WORK/state CLOUDKIT_SERVER=$URL \
+     CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token \
+     CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
+wait_for "3 zones"
+keys j Enter; wait_for "24 loaded"; keys Enter; wait_for "FIELDS 2"
+keys j j e C-u "Spring show: final list" Enter; wait_for "staged:"
+keys k e C-u 1 Enter; wait_for "staged: 'pinned'"
+keys j j e; shot inline-editor
+keys Escape Escape j d j Enter; wait_for "recordName                           draft-2"
+keys j j e C-u "Summer ideas" Enter; wait_for "staged:"; shot staged-detail
+keys b; wait_for "3 staged operations"; shot batch
+curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/records/modify?ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token" \
+    -d '{"zoneID":{"zoneName":"Drafts"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"draft-0","fields":{"text":{"value":"Spring show: list v2 (from the iPad)","type":"STRING"},"pinned":{"value":0,"type":"INT64"}}}}]}' > /dev/null
+keys c; wait_for "POST /database"; shot commit-preview
+keys y; wait_for "SERVER NOW"; shot conflict
 keys q

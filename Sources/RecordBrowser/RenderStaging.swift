@@ -181,20 +181,24 @@ extension Browser {
                 continue
             }
             let both = mineChanged && serverChanged && !(op.kind == .update && mineValue == serverValue)
-            let x0 = 1
-            screen.put(TextWidth.fit(field, to: fieldWidth), x: x0, y: y, style: both ? Theme.bothChanged : .plain)
-            var x = x0 + fieldWidth + 1
-            screen.put(TextWidth.fit(cell(base), to: cellWidth), x: x, y: y)
-            x += cellWidth + 1
-            screen.put(TextWidth.fit(op.kind == .delete ? "(deleted)" : cell(mineValue), to: cellWidth), x: x, y: y, style: mineChanged ? Theme.staged : Theme.dim)
-            x += cellWidth + 1
-            screen.put(TextWidth.fit(serverDeleted ? "(deleted)" : cell(serverValue), to: cellWidth), x: x, y: y, style: serverChanged ? Theme.serverChanged : Theme.dim)
-            if let merge = conflict.merge {
-                x += cellWidth + 1
-                screen.put(merge[field] == true ? "mine" : "server", x: x, y: y, style: .plain)
-                if index == conflict.fieldSelection { screen.restyle(y: y, Theme.selected) }
+            // Long values wrap within their column (up to 4 lines) so the three can be compared.
+            let texts = [cell(base), op.kind == .delete ? "(deleted)" : cell(mineValue), serverDeleted ? "(deleted)" : cell(serverValue)]
+            let wrapped = texts.map { Array(TextWidth.wrap($0, to: cellWidth).prefix(4)) }
+            let styles: [Style] = [.plain, mineChanged ? Theme.staged : Theme.dim, serverChanged ? Theme.serverChanged : Theme.dim]
+            let rowHeight = max(1, wrapped.map(\.count).max() ?? 1)
+            for r in 0..<rowHeight where y + r < screen.height - 2 {
+                if r == 0 { screen.put(TextWidth.fit(field, to: fieldWidth), x: 1, y: y, style: both ? Theme.bothChanged : .plain) }
+                var x = 1 + fieldWidth + 1
+                for c in 0..<3 {
+                    if r < wrapped[c].count { screen.put(wrapped[c][r], x: x, y: y + r, style: styles[c], maxWidth: cellWidth) }
+                    x += cellWidth + 1
+                }
+                if r == 0, let merge = conflict.merge {
+                    screen.put(merge[field] == true ? "mine" : "server", x: x, y: y, style: .plain)
+                    if index == conflict.fieldSelection { screen.restyle(y: y, Theme.selected) }
+                }
             }
-            y += 1
+            y += rowHeight
         }
         if unchanged > 0 && y < screen.height - 2 {
             screen.put(" \(unchanged) field\(unchanged == 1 ? "" : "s") changed by nobody: not shown", x: 0, y: y, style: Theme.dim)
