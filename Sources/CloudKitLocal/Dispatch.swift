@@ -38,7 +38,9 @@ extension LocalCloudKit {
             route: route, caller: caller, key: key, dbID: dbID,
             now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
         if route.isWrite {
-            return try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
+            let answer = try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
+            if route.endpoint == .recordsModify { courier.wakeAll() }
+            return answer
         }
         return try await store.pool.read { db in try self.read(route.endpoint, db, context, body) }
     }

@@ -58,6 +58,8 @@ public struct LocalServerConfiguration: Sendable {
     public var maximumBodyBytes: Int = 16 << 20
     /// The clock (injected in tests).
     public var now: @Sendable () -> Date = { Date() }
+    /// Subscriptions firing and the webcourier long-poll.
+    public var notifications = NotificationSettings()
 
     public init() {}
 }
@@ -72,6 +74,8 @@ public final class LocalCloudKit: Sendable {
     let tokenSecret: Data
     let databaseIDs = Mutex<[DatabaseKey: Int64]>([:])
     let baseURL: Mutex<String>
+    /// Wakes webcourier long-polls after writes.
+    let courier = Courier()
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store
@@ -115,14 +119,19 @@ public final class LocalCloudKit: Sendable {
     public func handle(_ request: ServerRequest) async -> ServerResponse {
         let uuid = UUID().uuidString.lowercased()
         var extraHeaders: [(String, String)] = []
+        if request.path.hasPrefix("/webcourier/1/") { return await pollWebcourier(request) }
         do {
             if request.body.count > configuration.maximumBodyBytes {
                 throw ServiceError.badRequest("request body of \(request.body.count) bytes exceeds the limit of \(configuration.maximumBodyBytes)")
             }
+            if request.path.hasPrefix("/device/") {
+                let (status, json) = try await handleDevice(request, uuid: uuid)
+                return respond(status, json, uuid: uuid, extra: extraHeaders)
+            }
             let route = try Route(path: request.path, method: request.method)
             let caller = try await authenticate(request, route: route)
             if let user = caller.userName {
-                extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user)))
+                extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
             }
             let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
             let (status, json) = try await dispatch(route, caller: caller, body: body)
@@ -174,6 +183,10 @@ public final class LocalCloudKit: Sendable {
         var userRecordName: String?
         var keyID: String?
         var webToken: String?
+        /// The web auth session (stable across token rotations).
+        var session: String?
+        /// `X-CK-Device-Token`: our extension naming the writing device (origin exclusion `header`).
+        var deviceToken: String?
 
         var actingRecordName: String? { userRecordName ?? keyID.map(LocalCloudKit.keyUserRecordName) }
     }
@@ -191,6 +204,7 @@ public final class LocalCloudKit: Sendable {
         }
         guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
         var caller = Caller()
+        caller.deviceToken = request.header("X-CK-Device-Token")
         // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
         if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
             guard let name = try await userName(forWebToken: token) else {
@@ -199,6 +213,7 @@ public final class LocalCloudKit: Sendable {
             caller.userName = name
             caller.userRecordName = Self.userRecordName(for: name)
             caller.webToken = token
+            caller.session = Self.session(ofWebToken: token)
         }
         if caller.userName == nil && route.needsUser {
             throw authenticationRequired(route, reason: "request needs authorization")
@@ -243,18 +258,27 @@ public final class LocalCloudKit: Sendable {
         }) {
             return name
         }
-        guard let parts = OpaqueToken.decode(token), parts.count == 4, parts[0] == "w1" else { return nil }
-        let expected = mac(parts[1] + "\u{1F}" + parts[2])
-        guard expected == parts[3] else { return nil }
+        guard let parts = OpaqueToken.decode(token), parts.count == 4 || parts.count == 5, parts[0] == "w1" else { return nil }
+        let expected = mac(parts[1..<(parts.count - 1)].joined(separator: "\u{1F}"))
+        guard expected == parts[parts.count - 1] else { return nil }
         let exists = try await store.pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT 1 FROM web_user WHERE name = ?", arguments: [parts[1]]) ?? false
         }
         return exists ? parts[1] : nil
     }
 
-    func mintWebAuthToken(user: String) -> String {
+    /// A rotated token carries the session of the token it replaces, so a session survives rotation
+    /// (origin exclusion `session` compares sessions).
+    func mintWebAuthToken(user: String, session: String) -> String {
         let nonce = UUID().uuidString
-        return OpaqueToken.encode(["w1", user, nonce, mac(user + "\u{1F}" + nonce)])
+        return OpaqueToken.encode(["w1", user, session, nonce, mac([user, session, nonce].joined(separator: "\u{1F}"))])
+    }
+
+    /// The session a web auth token belongs to: carried by the tokens this server mints, otherwise
+    /// derived from the token itself.
+    static func session(ofWebToken token: String) -> String {
+        if let parts = OpaqueToken.decode(token), parts.count == 5, parts[0] == "w1" { return parts[2] }
+        return SHA256.hash(data: Data(token.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     func mac(_ text: String) -> String {

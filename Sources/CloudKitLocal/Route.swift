@@ -12,6 +12,13 @@ struct Route: Sendable {
         .recordsLookup, .recordsModify, .subscriptionsList, .subscriptionsLookup, .subscriptionsModify, .usersCurrent,
     ]
 
+    init(container: String, environment: CloudKitEnvironment, scope: DatabaseScope, endpoint: Endpoint) {
+        self.container = container
+        self.environment = environment
+        self.scope = scope
+        self.endpoint = endpoint
+    }
+
     init(path: String, method: String) throws {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         func notFound() -> ServiceError {
@@ -45,7 +52,7 @@ struct Route: Sendable {
     var needsUser: Bool {
         if scope != .public { return true }
         switch endpoint {
-        case .recordsModify, .zonesModify, .subscriptionsModify, .usersCurrent: return true
+        case .recordsModify, .zonesModify, .subscriptionsModify, .usersCurrent, .tokensCreate, .tokensRegister: return true
         default: return false
         }
     }

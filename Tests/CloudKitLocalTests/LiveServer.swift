@@ -18,7 +18,7 @@ final class LiveServer: Sendable {
 
     static func start(
         directory: String? = nil, serverKeys: [(keyID: String, publicKeyPEM: String)] = [],
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, notifications: NotificationSettings = NotificationSettings()
     ) async throws -> LiveServer {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckl-\(UUID().uuidString)").path
         var configuration = LocalServerConfiguration()
@@ -26,6 +26,7 @@ final class LiveServer: Sendable {
         configuration.users = [alice, bob]
         configuration.serverKeys = serverKeys
         configuration.now = now
+        configuration.notifications = notifications
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let app = LocalHTTPServer(service: service, host: "127.0.0.1", port: 0).application { port in

@@ -24,18 +24,21 @@ extension LocalCloudKit {
 
         var results: [Result<JSON, ItemError>] = []
         var failed = false
+        let log = ChangeLog()
         try db.inSavepoint {
             for operation in request.operations {
                 var outcome: Result<JSON, ItemError> = .failure(ItemError(.internalError, "not applied"))
+                let mark = log.changes.count
                 // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
                 try db.inSavepoint {
                     do {
-                        let stored = try apply(operation, db, context, zone)
+                        let stored = try apply(operation, db, context, zone, log)
                         let keys = operation.desiredKeys ?? request.desiredKeys
                         outcome = .success(stored.wire(zoneID: zoneID, desiredKeys: keys, numbersAsStrings: numbersAsStrings))
                         return .commit
                     } catch let error as ItemError {
                         outcome = .failure(error)
+                        log.changes.removeSubrange(mark...)
                         return .rollback
                     }
                 }
@@ -44,6 +47,8 @@ extension LocalCloudKit {
             }
             return atomic && failed ? .rollback : .commit
         }
+        // Subscriptions fire in the same transaction as the write: a rolled-back batch fires nothing.
+        if !(atomic && failed) { try fireSubscriptions(db, context, log.changes) }
 
         let status = atomic && failed ? 400 : 200
         let records: [JSON] = zip(request.operations, results).map { operation, result in
@@ -83,7 +88,7 @@ extension LocalCloudKit {
     }
 
     /// Applies one operation; throws `ItemError` for per-record failures.
-    func apply(_ operation: RecordOperation, _ db: Database, _ context: RequestContext, _ zone: ZoneRow) throws -> StoredRecord {
+    func apply(_ operation: RecordOperation, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, _ log: ChangeLog) throws -> StoredRecord {
         let incoming = operation.record
         let name = incoming.recordName
         guard Self.isValidName(name) else { throw ItemError(.badRequest, "invalid recordName") }
@@ -99,7 +104,7 @@ extension LocalCloudKit {
         switch type {
         case .delete, .forceDelete:
             guard let existing else { throw ItemError(.notFound, "Record not found") }
-            try delete(existing, db, context, zone, cascadeDepth: 0)
+            try delete(existing, db, context, zone, cascadeDepth: 0, log)
             var tombstone = existing
             tombstone.deleted = true
             return tombstone
@@ -149,6 +154,7 @@ extension LocalCloudKit {
         try saveReferences(record, db, context)
         try record.save(db, dbID: context.dbID)
         try touchZone(db, context.dbID, zone.name, seq)
+        log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
         return record
     }
 
@@ -164,7 +170,7 @@ extension LocalCloudKit {
     }
 
     /// Deletes a record: refuses while a VALIDATE reference points at it, cascades DELETE_SELF sources.
-    func delete(_ record: StoredRecord, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, cascadeDepth: Int) throws {
+    func delete(_ record: StoredRecord, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, cascadeDepth: Int, _ log: ChangeLog) throws {
         let sources = try Row.fetchAll(
             db, sql: "SELECT DISTINCT zone, source, action FROM reference WHERE db = ? AND target_zone = ? AND target = ?",
             arguments: [context.dbID, zone.name, record.name])
@@ -179,6 +185,7 @@ extension LocalCloudKit {
         try tombstone.save(db, dbID: context.dbID)
         try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, zone.name, record.name])
         try touchZone(db, context.dbID, zone.name, seq)
+        log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))
         guard cascadeDepth < 64 else { return }
         for source in sources where (source["action"] as String) == "DELETE_SELF" {
             let sourceZoneName: String = source["zone"]
@@ -186,7 +193,7 @@ extension LocalCloudKit {
                 let sourceRecord = try StoredRecord.load(db, dbID: context.dbID, zone: sourceZoneName, name: source["source"]),
                 !sourceRecord.deleted
             else { continue }
-            try delete(sourceRecord, db, context, sourceZone, cascadeDepth: cascadeDepth + 1)
+            try delete(sourceRecord, db, context, sourceZone, cascadeDepth: cascadeDepth + 1, log)
         }
     }
 

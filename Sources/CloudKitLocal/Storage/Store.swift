@@ -68,6 +68,22 @@ public final class Store: Sendable {
                 CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2-notifications") { db in
+            // Device tokens (tokens/create), the containers they receive pushes from (tokens/register),
+            // queued webcourier payloads, and the per-user badge counters.
+            try db.execute(sql: """
+                CREATE TABLE device_token (
+                  token TEXT PRIMARY KEY, apns_environment TEXT NOT NULL, created_by TEXT NOT NULL, session TEXT,
+                  created_at INTEGER NOT NULL, dropped INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE token_binding (
+                  token TEXT NOT NULL, container TEXT NOT NULL, environment TEXT NOT NULL, user TEXT NOT NULL,
+                  PRIMARY KEY (token, container, environment));
+                CREATE INDEX token_binding_user ON token_binding (container, environment, user);
+                CREATE TABLE notification_queue (id INTEGER PRIMARY KEY, token TEXT NOT NULL, payload TEXT NOT NULL, created_at INTEGER NOT NULL);
+                CREATE INDEX notification_queue_token ON notification_queue (token, id);
+                CREATE TABLE badge (container TEXT NOT NULL, user TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (container, user));
+                """)
+        }
         return migrator
     }
 }

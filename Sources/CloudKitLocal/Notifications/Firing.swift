@@ -1,0 +1,234 @@
+import CloudKitWeb
+import Foundation
+import GRDB
+
+/// Subscriptions that fire: evaluated on every committed records/modify, inside its transaction, so
+/// a rolled-back batch fires nothing (spec `cloudkit-notifications.md` §2 and §6).
+extension LocalCloudKit {
+    struct StoredSubscription {
+        var id: String
+        var subscription: Subscription
+        var owner: String
+    }
+
+    /// What a subscription fires as for one change.
+    enum Firing {
+        case query(reason: RecordChange.Kind)
+        case zone
+        case database
+    }
+
+    func fireSubscriptions(_ db: Database, _ context: RequestContext, _ changes: [RecordChange]) throws {
+        guard !changes.isEmpty else { return }
+        let rows = try Row.fetchAll(db, sql: "SELECT id, body, owner FROM subscription WHERE db = ? ORDER BY created_seq", arguments: [context.dbID])
+        let subscriptions: [StoredSubscription] = rows.compactMap { row in
+            guard let body: String = row["body"], let json = try? JSON(parsing: body), let s = try? Subscription(json: json) else { return nil }
+            return StoredSubscription(id: row["id"], subscription: s, owner: row["owner"])
+        }
+        guard !subscriptions.isEmpty else { return }
+        let settings = configuration.notifications
+        var gone = Set<String>()
+        for change in changes {
+            for stored in subscriptions where !gone.contains(stored.id) {
+                guard let firing = Self.fires(stored.subscription, change, settings) else { continue }
+                let recipients = try Row.fetchAll(
+                    db, sql: "SELECT b.token, d.session FROM token_binding b JOIN device_token d ON d.token = b.token WHERE b.container = ? AND b.environment = ? AND b.user = ?",
+                    arguments: [context.container, context.environment.rawValue, stored.owner])
+                let payload = try buildPayload(db, context, stored, change, firing)
+                for row in recipients {
+                    let token: String = row["token"]
+                    if isExcluded(token: token, session: row["session"], context: context) { continue }
+                    try enqueue(db, token: token, payload: payload, now: context.now)
+                }
+                // firesOnce: deleted when its first notification is generated (spec default).
+                if stored.subscription.firesOnce == true {
+                    try db.execute(sql: "DELETE FROM subscription WHERE db = ? AND id = ?", arguments: [context.dbID, stored.id])
+                    gone.insert(stored.id)
+                }
+            }
+        }
+    }
+
+    func isExcluded(token: String, session: String?, context: RequestContext) -> Bool {
+        switch configuration.notifications.originExclusion {
+        case .none: return false
+        case .session: return session != nil && session == context.caller.session
+        case .header: return context.caller.deviceToken == token
+        }
+    }
+
+    /// Whether (and as what) a subscription fires for a change.
+    static func fires(_ s: Subscription, _ change: RecordChange, _ settings: NotificationSettings) -> Firing? {
+        let record = change.record
+        switch s.subscriptionType {
+        case .query:
+            guard let query = s.query, record.type == query.recordType else { return nil }
+            if let zoneID = s.zoneID {
+                guard zoneID.zoneName == record.zone else { return nil }
+            } else if s.zoneWide == false {
+                guard record.zone == ZoneID.defaultZoneName else { return nil }
+            }
+            let firesOn = Set((s.firesOn ?? []).map(\.rawValue))
+            func matches(_ r: StoredRecord?) -> Bool {
+                guard let r else { return false }
+                return (try? (query.filterBy ?? []).allSatisfy { try QueryMatcher.matches(r, $0) }) ?? false
+            }
+            switch change.kind {
+            case .created:
+                guard firesOn.contains("create"), matches(change.after) else { return nil }
+            case .updated:
+                // An update into the predicate is an update (fo 2), not a create.
+                guard firesOn.contains("update") else { return nil }
+                guard matches(change.after) || (settings.updateMatch == .beforeOrAfter && matches(change.before)) else { return nil }
+            case .deleted:
+                guard firesOn.contains("delete"), matches(change.before) else { return nil }
+            }
+            return .query(reason: change.kind)
+        case .zone:
+            guard s.zoneID?.zoneName == record.zone else { return nil }
+            return .zone
+        case .database:
+            // Any custom zone; the default zone does not take part.
+            guard record.zone != ZoneID.defaultZoneName else { return nil }
+            return .database
+        default:
+            return nil
+        }
+    }
+
+    /// The push payload (`aps` + `ck`, spec §3), pruned to the size limit.
+    func buildPayload(_ db: Database, _ context: RequestContext, _ stored: StoredSubscription, _ change: RecordChange, _ firing: Firing) throws -> JSON {
+        let settings = configuration.notifications
+        let info = stored.subscription.notificationInfo ?? NotificationInfo()
+        let record = change.record
+        let values = change.after?.fields ?? change.before?.fields ?? [:]
+        var payload = Payload()
+        if let body = info.alertBody { payload.alert.set("body", body) }
+        if let key = info.alertLocalizationKey { payload.alert.set("loc-key", key) }
+        if let args = info.alertLocalizationArgs {
+            // Field names: the server fills in their values from the record.
+            payload.alert.set("loc-args", JSON.array(args.map { .string(values[$0].map(Self.argumentText) ?? "") }))
+        }
+        if let key = info.alertActionLocalizationKey { payload.alert.set("action-loc-key", key) }
+        if let image = info.alertLaunchImage { payload.alert.set("launch-image", image) }
+        if let sound = info.soundName { payload.aps.set("sound", sound) }
+        if info.shouldBadge == true {
+            try db.execute(
+                sql: "INSERT INTO badge (container, user, count) VALUES (?, ?, 1) ON CONFLICT (container, user) DO UPDATE SET count = count + 1",
+                arguments: [context.container, stored.owner])
+            let count = try Int64.fetchOne(db, sql: "SELECT count FROM badge WHERE container = ? AND user = ?", arguments: [context.container, stored.owner]) ?? 1
+            payload.aps.set("badge", JSON.int(count))
+        }
+        if info.shouldSendContentAvailable == true { payload.aps.set("content-available", JSON.int(1)) }
+        if let category = info.category { payload.aps.set("category", category) }
+
+        payload.ck.set("ce", JSON.int(Int64(settings.environmentCodes[context.environment] ?? 1)))
+        payload.ck.set("cid", context.container)
+        payload.ck.set("nid", UUID().uuidString.lowercased())
+        let scope: Int64 = context.scope == .public ? 1 : (context.scope == .private ? 2 : 3)
+        // The caller's own zones are owned by `_defaultOwner` in pushes (spec §3.3, unconfirmed).
+        let zoneOwner = context.scope == .shared ? context.zoneOwner : "_defaultOwner"
+        switch firing {
+        case .query(let reason):
+            payload.kind = "qry"
+            payload.detail.set("rid", record.name)
+            payload.detail.set("zid", record.zone)
+            payload.detail.set("zoid", zoneOwner)
+            payload.detail.set("dbs", JSON.int(scope))
+            payload.detail.set("fo", JSON.int(Int64(reason.rawValue)))
+            payload.detail.set("sid", stored.id)
+            // Desired keys go with creates and updates, not deletes (spec §2.2).
+            if reason != .deleted, let keys = info.additionalFields, !keys.isEmpty, let after = change.after {
+                var af = JSONObject()
+                for key in keys { if let value = after.fields[key] { af.set(key, value.wireValue) } }
+                payload.detail.set("af", JSON.object(af))
+            }
+        case .zone:
+            payload.kind = "fet"
+            payload.detail.set("zid", record.zone)
+            payload.detail.set("zoid", zoneOwner)
+            payload.detail.set("dbs", JSON.int(scope))
+            payload.detail.set("sid", stored.id)
+        case .database:
+            payload.kind = "met"
+            payload.detail.set("dbs", JSON.int(scope))
+            payload.detail.set("sid", stored.id)
+        }
+        payload.prune(to: settings.payloadLimit)
+        return payload.json
+    }
+
+    static func argumentText(_ value: FieldValue) -> String {
+        switch value {
+        case .string(let s): return s
+        case .int64(let i), .timestamp(let i): return String(i)
+        case .double(let d): return d.description
+        default: return value.wireValue.text
+        }
+    }
+
+    /// Queues a payload for a token; beyond `maxQueued` the oldest are dropped and counted.
+    func enqueue(_ db: Database, token: String, payload: JSON, now: Int64) throws {
+        let settings = configuration.notifications
+        try db.execute(sql: "INSERT INTO notification_queue (token, payload, created_at) VALUES (?, ?, ?)", arguments: [token, payload.text, now])
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification_queue WHERE token = ?", arguments: [token]) ?? 0
+        if count > settings.maxQueued {
+            let excess = count - settings.maxQueued
+            try db.execute(
+                sql: "DELETE FROM notification_queue WHERE id IN (SELECT id FROM notification_queue WHERE token = ? ORDER BY id LIMIT ?)",
+                arguments: [token, excess])
+            try db.execute(sql: "UPDATE device_token SET dropped = dropped + ? WHERE token = ?", arguments: [excess, token])
+        }
+    }
+}
+
+/// A push payload under construction, and its pruning.
+struct Payload {
+    var aps = JSONObject()
+    var alert = JSONObject()
+    var ck = JSONObject()
+    /// `qry`, `fet` or `met`.
+    var kind = "qry"
+    var detail = JSONObject()
+
+    var json: JSON {
+        var aps = self.aps
+        if !alert.pairs.isEmpty { aps.pairs.insert((key: "alert", value: .object(alert)), at: 0) }
+        var ck = self.ck
+        ck.set(kind, JSON.object(detail))
+        return .object(JSONObject(pairs: [(key: "aps", value: .object(aps)), (key: "ck", value: .object(ck))]))
+    }
+
+    var size: Int { json.bytes.count }
+
+    /// Removes data, least important first (the SDK header's order read from the bottom up: cid,
+    /// record identity, reason, desired keys, then the alert parts and badge), until the payload fits.
+    /// `nid`, `dbs` and `sid` always stay. A pruned payload carries `ck.p: true`.
+    mutating func prune(to limit: Int) {
+        guard size > limit else { return }
+        ck.set("p", JSON.bool(true))
+        let steps: [(inout Payload) -> Void] = [
+            { $0.ck.remove("cid") },
+            { $0.detail.remove("rid"); $0.detail.remove("zid"); $0.detail.remove("zoid") },
+            { $0.detail.remove("fo") },
+            { $0.detail.remove("af") },
+            { $0.aps.remove("category") },
+            { $0.aps.remove("content-available") },
+            { $0.aps.remove("sound") },
+            { $0.alert.remove("launch-image") },
+            { $0.alert.remove("action-loc-key") },
+            { $0.alert.remove("body") },
+            { $0.alert.remove("loc-args") },
+            { $0.alert.remove("loc-key") },
+            { $0.aps.remove("badge") },
+        ]
+        for step in steps {
+            step(&self)
+            if size <= limit { return }
+        }
+    }
+}
+
+extension JSONObject {
+    mutating func remove(_ key: String) { pairs.removeAll { $0.key == key } }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// A CloudKit push as a web client receives it from the webcourier long-poll: the APNs payload's
+/// `aps` (the alert) and `ck` (CloudKit's short keys; `cloudkit-notifications.md` §3.3), mapped to
+/// names as CloudKit JS shows them (§4.4).
+public struct PushNotification: Sendable, Hashable {
+    /// `qry` → query, `fet` → recordZone, `met` → database; a payload with none of them is `unknown`.
+    public enum Kind: String, Sendable, Hashable { case query, recordZone, database, unknown }
+
+    /// `ck.qry.fo`: 1 created, 2 updated, 3 deleted (CKQueryNotificationReason).
+    public enum Reason: Int, Sendable, Hashable {
+        case recordCreated = 1, recordUpdated = 2, recordDeleted = 3
+
+        public var word: String {
+            switch self {
+            case .recordCreated: return "created"
+            case .recordUpdated: return "updated"
+            case .recordDeleted: return "deleted"
+            }
+        }
+    }
+
+    public var kind: Kind
+    public var notificationID: String?
+    public var containerIdentifier: String?
+    public var subscriptionID: String?
+    /// `dbs`: 1 public, 2 private, 3 shared.
+    public var database: DatabaseScope?
+    public var zoneName: String?
+    public var zoneOwner: String?
+    public var recordName: String?
+    public var reason: Reason?
+    /// `af`: the subscription's desired keys with their values (plain JSON, not `{value, type}`).
+    public var recordFields: JSONObject?
+    /// `ck.p`: the server removed data to fit the size limit.
+    public var isPruned: Bool
+    /// `ck.ce` (meaning unconfirmed; 1 development, 2 production on the local server).
+    public var environmentCode: Int64?
+    public var alertBody: String?
+    public var alertLocalizationKey: String?
+    public var alertLocalizationArgs: [String]?
+    public var badge: Int64?
+    public var soundName: String?
+    public var category: String?
+    public var contentAvailable: Bool
+    /// The payload as received.
+    public var payload: JSON
+
+    /// Parses a payload; throws when it is not a JSON object.
+    public init(payload: JSON) throws {
+        guard case .object(let root) = payload else { throw JSONDecodingError(message: "a push payload is a JSON object, not \(payload.kindName)") }
+        self.payload = payload
+        let ck = root["ck"].flatMap { if case .object(let o) = $0 { return o } else { return nil } } ?? JSONObject()
+        let aps = root["aps"].flatMap { if case .object(let o) = $0 { return o } else { return nil } } ?? JSONObject()
+        func object(_ key: String) -> JSONObject? { if case .object(let o)? = ck[key] { return o } else { return nil } }
+        let detail: JSONObject?
+        if let q = object("qry") { kind = .query; detail = q } else if let f = object("fet") { kind = .recordZone; detail = f } else if let m = object("met") {
+            kind = .database; detail = m
+        } else { kind = .unknown; detail = nil }
+        notificationID = ck["nid"]?.stringValue
+        containerIdentifier = ck["cid"]?.stringValue
+        isPruned = ck["p"] != nil
+        environmentCode = ck["ce"]?.int64Value
+        subscriptionID = detail?["sid"]?.stringValue
+        switch detail?["dbs"]?.int64Value {
+        case 1: database = .public
+        case 2: database = .private
+        case 3: database = .shared
+        default: database = nil
+        }
+        zoneName = detail?["zid"]?.stringValue
+        zoneOwner = detail?["zoid"]?.stringValue
+        recordName = detail?["rid"]?.stringValue
+        reason = detail?["fo"]?.int64Value.flatMap { Reason(rawValue: Int($0)) }
+        if case .object(let af)? = detail?["af"] { recordFields = af }
+        if case .object(let alert)? = aps["alert"] {
+            alertBody = alert["body"]?.stringValue
+            alertLocalizationKey = alert["loc-key"]?.stringValue
+            if case .array(let args)? = alert["loc-args"] { alertLocalizationArgs = args.map { $0.stringValue ?? $0.text } }
+        } else {
+            alertBody = aps["alert"]?.stringValue
+        }
+        badge = aps["badge"]?.int64Value
+        soundName = aps["sound"]?.stringValue
+        category = aps["category"]?.stringValue
+        contentAvailable = aps["content-available"]?.int64Value == 1
+    }
+}
+
+extension JSON {
+    /// An integer value (a whole double counts too).
+    var int64Value: Int64? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d) where d == d.rounded() && abs(d) < 9e15: return Int64(d)
+        default: return nil
+        }
+    }
+}
+
+/// One answer of the webcourier long-poll.
+public struct WebcourierAnswer: Sendable, Hashable {
+    /// nil: a keep-alive (an empty or non-JSON 2xx body).
+    public var notification: PushNotification?
+    /// Notifications the local server dropped from a full queue since the last poll (its own header;
+    /// Apple's service does not say).
+    public var dropped: Int
+}
+
+extension CloudKitClient {
+    /// One GET of a `webcourierURL` (from `tokens/create`). No CloudKit authentication is added; the
+    /// URL is the credential, so it never appears in errors or the request log. An explicit `:443`
+    /// is removed, as clients of the live service do.
+    public func pollWebcourier(_ url: String, timeout: Double = 90) async throws -> WebcourierAnswer {
+        let cleaned = url.replacingOccurrences(of: ":443/", with: "/")
+        let started = Date()
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(method: .get, url: cleaned, timeout: timeout))
+        } catch let error as CloudKitError {
+            throw CloudKitError(kind: error.kind, operation: "webcourier", reason: error.kind == .timeout ? "no answer within \(Int(timeout)) s" : "the long-poll connection failed")
+        } catch {
+            throw CloudKitError(kind: .transport, operation: "webcourier", reason: "the long-poll connection failed")
+        }
+        observer?(RequestRecord(method: .get, operation: "webcourier", database: nil, status: response.status, serverErrorCode: nil,
+                                duration: Date().timeIntervalSince(started), bytesSent: 0, bytesReceived: response.body.count, attempt: 1))
+        guard (200..<300).contains(response.status) else {
+            throw CloudKitError(kind: .server, operation: "webcourier", httpStatus: response.status,
+                                reason: response.status == 404 ? "the push token is unknown to the server (create a new one)" : "HTTP \(response.status)")
+        }
+        let dropped = response.header("X-Ckbrowse-Dropped-Notifications").flatMap(Int.init) ?? 0
+        guard !response.body.isEmpty, let json = try? JSON(parsing: response.body), let notification = try? PushNotification(payload: json) else {
+            return WebcourierAnswer(notification: nil, dropped: dropped)
+        }
+        return WebcourierAnswer(notification: notification, dropped: dropped)
+    }
+}
