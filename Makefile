@@ -20,6 +20,7 @@ test: deps
 	tests/e2e/browser.sh
 	tests/e2e/apply.sh
 	tests/e2e/staging.sh
+	tests/e2e/notifications.sh
 
 release: deps
 	$(SWIFT) build -c release --product ckbrowse

@@ -78,7 +78,7 @@ public struct EffectRunner: Sendable {
                 let state = try cache.store(key, records: records)
                 return [.recordsStored(generation: generation, total: state.count)]
             } catch { return [.notice("the local cache could not be updated: \(error)")] }
-        case .copy, .copyRecord, .quit, .editJSON:
+        case .copy, .copyRecord, .quit, .editJSON, .startNotifications:
             return []
         }
     }

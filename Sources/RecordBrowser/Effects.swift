@@ -31,6 +31,8 @@ public enum BrowserEffect: Sendable, Hashable {
     case verifyCommit([CommitPlan.Request])
     /// Write records (saved by a commit, or the server's versions) into a list of the cache.
     case storeRecords(ListKey, [RecordResult], generation: Int)
+    /// Create a push token and long-poll its webcourier URL until the browser quits.
+    case startNotifications
 }
 
 /// Input to `update`: keys, terminal changes, and results of effects.
@@ -62,6 +64,10 @@ public enum BrowserEvent: Sendable {
     case recordsStored(generation: Int, total: Int)
     /// The journal was read at start: staged ops, and requests of a commit that was in flight.
     case journalRestored(StagedBatch, inflight: [CommitPlan.Request])
+    /// The long-poll's connection changed.
+    case notificationsStatus(NotificationFeed.Connection, at: Int64)
+    /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).
+    case notificationReceived(PushNotification, dropped: Int, at: Int64)
 }
 
 /// What writing a page to the cache produced.

@@ -199,7 +199,7 @@ extension Browser {
             } else {
                 lines.append("notificationInfo   (none)")
             }
-            return lines
+            return lines + subscriptionNotificationLines(state, id: s.subscriptionID)
         }
     }
 }

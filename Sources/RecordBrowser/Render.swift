@@ -52,6 +52,7 @@ extension Browser {
         case .batch: drawBatch(&screen, state)
         case .commit: drawCommit(&screen, state)
         case .conflict: drawConflict(&screen, state)
+        case .notifications: drawNotifications(&screen, state)
         }
         if let editor = state.editor { drawEditor(&screen, editor, state) }
         drawHintLine(&screen, state)
@@ -74,6 +75,7 @@ extension Browser {
         case .batch: crumbs.append("Staged batch")
         case .commit: crumbs.append(state.connection.environment == .production ? "Commit to PRODUCTION" : "Commit")
         case .conflict: crumbs.append("Commit › Conflicts")
+        case .notifications: crumbs.append("Notifications")
         }
         screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: screen.width - 20)
         let right = "? help  q quit "
@@ -259,6 +261,7 @@ extension Browser {
         case .debug: return "D or Esc back · tokens are never shown"
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
         case .commit, .conflict: return ""
+        case .notifications: return "Enter open the record · R refresh the open zone · X clear · s subscriptions · Esc back"
         }
     }
 
@@ -304,6 +307,7 @@ extension Browser {
             parts.append("\(state.subscriptions.count) subscriptions")
         }
         if !state.staged.isEmpty { parts.append("\(state.staged.operations.count) staged") }
+        if state.notifications.isDisconnected { parts.append("pushes: disconnected") }
         if state.readOnlyReason != nil { parts.append("read-only") }
         var tail = " · " + parts.joined(separator: " · ") + " "
         if TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 14 > screen.width {
@@ -370,9 +374,12 @@ extension Browser {
         case .batch:
             lines += ["u             unstage the selected operation", "X             discard every staged operation (asks first)",
                       "Enter         open the record"]
+        case .notifications:
+            lines += ["Enter         open the notified record (or zone)", "R             refresh the open zone (after a reconnect)",
+                      "X             clear the list"]
         case .debug, .commit, .conflict: break
         }
-        lines += ["b             staged batch    c          commit (preview first)"]
+        lines += ["b             staged batch    c          commit (preview first)", "N             live notifications (webcourier long-poll)"]
         lines += ["", ":db public|private|shared   :open RECORD   :q", "press any key to close"]
         return lines
     }

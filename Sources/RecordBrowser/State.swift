@@ -31,6 +31,8 @@ public enum Pane: Hashable, Sendable {
     case commit
     /// The conflict prompt after a commit came back with CONFLICT.
     case conflict
+    /// Live notifications from the webcourier long-poll (`N`).
+    case notifications
 }
 
 /// A failure as the browser shows it: one line, plus the sign-in URL for AUTHENTICATION_REQUIRED.
@@ -186,6 +188,8 @@ public struct BrowserState: Sendable {
     public var batchScroll = 0
     /// The commit being previewed, sent or resolved.
     public var commit: CommitSession?
+    /// Pushes received this session.
+    public var notifications = NotificationFeed()
 
     public init(connection: ConnectionInfo) {
         self.connection = connection

@@ -142,6 +142,11 @@ public enum Browser {
             return recordsStored(generation: generation, total: total, &state)
         case .journalRestored(let batch, let inflight):
             return journalRestored(batch, inflight: inflight, &state)
+        case .notificationsStatus(let connection, let at):
+            notificationsStatus(connection, at: at, &state)
+            return []
+        case .notificationReceived(let notification, let dropped, let at):
+            return notificationReceived(notification, dropped: dropped, at: at, &state)
         }
     }
 
@@ -193,6 +198,8 @@ public enum Browser {
             return []
         case .char("b"):
             return openBatch(&state)
+        case .char("N"):
+            return openNotifications(&state)
         case .char("c"):
             return beginCommit(&state)
         case .tab, .backTab:
@@ -209,6 +216,7 @@ public enum Browser {
         case .subscriptions: return subscriptionsKey(key, &state)
         case .subscriptionDetail: return subscriptionDetailKey(key, &state)
         case .batch: return batchKey(key, &state)
+        case .notifications: return notificationsKey(key, &state)
         case .debug, .commit, .conflict: return []
         }
     }
@@ -218,7 +226,7 @@ public enum Browser {
         var panes: [Pane] = [.zones]
         if state.list != nil { panes.append(.records) }
         panes.append(.subscriptions)
-        let top: Pane = [.recordDetail].contains(state.pane) ? .records : (state.pane == .subscriptionDetail ? .subscriptions : (state.pane == .batch ? .zones : state.pane))
+        let top: Pane = [.recordDetail].contains(state.pane) ? .records : (state.pane == .subscriptionDetail ? .subscriptions : ([.batch, .notifications].contains(state.pane) ? .zones : state.pane))
         let index = panes.firstIndex(of: top) ?? 0
         let next = panes[(index + (forward ? 1 : panes.count - 1)) % panes.count]
         switch next {

@@ -14,6 +14,7 @@ final class Courier: Sendable {
     }
 
     private struct State {
+        var closed = false
         var version: UInt64 = 0
         var nextID: UInt64 = 0
         var waiters: [String: Waiter] = [:]
@@ -22,6 +23,17 @@ final class Courier: Sendable {
     private let state = Mutex(State())
 
     var version: UInt64 { state.withLock { $0.version } }
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// The server is stopping: waiting polls end now, new ones are refused.
+    func close() {
+        let waiters = state.withLock { s -> [Waiter] in
+            s.closed = true
+            defer { s.waiters = [:] }
+            return Array(s.waiters.values)
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: .replaced) }
+    }
 
     /// Something was queued: every waiting poll looks at its queue again.
     func wakeAll() {
@@ -37,7 +49,7 @@ final class Courier: Sendable {
     func wait(token: String, after seen: UInt64, seconds: Double) async -> Wake {
         await withCheckedContinuation { continuation in
             let (id, replaced, immediate) = state.withLock { s -> (UInt64, Waiter?, Bool) in
-                if s.version != seen { return (0, nil, true) }
+                if s.version != seen || s.closed { return (0, nil, true) }
                 s.nextID += 1
                 let old = s.waiters[token]
                 s.waiters[token] = Waiter(id: s.nextID, continuation: continuation)
@@ -59,6 +71,11 @@ final class Courier: Sendable {
             }
         }
     }
+}
+
+extension LocalCloudKit {
+    /// Ends waiting long-polls (503) so a stopping server does not wait out their hold time.
+    public func closeLongPolls() { courier.close() }
 }
 
 /// `/device/1/{container}/{environment}/tokens/create|register` and `GET /webcourier/1/{token}`.
@@ -130,8 +147,10 @@ extension LocalCloudKit {
         }
         let settings = configuration.notifications
         let deadline = Date().addingTimeInterval(settings.holdSeconds)
+        let stopping = ServerResponse(status: 503, headers: [(name: "Retry-After", value: "1")], body: [])
         do {
             while true {
+                if courier.isClosed { return stopping }
                 let seen = courier.version
                 let ttlCutoff = Int64((configuration.now().timeIntervalSince1970 - settings.ttlSeconds) * 1000)
                 let next = try await store.pool.write { db -> (known: Bool, payload: String?, dropped: Int) in
@@ -156,7 +175,7 @@ extension LocalCloudKit {
                 if remaining <= 0 { return ServerResponse(status: 200, headers: [], body: []) }
                 switch await courier.wait(token: token, after: seen, seconds: remaining) {
                 case .woken: continue
-                case .timeout, .replaced: return ServerResponse(status: 200, headers: [], body: [])
+                case .timeout, .replaced: return courier.isClosed ? stopping : ServerResponse(status: 200, headers: [], body: [])
                 }
             }
         } catch {

@@ -29,6 +29,7 @@ final class BrowserApp {
     private var renderScheduled = false
     private var emptyWakeups = 0
     private var tasks: [Task<Void, Never>] = []
+    private var listener: Task<Void, Never>?
 
     init(client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, connection: ConnectionInfo, readOnlyReason: String?) {
         self.client = client
@@ -176,6 +177,12 @@ final class BrowserApp {
                 copy(text)
             case .copyRecord(let key, let name):
                 if let record = try? cache?.record(key, name: name) { copy(record.json.prettyPrinted()) }
+            case .startNotifications:
+                guard listener == nil else { break }
+                let listen = NotificationListener(client: client)
+                listener = Task { @MainActor [weak self] in
+                    await listen.run { event in await MainActor.run { self?.deliver(event) } }
+                }
             case .editJSON(let edit):
                 // After this frame (an error reopens the editor from within an event).
                 DispatchQueue.main.async { MainActor.assumeIsolated { self.editJSON(edit) } }
@@ -228,6 +235,7 @@ final class BrowserApp {
 
     /// Restores the terminal and ends the process with `code`.
     private func finish(_ code: Int32) {
+        listener?.cancel()
         terminal?.shutdown()
         for source in sources { source.cancel() }
         sources = []

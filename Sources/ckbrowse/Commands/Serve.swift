@@ -24,12 +24,26 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("server-key"), help: ArgumentHelp("A server-to-server Key ID and its public key PEM file (repeatable).", valueName: "key-id:public-key.pem"))
     var serverKeys: [String] = []
     @Option(help: ArgumentHelp("Fill the database with a data set on first start (demo).", valueName: "name")) var seed: String?
+    @Option(name: .customLong("origin-exclusion"), help: "Whether the writer's own push tokens are notified: none (default), session, or header (X-CK-Device-Token).")
+    var originExclusion: String = "none"
+    @Option(name: .customLong("update-match"), help: "Which version of an updated record a query subscription matches: after (default) or before_or_after.")
+    var updateMatch: String = "after"
+    @Option(name: .customLong("hold-seconds"), help: "How long a webcourier long-poll waits before an empty keep-alive answer.")
+    var holdSeconds: Double = 60
+    @Option(name: .customLong("max-queued"), help: "Notifications kept per push token while nobody polls (oldest dropped first).")
+    var maxQueued: Int = 100
+    @Option(name: .customLong("payload-limit"), help: "Push payloads above this many bytes are pruned and marked.")
+    var payloadLimit: Int = 4096
 
     func validate() throws {
         if let seed, seed != "demo" { throw ValidationError("unknown seed '\(seed)'; the only seed is 'demo'") }
         for user in users where !user.contains(":") { throw ValidationError("--user takes NAME:WEB_AUTH_TOKEN") }
         for key in serverKeys where !key.contains(":") { throw ValidationError("--server-key takes KEY_ID:PUBLIC_KEY_PEM_FILE") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard NotificationSettings.OriginExclusion(rawValue: originExclusion) != nil else { throw ValidationError("--origin-exclusion is none, session or header") }
+        guard NotificationSettings.UpdateMatch(rawValue: updateMatch) != nil else { throw ValidationError("--update-match is after or before_or_after") }
+        guard holdSeconds > 0, holdSeconds <= 3600 else { throw ValidationError("--hold-seconds must be between 0 and 3600") }
+        guard maxQueued >= 1, payloadLimit >= 256 else { throw ValidationError("--max-queued must be at least 1 and --payload-limit at least 256") }
     }
 
     func run() async throws {
@@ -48,6 +62,11 @@ struct Serve: AsyncParsableCommand {
             }
             return (keyID: String(parts[0]), publicKeyPEM: pem)
         }
+        configuration.notifications.originExclusion = NotificationSettings.OriginExclusion(rawValue: originExclusion)!
+        configuration.notifications.updateMatch = NotificationSettings.UpdateMatch(rawValue: updateMatch)!
+        configuration.notifications.holdSeconds = holdSeconds
+        configuration.notifications.maxQueued = maxQueued
+        configuration.notifications.payloadLimit = payloadLimit
         if seed == "demo" { DemoSeed.configure(&configuration) }
         if apiTokens.isEmpty && seed == nil {
             FileHandle.standardError.write(Data("warning: no --api-token given; only tokens stored in \(data) are accepted\n".utf8))
@@ -68,6 +87,15 @@ struct Serve: AsyncParsableCommand {
         if !["127.0.0.1", "localhost", "::1"].contains(host) {
             FileHandle.standardError.write(Data("warning: binding \(host), not loopback: other machines can reach this server\n".utf8))
         }
+        // On SIGINT/SIGTERM the HTTP server drains its requests; long-polls would hold it for up to
+        // --hold-seconds, so they are ended first (libdispatch lets several sources share a signal).
+        let stopSources = [SIGINT, SIGTERM].map { signalNumber -> any DispatchSourceSignal in
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { service.closeLongPolls() }
+            source.resume()
+            return source
+        }
+        defer { stopSources.forEach { $0.cancel() } }
         let server = LocalHTTPServer(service: service, host: host, port: boundPort)
         let app = server.application { port in
             service.setBaseURL("http://\(displayHost):\(port)")

@@ -1,0 +1,93 @@
+import CloudKitWeb
+import TerminalUI
+
+extension Browser {
+    static func connectionLine(_ feed: NotificationFeed, _ state: BrowserState) -> (String, Style) {
+        let c = state.connection
+        switch feed.connection {
+        case .off: return ("not listening", Theme.dim)
+        case .registering: return ("creating a push token (tokens/create)…", Theme.dim)
+        case .connected:
+            return ("● listening: push token for \(c.container) (\(c.environment.rawValue)) · \(feed.items.count) received this session", Style(foreground: .green, bold: true))
+        case .disconnected(let reason, let retryIn):
+            return ("○ disconnected: \(reason) — retrying in \(Int(retryIn.rounded(.up))) s", Theme.error)
+        }
+    }
+
+    static func clock(_ ms: Int64) -> String { String(Format.local(ms).split(separator: " ").dropFirst().first ?? "") }
+
+    /// Plain `af` values on one line.
+    static func fieldsText(_ n: PushNotification) -> String {
+        var parts: [String] = []
+        if n.isPruned { parts.append("(pruned)") }
+        for (key, value) in n.recordFields?.pairs ?? [] {
+            let text: String
+            if case .string(let s) = value { text = s } else { text = value.text }
+            parts.append("\(key)=\(text.replacingOccurrences(of: "\n", with: "⏎"))")
+        }
+        if let body = n.alertBody { parts.append("“\(body)”") }
+        return parts.joined(separator: " ")
+    }
+
+    static func drawNotifications(_ screen: inout Screen, _ state: BrowserState) {
+        let feed = state.notifications
+        let (status, style) = connectionLine(feed, state)
+        screen.put(" " + status, x: 0, y: 1, style: style, maxWidth: screen.width - 1)
+        var y = 2
+        if let gap = feed.lastGap {
+            screen.put(" ⚠ offline \(clock(gap.from))–\(clock(gap.to)): pushes sent then are lost (no endpoint fetches them) · R refreshes",
+                       x: 0, y: y, style: Theme.staged, maxWidth: screen.width - 1)
+            y += 1
+        }
+        if feed.dropped > 0 {
+            screen.put(" the server dropped \(feed.dropped) notification\(feed.dropped == 1 ? "" : "s") from a full queue (oldest first)", x: 0, y: y, style: Theme.staged, maxWidth: screen.width - 1)
+            y += 1
+        }
+        let rows = notificationRows(state)
+        let widths = [8, 20, 8, 7, 12, 18]
+        var header = " "
+        for (title, w) in zip(["TIME", "SUBSCRIPTION", "REASON", "DB", "ZONE", "RECORD"], widths) { header += TextWidth.fit(title, to: w) + " " }
+        screen.put(header + "FIELDS / ALERT", x: 0, y: y, style: Theme.header, maxWidth: screen.width)
+        y += 1
+        if rows.isEmpty {
+            screen.put(" no notifications yet: make a change that matches a subscription (s lists them)", x: 0, y: y, style: Theme.dim, maxWidth: screen.width - 1)
+            return
+        }
+        let height = screen.height - 2 - y
+        let scroll = max(0, feed.selection - height + 1)
+        for i in 0..<height where scroll + i < rows.count {
+            let item = rows[scroll + i]
+            let n = item.notification
+            let reason: String
+            switch n.kind {
+            case .query: reason = n.reason?.word ?? "?"
+            case .recordZone: reason = "zone"
+            case .database: reason = "database"
+            case .unknown: reason = "?"
+            }
+            let texts = [clock(item.received), n.subscriptionID ?? "?", reason, n.database?.rawValue ?? "?", n.zoneName ?? "", n.recordName ?? ""]
+            var line = " "
+            for (text, w) in zip(texts, widths) { line += TextWidth.fit(text, to: w) + " " }
+            let row = y + i
+            screen.put(line, x: 0, y: row, style: n.reason == .recordDeleted ? Theme.tombstone : .plain)
+            screen.put(fieldsText(n), x: TextWidth.width(line), y: row, style: n.isPruned ? Theme.staged : Theme.dim, maxWidth: screen.width - TextWidth.width(line))
+            if scroll + i == feed.selection { screen.restyle(y: row, Theme.selected) }
+        }
+    }
+
+    /// The subscription detail's last section: what this subscription produced this session.
+    static func subscriptionNotificationLines(_ state: BrowserState, id: String?) -> [String] {
+        let mine = state.notifications.items.filter { $0.notification.subscriptionID == id }
+        var lines = ["", "NOTIFICATIONS THIS SESSION (\(mine.count))"]
+        if state.notifications.connection == .off {
+            lines.append("  not listening: N starts the notifications pane (a push token for this container)")
+        } else if mine.isEmpty {
+            lines.append("  none yet")
+        }
+        for item in mine.suffix(50).reversed() {
+            let fields = fieldsText(item.notification)
+            lines.append("  \(clock(item.received))  \(summary(item.notification))" + (fields.isEmpty ? "" : "  " + fields))
+        }
+        return lines
+    }
+}

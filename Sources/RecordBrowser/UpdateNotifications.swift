@@ -1,0 +1,126 @@
+import CloudKitWeb
+import TerminalUI
+
+/// The Notifications pane: a push token long-polled for the whole session.
+extension Browser {
+    /// `N`: the pane; the first time, the listener starts.
+    static func openNotifications(_ state: inout BrowserState) -> [BrowserEffect] {
+        if state.pane != .notifications {
+            state.stack = state.stack.filter { $0 != .notifications }
+            state.stack.append(.notifications)
+        }
+        guard state.notifications.connection == .off else { return [] }
+        state.notifications.connection = .registering
+        return [.startNotifications]
+    }
+
+    static func notificationsStatus(_ connection: NotificationFeed.Connection, at now: Int64, _ state: inout BrowserState) {
+        var feed = state.notifications
+        let wasDisconnected = feed.isDisconnected
+        feed.connection = connection
+        switch connection {
+        case .disconnected:
+            if feed.disconnectedSince == nil { feed.disconnectedSince = now }
+        case .connected:
+            if wasDisconnected, let since = feed.disconnectedSince {
+                feed.lastGap = (since, now)
+                state.message = "notifications reconnected: pushes sent while disconnected are lost (CloudKit has no endpoint to fetch them); R refreshes the zone"
+            }
+            feed.disconnectedSince = nil
+        default: break
+        }
+        state.notifications = feed
+    }
+
+    static func notificationReceived(_ notification: PushNotification, dropped: Int, at now: Int64, _ state: inout BrowserState) -> [BrowserEffect] {
+        var feed = state.notifications
+        // Duplicates (the same nid delivered twice) are shown once.
+        if let id = notification.notificationID, !feed.seen.insert(id).inserted { return [] }
+        feed.items.append(NotificationFeed.Item(received: now, notification: notification))
+        if feed.items.count > NotificationFeed.limit { feed.items.removeFirst(feed.items.count - NotificationFeed.limit) }
+        feed.dropped += dropped
+        if feed.connection != .connected { feed.connection = .connected }
+        // Keep the newest selected while the user is at the top of the list (newest first).
+        if state.pane == .notifications, feed.selection > 0 { feed.selection = min(feed.selection + 1, feed.items.count - 1) }
+        state.notifications = feed
+        var effects: [BrowserEffect] = []
+        let sid = notification.subscriptionID ?? "?"
+        if dropped > 0 { state.message = "the server dropped \(dropped) notification\(dropped == 1 ? "" : "s") from a full queue" }
+        // A firesOnce subscription is gone once it fired: show that in the subscriptions list.
+        if let s = state.subscriptions.compactMap(\.subscription).first(where: { $0.subscriptionID == sid }), s.firesOnce == true {
+            state.message = "subscription '\(sid)' fired once: the server deleted it"
+            effects.append(.loadSubscriptions(state.connection.database))
+        } else if state.pane != .notifications, state.message?.contains("fired once") != true {
+            state.message = "push: \(summary(notification)) (N shows all)"
+        }
+        return effects
+    }
+
+    /// One line: reason, record, zone, subscription.
+    static func summary(_ n: PushNotification) -> String {
+        switch n.kind {
+        case .query: return "\(n.reason?.word ?? "changed") \(n.recordName ?? "?") in \(n.zoneName ?? "?") (\(n.subscriptionID ?? "?"))"
+        case .recordZone: return "zone \(n.zoneName ?? "?") changed (\(n.subscriptionID ?? "?"))"
+        case .database: return "\(n.database?.rawValue ?? "a") database changed (\(n.subscriptionID ?? "?"))"
+        case .unknown: return "an untyped push"
+        }
+    }
+
+    /// Newest first.
+    static func notificationRows(_ state: BrowserState) -> [NotificationFeed.Item] { state.notifications.items.reversed() }
+
+    static func notificationsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        let rows = notificationRows(state)
+        var feed = state.notifications
+        var scroll = 0
+        if let d = delta(key, page: listHeight(state), count: rows.count) {
+            move(&feed.selection, &scroll, count: rows.count, delta: d, height: listHeight(state))
+            state.notifications = feed
+            return []
+        }
+        switch key {
+        case .char("X"):
+            feed.items = []
+            feed.selection = 0
+            state.notifications = feed
+            state.message = "cleared the notifications list"
+        case .char("R"):
+            guard state.list != nil else {
+                state.message = "open a zone first: R refreshes the open zone's records"
+                return []
+            }
+            return refresh(&state)
+        case .enter, .char("l"), .right:
+            guard rows.indices.contains(feed.selection) else { return [] }
+            let n = rows[feed.selection].notification
+            if let scope = n.database, scope != state.connection.database {
+                state.message = "the notification is from the \(scope.rawValue) database: :db \(scope.rawValue) first"
+                return []
+            }
+            let owner = n.zoneOwner == "_defaultOwner" ? nil : n.zoneOwner
+            let zone = ZoneID(zoneName: n.zoneName ?? ZoneID.defaultZoneName, ownerRecordName: owner)
+            switch n.kind {
+            case .query:
+                guard let name = n.recordName else {
+                    state.message = "the payload was pruned: it names no record"
+                    return []
+                }
+                if n.reason == .recordDeleted {
+                    state.message = "'\(name)' was deleted (that is what the notification says)"
+                    return []
+                }
+                state.detailHistory = []
+                return openRecord(name, zoneID: zone, &state)
+            case .recordZone:
+                guard n.zoneName != nil else { return [] }
+                return openZone(zone, &state)
+            case .database, .unknown:
+                state.stack = [.zones]
+                state.zonesLoading = true
+                return [.loadZones(state.connection.database)]
+            }
+        default: break
+        }
+        return []
+    }
+}
