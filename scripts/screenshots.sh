@@ -50,4 +50,8 @@ curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/
     -d '{"zoneID":{"zoneName":"Drafts"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"draft-0","fields":{"text":{"value":"Spring show: list v2 (from the iPad)","type":"STRING"},"pinned":{"value":0,"type":"INT64"}}}}]}' > /dev/null
 keys c; wait_for "POST /database"; shot commit-preview
 keys y; wait_for "SERVER NOW"; shot conflict
+keys a N; wait_for "● listening"
+curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/records/modify?ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token" \
+    -d '{"zoneID":{"zoneName":"Gallery"},"atomic":false,"operations":[{"operationType":"forceUpdate","record":{"recordName":"artwork-0001","fields":{"title":{"value":"The Great Wave (restored)","type":"STRING"}}}},{"operationType":"create","record":{"recordName":"exhibition-spring","recordType":"Exhibition","fields":{"title":{"value":"Spring show","type":"STRING"},"rating":{"value":4.7,"type":"DOUBLE"}}}}]}' > /dev/null
+wait_for "exhibition-spring"; shot notifications
 keys q

@@ -70,7 +70,8 @@ extension Browser {
             for (text, w) in zip(texts, widths) { line += TextWidth.fit(text, to: w) + " " }
             let row = y + i
             screen.put(line, x: 0, y: row, style: n.reason == .recordDeleted ? Theme.tombstone : .plain)
-            screen.put(fieldsText(n), x: TextWidth.width(line), y: row, style: n.isPruned ? Theme.staged : Theme.dim, maxWidth: screen.width - TextWidth.width(line))
+            let rest = max(0, screen.width - TextWidth.width(line))
+            screen.put(TextWidth.fit(fieldsText(n), to: rest), x: TextWidth.width(line), y: row, style: n.isPruned ? Theme.staged : Theme.dim, maxWidth: rest)
             if scroll + i == feed.selection { screen.restyle(y: row, Theme.selected) }
         }
     }
