@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: run test deps build release bench clean
+.PHONY: run test deps build release bench clean reliability
 
 deps:
 	@scripts/install-deps.sh
@@ -21,6 +21,11 @@ test: deps
 	tests/e2e/apply.sh
 	tests/e2e/staging.sh
 	tests/e2e/notifications.sh
+	tests/reliability/run.sh
+
+## Only the reliability tests (crash safety, fuzzing, load, throttling, terminal, secrets).
+reliability: deps
+	tests/reliability/run.sh
 
 release: deps
 	$(SWIFT) build -c release --product ckbrowse

@@ -142,12 +142,20 @@ extension LocalCloudKit {
     /// since the last poll (a full queue) is in `X-Ckbrowse-Dropped-Notifications`.
     func pollWebcourier(_ request: ServerRequest) async -> ServerResponse {
         let encoded = String(request.path.dropFirst("/webcourier/1/".count))
-        guard request.method.uppercased() == "GET", let token = PercentEncoding.decode(Substring(encoded)), !token.isEmpty else {
-            return ServerResponse(status: 404, headers: [], body: [])
-        }
         let settings = configuration.notifications
         let deadline = Date().addingTimeInterval(settings.holdSeconds)
-        let stopping = ServerResponse(status: 503, headers: [(name: "Retry-After", value: "1")], body: [])
+        let uuid = UUID().uuidString.lowercased()
+        var stoppingJSON = JSONObject()
+        stoppingJSON.set("uuid", uuid)
+        stoppingJSON.set("serverErrorCode", ServerErrorCode.tryAgainLater.rawValue)
+        stoppingJSON.set("reason", "the server is stopping")
+        stoppingJSON.set("retryAfter", JSON.int(1))
+        let stopping = respond(503, .object(stoppingJSON), uuid: uuid, extra: [("Retry-After", "1")])
+        let unknown = respond(404, errorJSON(.notFound, "unknown push token", uuid), uuid: uuid, extra: [])
+        guard request.method.uppercased() == "GET" else {
+            return respond(405, errorJSON(.badRequest, "the webcourier URL takes GET", uuid), uuid: uuid, extra: [("Allow", "GET")])
+        }
+        guard let token = PercentEncoding.decode(Substring(encoded)), !token.isEmpty else { return unknown }
         do {
             while true {
                 if courier.isClosed { return stopping }
@@ -165,7 +173,7 @@ extension LocalCloudKit {
                     if dropped > 0 { try db.execute(sql: "UPDATE device_token SET dropped = 0 WHERE token = ?", arguments: [token]) }
                     return (true, row["payload"], dropped)
                 }
-                guard next.known else { return ServerResponse(status: 404, headers: [], body: []) }
+                guard next.known else { return unknown }
                 if let payload = next.payload {
                     var headers: [(name: String, value: String)] = [(name: "Content-Type", value: "application/json")]
                     if next.dropped > 0 { headers.append((name: "X-Ckbrowse-Dropped-Notifications", value: String(next.dropped))) }
@@ -179,7 +187,7 @@ extension LocalCloudKit {
                 }
             }
         } catch {
-            return ServerResponse(status: 500, headers: [], body: [])
+            return respond(500, errorJSON(.internalError, "internal error", uuid), uuid: uuid, extra: [])
         }
     }
 }

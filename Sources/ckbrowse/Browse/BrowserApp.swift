@@ -226,6 +226,11 @@ final class BrowserApp {
 
     private func run(_ effect: BrowserEffect) {
         let runner = EffectRunner(client: client, cache: cache, journal: journal)
+        // Fault injection for the reliability tests: a crash inside a network task must still leave
+        // the terminal restored (tests/reliability/terminal.sh).
+        if ProcessInfo.processInfo.environment["CKBROWSE_FAULT"] == "crash-in-network-task" {
+            Task.detached { fatalError("injected fault: crash in a network task") }
+        }
         let task = Task { @MainActor [weak self] in
             for event in await runner.execute(effect) { self?.deliver(event) }
         }
