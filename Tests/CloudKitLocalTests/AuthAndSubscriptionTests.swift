@@ -70,6 +70,9 @@ import Testing
         await #expect { try await server.client(credentials: .serverToServer(key)).database(.private).listZones() } throws: { _ in true }
         let privateRaw = try await signed(server, key, "private", "zones/list", body: nil)
         #expect(privateRaw.status == 401)
+        let sharedRaw = try await signed(server, key, "shared", "zones/list", body: nil)
+        #expect(sharedRaw.status == 401, "server-to-server keys never reach the shared database either")
+        #expect(try ErrorResponse.decode(from: sharedRaw.body).info.serverErrorCode == .authenticationFailed)
         // Forged (another key), replayed on another path, and stale signatures: 401 AUTHENTICATION_FAILED.
         let other = ServerToServerKey(keyID: "KEY1", privateKey: P256.Signing.PrivateKey())
         #expect(try await signed(server, other, "public", "zones/list", body: nil).status == 401)

@@ -33,14 +33,31 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         let timeout = TimeAmount.nanoseconds(Int64(request.timeout * 1_000_000_000))
         let operation = URLParts(request.url).path
+        let client = self.client
+        let maximumResponseBytes = self.maximumResponseBytes
+        let outgoingRequest = outgoing
         do {
-            let response = try await client.execute(outgoing, timeout: timeout)
-            var body = try await response.body.collect(upTo: maximumResponseBytes)
-            let bytes = body.readBytes(length: body.readableBytes) ?? []
-            return HTTPResponse(
-                status: Int(response.status.code),
-                headers: response.headers.map { (name: $0.name, value: $0.value) },
-                body: bytes)
+            // One deadline for the whole exchange: AsyncHTTPClient's covers the head only, so a server
+            // that trickles its body slowly is cut off here.
+            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+                group.addTask {
+                    let response = try await client.execute(outgoingRequest, timeout: timeout)
+                    var body = try await response.body.collect(upTo: maximumResponseBytes)
+                    let bytes = body.readBytes(length: body.readableBytes) ?? []
+                    return HTTPResponse(
+                        status: Int(response.status.code),
+                        headers: response.headers.map { (name: $0.name, value: $0.value) },
+                        body: bytes)
+                }
+                group.addTask {
+                    try await Task.sleep(nanoseconds: UInt64(max(0, request.timeout) * 1_000_000_000))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                guard let response = first else { throw HTTPClientError.deadlineExceeded }
+                return response
+            }
         } catch let error as NIOTooManyBytesError {
             _ = error
             throw CloudKitError(
