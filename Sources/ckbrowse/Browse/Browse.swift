@@ -12,7 +12,7 @@ struct Browse: AsyncParsableCommand {
         discussion: """
             With no container, profile or server, ckbrowse opens the embedded demo container
             (iCloud.com.example.Gallery, served in-process from $XDG_DATA_HOME/ckbrowse/demo).
-            Needs a terminal of at least 80×24. Honours NO_COLOR.
+            Needs a terminal of at least 80x24 characters. Honours NO_COLOR.
             """
     )
 

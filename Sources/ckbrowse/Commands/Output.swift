@@ -1,0 +1,114 @@
+import ArgumentParser
+import CLibc
+import CloudKitWeb
+import Foundation
+import RecordBrowser
+import TerminalUI
+
+/// How the headless commands print: JSON (one object per line, for `jq`) or an aligned table.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case json, table
+}
+
+/// Output options shared by the read commands.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "json (one object per line) or table. Default: table on a terminal, json otherwise.")
+    var output: OutputFormat?
+
+    var format: OutputFormat { output ?? (clibc_isatty(1) != 0 ? .table : .json) }
+}
+
+/// Writes rows as JSON lines or as an aligned table (columns sized to their content, the last one cut
+/// to the terminal's width).
+struct Printer {
+    let format: OutputFormat
+    let columns: [String]
+    private var rows: [[String]] = []
+
+    init(format: OutputFormat, columns: [String]) {
+        self.format = format
+        self.columns = columns
+    }
+
+    /// One item: its JSON (printed at once in JSON mode) and its table cells.
+    mutating func add(json: JSON, cells: @autoclosure () -> [String]) {
+        switch format {
+        case .json: print(json.text)
+        case .table: rows.append(cells())
+        }
+    }
+
+    func finish() {
+        guard format == .table else { return }
+        var widths = columns.map(TextWidth.width)
+        for row in rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], TextWidth.width(cell)) }
+        }
+        let terminalWidth = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 160
+        func line(_ cells: [String]) -> String {
+            var out = ""
+            for (i, cell) in cells.enumerated() {
+                let last = i == cells.count - 1
+                out += last ? TextWidth.truncate(cell, to: max(10, terminalWidth - TextWidth.width(out))) : TextWidth.fit(cell, to: widths[i]) + "  "
+            }
+            return out
+        }
+        print(line(columns))
+        for row in rows { print(line(row)) }
+    }
+}
+
+/// Progress on stderr, only when stderr is a terminal.
+struct Progress {
+    let enabled = clibc_isatty(2) != 0
+
+    func update(_ text: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+    }
+
+    func done() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
+
+enum Cells {
+    static func record(_ result: RecordResult) -> [String] {
+        switch result {
+        case .record(let r):
+            let fields = r.fields.keys.sorted().map { "\($0)=\(Format.scalar(r.fields[$0]!).replacingOccurrences(of: "\n", with: "⏎"))" }.joined(separator: " ")
+            return [r.recordName, r.recordType ?? "", r.recordChangeTag ?? "", Format.short(r.modified?.timestamp), fields]
+        case .deleted(let name, _):
+            return [name, "", "", "deleted", ""]
+        case .failure(let e):
+            return [e.recordName ?? "?", "error", "", e.serverErrorCode.rawValue, e.reason ?? ""]
+        }
+    }
+
+    static let recordColumns = ["RECORD NAME", "TYPE", "TAG", "MODIFIED", "FIELDS"]
+}
+
+/// Maps failures to the documented exit statuses and one line on stderr.
+enum Failure {
+    static func exit(_ error: any Error) -> Never {
+        let status: Int32
+        var message = String(describing: error)
+        if let error = error as? CloudKitError {
+            message = error.description
+            switch error.serverErrorCode {
+            case .authenticationRequired?, .authenticationFailed?: status = ExitStatus.authentication
+            case .notFound?, .zoneNotFound?: status = ExitStatus.notFound
+            case .conflict?: status = ExitStatus.conflict
+            default: status = ExitStatus.failure
+            }
+        } else if let error = error as? BrowserFailure {
+            message = error.message
+            status = ExitStatus.usage
+        } else {
+            status = ExitStatus.failure
+        }
+        FileHandle.standardError.write(Data("ckbrowse: \(message)\n".utf8))
+        Foundation.exit(status)
+    }
+}

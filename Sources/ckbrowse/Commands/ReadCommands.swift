@@ -1,0 +1,221 @@
+import ArgumentParser
+import CloudKitWeb
+import Foundation
+import RecordBrowser
+
+/// Exit statuses of the read commands, in every command's help.
+let readExitStatuses = "Exit status: 0 success, 1 failure, 3 not found (record, zone or subscription), 4 authentication, 64 bad usage."
+
+/// `ckbrowse zones`
+struct Zones: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the zones of a database.",
+        discussion: "Prints one zone per line as JSON (or a table on a terminal). " + readExitStatuses)
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var out: OutputOptions
+
+    func run() async throws {
+        do {
+            let resolved = try await connection.resolve()
+            var printer = Printer(format: out.format, columns: ["ZONE", "OWNER", "TYPE", "ATOMIC"])
+            for result in try await resolved.client.database(resolved.info.database).listZones() {
+                switch result {
+                case .zone(let z):
+                    printer.add(json: z.json, cells: [z.zoneID.zoneName, z.zoneID.ownerRecordName ?? "", z.zoneID.zoneType?.rawValue ?? "", z.atomic == true ? "yes" : "no"])
+                case .failure(let e):
+                    printer.add(json: e.json, cells: [e.zoneID?.zoneName ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? ""])
+                }
+            }
+            printer.finish()
+        } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
+    }
+}
+
+/// `ckbrowse changes ZONE [--since TOKEN] [--all]`
+struct Changes: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read a zone's change feed (records/changes).",
+        discussion: """
+            Prints one record (or tombstone) per line as JSON, then a last line {"syncToken": …, "moreComing": …}
+            to resume from with --since (select records with jq 'select(.recordName)'). Without --all, one page.
+            \(readExitStatuses)
+            """)
+
+    @Argument(help: "The zone's name.") var zone: String
+    @Option(help: "Resume after this sync token (from an earlier run's last line).") var since: String?
+    @Flag(help: "Follow the feed to its end (every page).") var all = false
+    @Option(help: "Records per page (1-200).") var limit = 200
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        guard (1...200).contains(limit) else { throw ValidationError("--limit must be between 1 and 200") }
+    }
+
+    func run() async throws {
+        do {
+            let resolved = try await connection.resolve()
+            let db = resolved.client.database(resolved.info.database)
+            var printer = Printer(format: out.format, columns: Cells.recordColumns)
+            let progress = Progress()
+            var count = 0
+            var last: RecordChangesPage?
+            for try await page in db.recordChangePages(zoneID: ZoneID(zoneName: zone), syncToken: since, resultsLimit: limit) {
+                for result in page.records {
+                    printer.add(json: result.json, cells: Cells.record(result))
+                }
+                count += page.records.count
+                last = page
+                progress.update("\(count) records…")
+                if !all { break }
+            }
+            progress.done()
+            printer.finish()
+            if let last {
+                let trailer: JSON = ["syncToken": .string(last.syncToken), "moreComing": .bool(last.moreComing)]
+                if out.format == .json { print(trailer.text) } else {
+                    print("\n\(count) records · sync token \(last.syncToken)\(last.moreComing ? " · more coming (--all reads to the end)" : "")")
+                }
+            }
+        } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
+    }
+}
+
+/// `ckbrowse query TYPE [--filter 'FIELD OP VALUE']... [--sort FIELD[:desc]]`
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Query records of a type (records/query).",
+        discussion: """
+            Filters are 'FIELD COMPARATOR VALUE' (EQUALS, NOT_EQUALS, LESS_THAN, GREATER_THAN_OR_EQUALS, IN, BEGINS_WITH,
+            LIST_CONTAINS, …); integers are INT64, numbers with a dot DOUBLE, a,b,c a list for IN. Several filters are ANDed.
+            Prints one record per line as JSON (or a table on a terminal). \(readExitStatuses)
+            """)
+
+    @Argument(help: "The record type.") var type: String
+    @Option(name: .customLong("filter"), help: ArgumentHelp("A filter (repeatable).", valueName: "FIELD OP VALUE")) var filters: [String] = []
+    @Option(name: .customLong("sort"), help: ArgumentHelp("Sort by a field, ascending (or :desc) (repeatable).", valueName: "FIELD[:desc]")) var sorts: [String] = []
+    @Option(help: "The zone (default: the default zone).") var zone: String?
+    @Option(help: "Records per page (1-200).") var limit = 200
+    @Flag(help: "Follow continuation markers to the last page.") var all = false
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var out: OutputOptions
+
+    func makeQuery() throws -> Query {
+        var words = [type]
+        for filter in filters {
+            let parts = filter.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
+            guard parts.count == 3 else { throw ValidationError("--filter '\(filter)': expected 'FIELD COMPARATOR VALUE'") }
+            words += parts
+        }
+        var query: Query
+        do { query = try Browser.parseQuery(words) } catch let error as BrowserFailure { throw ValidationError(error.message) }
+        var descriptors: [CloudKitWeb.SortDescriptor] = []
+        for sort in sorts {
+            let parts = sort.split(separator: ":").map(String.init)
+            guard let field = parts.first, parts.count <= 2, parts.count == 1 || ["asc", "desc"].contains(parts[1]) else {
+                throw ValidationError("--sort '\(sort)': expected FIELD or FIELD:desc")
+            }
+            descriptors.append(CloudKitWeb.SortDescriptor(field, ascending: parts.count == 1 || parts[1] == "asc"))
+        }
+        if !descriptors.isEmpty { query.sortBy = descriptors }
+        return query
+    }
+
+    func validate() throws {
+        guard (1...200).contains(limit) else { throw ValidationError("--limit must be between 1 and 200") }
+        _ = try makeQuery()
+    }
+
+    func run() async throws {
+        do {
+            let resolved = try await connection.resolve()
+            let db = resolved.client.database(resolved.info.database)
+            var request = QueryRequest(query: try makeQuery())
+            request.zoneID = zone.map { ZoneID(zoneName: $0) }
+            request.resultsLimit = limit
+            var printer = Printer(format: out.format, columns: Cells.recordColumns)
+            let progress = Progress()
+            var count = 0
+            for try await page in db.queryPages(request) {
+                for result in page.records { printer.add(json: result.json, cells: Cells.record(result)) }
+                count += page.records.count
+                progress.update("\(count) records…")
+                if !all { break }
+            }
+            progress.done()
+            printer.finish()
+        } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
+    }
+}
+
+/// `ckbrowse get NAME...`
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Look records up by name (records/lookup).",
+        discussion: "Prints one record per line as JSON (or a table on a terminal); a missing record is its error dictionary and exit status 3. " + readExitStatuses)
+
+    @Argument(help: "Record names (up to 200).") var names: [String]
+    @Option(help: "The zone (default: the default zone).") var zone: String?
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        guard !names.isEmpty, names.count <= 200 else { throw ValidationError("give 1 to 200 record names") }
+    }
+
+    func run() async throws {
+        var missing = false
+        do {
+            let resolved = try await connection.resolve()
+            let results = try await resolved.client.database(resolved.info.database).lookupRecords(names, zoneID: zone.map { ZoneID(zoneName: $0) })
+            var printer = Printer(format: out.format, columns: Cells.recordColumns)
+            for result in results {
+                if result.error != nil { missing = true }
+                printer.add(json: result.json, cells: Cells.record(result))
+            }
+            printer.finish()
+        } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
+        if missing { throw ExitCode(ExitStatus.notFound) }
+    }
+}
+
+/// `ckbrowse subscriptions [ID]`
+struct Subscriptions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List subscriptions, or show one.",
+        discussion: "Prints one subscription per line as JSON (or a table; with an ID, its whole definition). " + readExitStatuses)
+
+    @Argument(help: "A subscription ID: show only it.") var id: String?
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var out: OutputOptions
+
+    func run() async throws {
+        var missing = false
+        do {
+            let resolved = try await connection.resolve()
+            let db = resolved.client.database(resolved.info.database)
+            let results: [SubscriptionResult]
+            if let id { results = try await db.lookupSubscriptions([id]) } else { results = try await db.listSubscriptions() }
+            if id != nil, out.format == .table, let s = results.first?.subscription {
+                print(s.json.prettyPrinted())
+                return
+            }
+            var printer = Printer(format: out.format, columns: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"])
+            for result in results {
+                switch result {
+                case .subscription(let s):
+                    let target: String = s.query?.recordType ?? s.zoneID?.zoneName ?? ""
+                    let fires: String = (s.firesOn ?? []).map { $0.rawValue }.joined(separator: ",")
+                    printer.add(json: s.json, cells: [s.subscriptionID ?? "", s.subscriptionType.rawValue, target, fires, s.firesOnce == true ? "yes" : ""])
+                case .failure(let e):
+                    missing = missing || e.serverErrorCode == .notFound
+                    printer.add(json: e.json, cells: [e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", ""])
+                }
+            }
+            printer.finish()
+        } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
+        if missing { throw ExitCode(ExitStatus.notFound) }
+    }
+}

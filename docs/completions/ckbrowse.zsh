@@ -1,0 +1,405 @@
+#compdef ckbrowse
+
+__ckbrowse_complete() {
+    local -ar non_empty_completions=("${@:#(|:*)}")
+    local -ar empty_completions=("${(M)@:#(|:*)}")
+    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+}
+
+__ckbrowse_custom_complete() {
+    local -a completions
+    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+    if [[ "${#completions[@]}" -gt 1 ]]; then
+        __ckbrowse_complete "${completions[@]:0:-1}"
+    fi
+}
+
+__ckbrowse_cursor_index_in_current_word() {
+    if [[ -z "${QIPREFIX}${IPREFIX}${PREFIX}" ]]; then
+        printf 0
+    else
+        printf %s "${#${(z)LBUFFER}[-1]}"
+    fi
+}
+
+_ckbrowse() {
+    emulate -RL zsh -G
+    setopt extendedglob nullglob numericglobsort
+    unsetopt aliases banghist
+
+    local -xr SAP_SHELL=zsh
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(builtin emulate zsh -c 'printf %s "${ZSH_VERSION}"')"
+    local -r SAP_SHELL_VERSION
+
+    local context state state_descr line
+    local -A opt_args
+
+    local -r command_name="${words[1]}"
+    local -ar command_line=("${words[@]}")
+    local -ir current_word_index="$((CURRENT - 1))"
+
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'browse:Browse a CloudKit container in the terminal (the default command).'
+            'zones:List the zones of a database.'
+            'changes:Read a zone'\''s change feed (records/changes).'
+            'query:Query records of a type (records/query).'
+            'get:Look records up by name (records/lookup).'
+            'subscriptions:List subscriptions, or show one.'
+            'apply:Send a records/modify batch file, atomic by default, and print per-record results as JSON.'
+            'serve:Run a local CloudKit Web Services server backed by SQLite.'
+            'bench:Run a benchmark and print its figures (build with -c release for real numbers).'
+            'help:Show subcommand help information.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        browse|zones|changes|query|get|subscriptions|apply|serve|bench|help)
+            "_ckbrowse_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_ckbrowse_browse() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar arg_specs=(
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_zones() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar ___output=('json' 'table')
+    local -ar arg_specs=(
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_changes() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar ___output=('json' 'table')
+    local -ar arg_specs=(
+        ':zone:'
+        '--since[Resume after this sync token (from an earlier run'\''s last line).]:since:'
+        '--all[Follow the feed to its end (every page).]'
+        '--limit[Records per page (1-200).]:limit:'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_query() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar ___output=('json' 'table')
+    local -ar arg_specs=(
+        ':type:'
+        '*--filter[A filter (repeatable).]:FIELD OP VALUE:'
+        '*--sort[Sort by a field, ascending (or \:desc) (repeatable).]:FIELD\[\:desc\]:'
+        '--zone[The zone (default\: the default zone).]:zone:'
+        '--limit[Records per page (1-200).]:limit:'
+        '--all[Follow continuation markers to the last page.]'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_get() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar ___output=('json' 'table')
+    local -ar arg_specs=(
+        '*:names:'
+        '--zone[The zone (default\: the default zone).]:zone:'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_subscriptions() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar ___output=('json' 'table')
+    local -ar arg_specs=(
+        ':id:'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_apply() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar arg_specs=(
+        ':file:'
+        '--dry-run[Print the request that would be sent and send nothing.]'
+        '--non-atomic[Apply the operations non-atomically (each succeeds or fails on its own).]'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_serve() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--data[Directory for the SQLite database (created if missing).]:data:'
+        '--host[Address to bind.]:host:'
+        '--port[Port to listen on (0 picks a free port).]:port:'
+        '*--api-token[An accepted ckAPIToken (repeatable).]:token:'
+        '*--user[A user and the web auth token that signs them in (repeatable).]:name\:web-auth-token:'
+        '*--server-key[A server-to-server Key ID and its public key PEM file (repeatable).]:key-id\:public-key.pem:'
+        '--seed[Fill the database with a data set on first start (demo).]:name:'
+        '--origin-exclusion[Whether the writer'\''s own push tokens are notified\: none (default), session, or header (X-CK-Device-Token).]:origin-exclusion:'
+        '--update-match[Which version of an updated record a query subscription matches\: after (default) or before_or_after.]:update-match:'
+        '--hold-seconds[How long a webcourier long-poll waits before an empty keep-alive answer.]:hold-seconds:'
+        '--max-queued[Notifications kept per push token while nobody polls (oldest dropped first).]:max-queued:'
+        '--payload-limit[Push payloads above this many bytes are pruned and marked.]:payload-limit:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'decode:Decode speed of a records/changes page: fast decoder vs JSONDecoder vs CPython json.loads.'
+            'serve:Local server over loopback: records/changes pages per second; 200-op atomic modify vs 200 single requests.'
+            'terminal:Bytes written to the terminal for a one-line scroll and for a full redraw.'
+            'memory:Resident memory after paging 10k, 100k and 1M records in the browser.'
+            'reopen:Reopen a 100k-record zone with 1% changed: requests and bytes against a cold open.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        decode|serve|terminal|memory|reopen)
+            "_ckbrowse_bench_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_decode() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--records[Records in the page.]:records:'
+        '--runs[Timed repetitions per figure (the median is printed).]:runs:'
+        '--iterations[Decodes per repetition.]:iterations:'
+        '--python[Python interpreter for the comparison (skipped if missing).]:python:'
+        '--dump[Print the page'\''s JSON and exit.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_serve() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--records[Records in the zone that is paged through.]:records:'
+        '--runs[Repetitions per figure (the median is printed).]:runs:'
+        '--clients[Concurrent clients for the aggregate paging figure.]:clients:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_terminal() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--term[Terminal type (terminfo entry).]:term:'
+        '--width:width:'
+        '--height:height:'
+        '--show-bytes[Print the bytes of the one-line scroll, escaped.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_memory() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--records[Records in the zone.]:records:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_reopen() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--records[Records in the zone.]:records:'
+        '--changed-percent[Percent of records changed before the reopen.]:changed-percent:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_help() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:subcommands:'
+        '--version[Show the version.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+if [[ "${funcstack[1]}" = _ckbrowse ]]; then
+    _ckbrowse "${@}"
+else
+    compdef _ckbrowse ckbrowse
+fi

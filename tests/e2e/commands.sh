@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# End-to-end: the scriptable commands against `ckbrowse serve` on loopback (JSON lines, tables, exit
+# statuses, resuming a change feed). Prints "N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${CKBROWSE_BIN:-$(swift build --show-bin-path)/ckbrowse}
+[ -x "$BIN" ] || swift build --product ckbrowse >/dev/null
+WORK=$(mktemp -d); passed=0; failed=0
+trap '[ -n "${PID:-}" ] && kill $PID 2>/dev/null; rm -rf "$WORK"' EXIT
+ok() { passed=$((passed + 1)); echo "  ok   $1"; }
+bad() { failed=$((failed + 1)); echo "  FAIL $1"; }
+"$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 & PID=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
+export CLOUDKIT_SERVER=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
+export CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private
+export CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token
+jsonl() { python3 -c 'import json, sys; rows = [json.loads(l) for l in sys.stdin if l.strip()]; print(eval(sys.argv[1]))' "$1"; }
+
+out=$("$BIN" zones); [ "$(echo "$out" | jsonl 'len(rows)')" = 3 ] && [ "$(echo "$out" | jsonl 'rows[2]["zoneID"]["zoneName"]')" = Gallery ] \
+    && ok "zones: one JSON object per line" || bad "zones: $out"
+out=$("$BIN" zones --output table); echo "$out" | head -1 | grep -q "^ZONE  *OWNER  *TYPE  *ATOMIC" && echo "$out" | grep -q "^Gallery  " \
+    && ok "zones --output table: aligned columns" || bad "table: $out"
+"$BIN" changes Gallery --all > "$WORK/all.jsonl"; code=$?
+n=$(jsonl 'sum(1 for r in rows if "recordName" in r)' < "$WORK/all.jsonl")
+[ $code = 0 ] && [ "$n" -ge 2000 ] && [ "$(jsonl 'rows[-1]["moreComing"]' < "$WORK/all.jsonl")" = False ] \
+    && ok "changes --all: $n records and a last line with the sync token" || bad "changes --all: exit $code, $n records"
+token=$(jsonl 'rows[-1]["syncToken"]' < "$WORK/all.jsonl")
+curl -s -X POST "$CLOUDKIT_SERVER/database/1/iCloud.com.example.Gallery/development/private/records/modify?ckAPIToken=$CLOUDKIT_API_TOKEN&ckWebAuthToken=$CLOUDKIT_WEB_AUTH_TOKEN" \
+    -d '{"zoneID":{"zoneName":"Gallery"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"artwork-0005","fields":{"title":{"value":"Later","type":"STRING"}}}}]}' > /dev/null
+out=$("$BIN" changes Gallery --since "$token")
+[ "$(echo "$out" | jsonl '[r["recordName"] for r in rows if "recordName" in r]')" = "['artwork-0005']" ] && ok "changes --since resumes: only the later change" || bad "--since: $out"
+[ "$("$BIN" changes Gallery --limit 5 | jsonl 'len(rows)')" = 6 ] && ok "changes without --all: one page (+ the token line)" || bad "one page"
+out=$("$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN 1900' --sort year:desc --all)
+echo "$out" | jsonl 'all(r["fields"]["year"]["value"] < 1900 for r in rows) and len(rows) > 0 and [r["fields"]["year"]["value"] for r in rows] == sorted([r["fields"]["year"]["value"] for r in rows], reverse=True)' | grep -q True \
+    && ok "query with --filter and --sort:desc ($(echo "$out" | jsonl 'len(rows)') records)" || bad "query: $(echo "$out" | head -c 300)"
+out=$("$BIN" get artwork-0001 artwork-0002 --zone Gallery); code=$?
+[ $code = 0 ] && [ "$(echo "$out" | jsonl 'len(rows)')" = 2 ] && ok "get: two records, exit 0" || bad "get: exit $code"
+"$BIN" get artwork-0001 missing-one --zone Gallery > "$WORK/get.jsonl"; code=$?
+[ $code = 3 ] && grep -q '"serverErrorCode":"NOT_FOUND"' "$WORK/get.jsonl" && ok "get a missing record: its error dictionary, exit 3" || bad "get missing: exit $code"
+"$BIN" changes NoSuchZone > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 3 ] && grep -q "ZONE_NOT_FOUND" "$WORK/err" && ok "an unknown zone: exit 3 and the server's reason" || bad "unknown zone: exit $code $(cat "$WORK/err")"
+CLOUDKIT_WEB_AUTH_TOKEN=expired "$BIN" zones > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 4 ] && ! grep -q "expired" "$WORK/err" && ok "an unknown web auth token: exit 4, token not echoed" || bad "auth: exit $code $(cat "$WORK/err")"
+"$BIN" query Artwork --filter 'year' > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 64 ] && ok "a malformed --filter: usage error, exit 64" || bad "bad filter: exit $code"
+out=$("$BIN" subscriptions); [ "$(echo "$out" | jsonl 'len(rows)')" = 5 ] && ok "subscriptions: 5, one per line" || bad "subscriptions: $out"
+"$BIN" subscriptions gallery-zone --output table | grep -q '"subscriptionType" : "zone"\|"subscriptionType": "zone"' && ok "subscriptions ID: the whole definition" || bad "subscription detail"
+"$BIN" subscriptions nope > /dev/null; [ $? = 3 ] && ok "an unknown subscription: exit 3" || bad "unknown subscription"
+"$BIN" --generate-completion-script bash | grep -q "_ckbrowse" && ok "bash completions are generated" || bad "no completions"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
