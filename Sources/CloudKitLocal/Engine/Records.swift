@@ -39,6 +39,7 @@ extension LocalCloudKit {
                     } catch let error as ItemError {
                         outcome = .failure(error)
                         log.changes.removeSubrange(mark...)
+                        log.schema = [:]  // schema rows it added are rolled back too
                         return .rollback
                     }
                 }
@@ -130,7 +131,7 @@ extension LocalCloudKit {
             record.created = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         }
         let recordType = record.type ?? ""
-        try checkSchema(db, context, recordType: recordType, fields: incoming.fields)
+        try checkSchema(db, context, recordType: recordType, fields: incoming.fields, cache: &log.schema)
         switch type {
         case .replace, .forceReplace, .create:
             record.fields = incoming.fields.filter { if case .null = $0.value { return false } else { return true } }
@@ -139,7 +140,8 @@ extension LocalCloudKit {
                 if case .null = value { record.fields[key] = nil } else { record.fields[key] = value }
             }
         }
-        if Record.encodeStoredFields(record.fields).utf8.count > 1_000_000 {
+        let encodedFields = Record.encodeStoredFields(record.fields)
+        if encodedFields.utf8.count > 1_000_000 {
             throw ItemError(.badRequest, "record '\(name)' is larger than 1 MB (asset contents excluded)")
         }
         if let parent = incoming.parent { record.parent = parent.recordName }
@@ -152,7 +154,7 @@ extension LocalCloudKit {
         record.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         record.deleted = false
         try saveReferences(record, db, context)
-        try record.save(db, dbID: context.dbID)
+        try record.save(db, dbID: context.dbID, encodedFields: encodedFields)
         try touchZone(db, context.dbID, zone.name, seq)
         log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
         return record
@@ -166,7 +168,7 @@ extension LocalCloudKit {
     }
 
     func touchZone(_ db: Database, _ dbID: Int64, _ zone: String, _ seq: Int64) throws {
-        try db.execute(sql: "UPDATE zone SET seq = ? WHERE db = ? AND name = ?", arguments: [seq, dbID, zone])
+        try db.cachedStatement(sql: "UPDATE zone SET seq = ? WHERE db = ? AND name = ?").execute(arguments: [seq, dbID, zone])
     }
 
     /// Deletes a record: refuses while a VALIDATE reference points at it, cascades DELETE_SELF sources.
@@ -199,7 +201,7 @@ extension LocalCloudKit {
 
     /// Keeps the reference index in step with a record's REFERENCE fields; VALIDATE targets must exist.
     func saveReferences(_ record: StoredRecord, _ db: Database, _ context: RequestContext) throws {
-        try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, record.zone, record.name])
+        try db.cachedStatement(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?").execute(arguments: [context.dbID, record.zone, record.name])
         for (field, value) in record.fields {
             let references: [Reference]
             switch value {
@@ -226,26 +228,31 @@ extension LocalCloudKit {
     /// Development creates record types and fields on first write (as CloudKit does in development);
     /// a value contradicting a field's known type is BAD_REQUEST. Production enforces the schema; its
     /// schema is the development one (as if every development change had been deployed).
-    func checkSchema(_ db: Database, _ context: RequestContext, recordType: String, fields: [String: FieldValue]) throws {
+    func checkSchema(
+        _ db: Database, _ context: RequestContext, recordType: String, fields: [String: FieldValue], cache: inout [String: [String: String]]
+    ) throws {
         let environments = context.environment == .production ? ["production", "development"] : ["development"]
-        func known(_ field: String) throws -> String? {
-            for environment in environments {
-                if let type = try String.fetchOne(
-                    db, sql: "SELECT type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ? AND field = ?",
-                    arguments: [context.container, environment, recordType, field])
+        // The record type's fields, read once per request (field → type; "" is the type itself).
+        if cache[recordType] == nil {
+            var known: [String: String] = [:]
+            for environment in environments.reversed() {
+                for row in try Row.fetchAll(
+                    db.cachedStatement(sql: "SELECT field, type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?"),
+                    arguments: [context.container, environment, recordType])
                 {
-                    return type
+                    known[row["field"]] = row["type"]
                 }
             }
-            return nil
+            cache[recordType] = known
         }
-        if try known("") == nil {
+        if cache[recordType]?[""] == nil {
             guard context.environment == .development else {
                 throw ItemError(.badRequest, "Did not find record type: \(recordType)")
             }
             try db.execute(
                 sql: "INSERT OR IGNORE INTO field_schema (container, environment, record_type, field, type) VALUES (?, 'development', ?, '', '')",
                 arguments: [context.container, recordType])
+            cache[recordType]?[""] = ""
         }
         for (name, value) in fields {
             let type: FieldType
@@ -256,7 +263,7 @@ extension LocalCloudKit {
             default: type = value.type
             }
             guard Self.isValidName(name), !name.hasPrefix("___") else { throw ItemError(.badRequest, "invalid field name '\(name)'") }
-            if let existing = try known(name) {
+            if let existing = cache[recordType]?[name] {
                 if existing != type.rawValue {
                     throw ItemError(
                         .badRequest,
@@ -266,6 +273,7 @@ extension LocalCloudKit {
                 try db.execute(
                     sql: "INSERT INTO field_schema (container, environment, record_type, field, type) VALUES (?, 'development', ?, ?, ?)",
                     arguments: [context.container, recordType, name, type.rawValue])
+                cache[recordType]?[name] = type.rawValue
             } else {
                 throw ItemError(.badRequest, "Field \(name) not found in \(recordType)")
             }

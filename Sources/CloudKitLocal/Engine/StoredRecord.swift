@@ -50,19 +50,21 @@ struct StoredRecord: Sendable {
 
     static func load(_ db: Database, dbID: Int64, zone: String, name: String) throws -> StoredRecord? {
         try Row.fetchOne(
-            db, sql: "SELECT * FROM record WHERE db = ? AND zone = ? AND name = ?", arguments: [dbID, zone, name]
+            db.cachedStatement(sql: "SELECT * FROM record WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name]
         ).map(StoredRecord.init(row:))
     }
 
-    func save(_ db: Database, dbID: Int64) throws {
-        try db.execute(
+    /// `encodedFields`: the fields already encoded by the caller (they are encoded once per save).
+    func save(_ db: Database, dbID: Int64, encodedFields: String? = nil) throws {
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO record (db, zone, name, type, tag, fields, created_ts, created_user, created_device,
                   modified_ts, modified_user, modified_device, short_guid, parent, share, deleted, seq)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
-                dbID, zone, name, type, tag, deleted ? nil : Record.encodeStoredFields(fields),
+                dbID, zone, name, type, tag, deleted ? nil : (encodedFields ?? Record.encodeStoredFields(fields)),
                 created?.timestamp, created?.userRecordName, created?.deviceID,
                 modified?.timestamp, modified?.userRecordName, modified?.deviceID,
                 shortGUID, parent, share, deleted ? 1 : 0, seq,

@@ -52,4 +52,6 @@ struct RecordChange {
 /// changes back out).
 final class ChangeLog {
     var changes: [RecordChange] = []
+    /// Field schema read during the request (record type → field → type).
+    var schema: [String: [String: String]] = [:]
 }

@@ -126,7 +126,7 @@ extension Database {
 
     /// Advances and returns the database's change counter.
     func nextSeq(_ db: Int64) throws -> Int64 {
-        try execute(sql: "UPDATE ckdb SET seq = seq + 1 WHERE id = ?", arguments: [db])
-        return try Int64.fetchOne(self, sql: "SELECT seq FROM ckdb WHERE id = ?", arguments: [db]) ?? 0
+        // One cached statement (SQLite ≥ 3.35: RETURNING) instead of an UPDATE and a SELECT.
+        try Int64.fetchOne(cachedStatement(sql: "UPDATE ckdb SET seq = seq + 1 WHERE id = ? RETURNING seq"), arguments: [db]) ?? 0
     }
 }
