@@ -156,3 +156,78 @@ struct TerminalBench: AsyncParsableCommand {
         print(String(format: "one-line scroll / full redraw: %.3f (target ≤ 0.100); highlight move / full redraw: %.3f", Double(scroll) / Double(full), Double(move) / Double(full)))
     }
 }
+
+/// Work per key press in the browser core at a list size: K `j` presses (update, cache window reads,
+/// render) over a cache holding N records, timed (median of runs). The measured region is the stable
+/// symbol `ckbrowse_bench_keypresses`, for callgrind's --toggle-collect where valgrind can run the
+/// binary (valgrind 3.19 on this machine cannot: it crashes inside itself on Swift 6.3 binaries).
+struct KeypressBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keypress", abstract: "Key presses in the browser core over a cache of N records (for callgrind).")
+
+    @Option(help: "Records in the list.") var records = 1_000
+    @Option(help: "Key presses to make.") var presses = 300
+    @Option(help: "Cache directory to fill (once) and reuse.") var cacheDirectory: String?
+    @Flag(help: "Only fill the cache.") var prepareOnly = false
+
+    func run() async throws {
+        let directory = cacheDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-keypress-\(records)").path
+        let cache = try RecordCache(directory: directory, container: "iCloud.bench", environment: .development)
+        let key = ListKey(container: "iCloud.bench", environment: .development, database: .private, zoneName: "Big", owner: "_bench")
+        var listState = try cache.open(key)
+        if listState.count < records {
+            var next = listState.count
+            while next < records {
+                let chunk = (next..<min(records, next + 5_000)).map { i -> RecordResult in
+                    var r = Record(recordName: String(format: "R%07d", i), recordType: "Item", recordChangeTag: String(i, radix: 36))
+                    r.fields = ["title": .string("Item \(i)"), "n": .int64(Int64(i))]
+                    r.modified = RecordStamp(timestamp: 1_700_000_000_000 + Int64(i), userRecordName: "_bench", deviceID: "1")
+                    return .record(r)
+                }
+                listState = try cache.apply(key, records: chunk, syncToken: "t", continuationMarker: nil, moreComing: false)
+                next = listState.count
+            }
+        }
+        if prepareOnly {
+            print("cache with \(listState.count) records at \(directory)")
+            return
+        }
+        var state = BrowserState(connection: ConnectionInfo(container: "iCloud.bench", environment: .development, database: .private, server: "bench"))
+        state.size = (100, 30)
+        var list = RecordList(key: key, zoneID: ZoneID(zoneName: "Big"), source: .changes)
+        list.opened = true
+        list.total = listState.count
+        list.matching = listState.count
+        list.moreComing = false
+        state.list = list
+        state.stack = [.zones, .records]
+        _ = benchKeypresses(&state, cache, 0)  // the first window, outside the count
+        var rows = 0
+        let start = state
+        let seconds = try await medianSeconds(5) {
+            state = start
+            rows = benchKeypresses(&state, cache, presses)
+        }
+        print(String(format: "%d key presses over %d records: %.1f µs per press (median of 5); %d rows drawn", presses, listState.count, seconds / Double(presses) * 1e6, rows))
+    }
+}
+
+/// The measured region (a stable symbol for callgrind's --toggle-collect): each press goes through
+/// `Browser.update`, the cache reads it asks for, and `Browser.render`.
+@_silgen_name("ckbrowse_bench_keypresses")
+@inline(never)
+func benchKeypresses(_ state: inout BrowserState, _ cache: RecordCache, _ count: Int) -> Int {
+    var drawn = 0
+    var pending: [BrowserEffect] = count == 0 ? Browser.update(&state, .resized(width: 100, height: 30)) + [.loadWindow(state.list!.key, filter: nil, start: 0, count: 78, generation: state.list!.generation)] : []
+    for i in 0...count {
+        if i > 0 { pending += Browser.update(&state, .key(.char("j"))) }
+        while !pending.isEmpty {
+            if case .loadWindow(let key, let filter, let start, let n, let generation) = pending.removeFirst(),
+               let window = try? cache.window(key, filter: filter, start: start, count: n) {
+                pending += Browser.update(&state, .windowLoaded(generation: generation, start: start, rows: window.rows, matching: window.matching))
+            }
+        }
+        drawn += Browser.render(state).height
+    }
+    return drawn
+}

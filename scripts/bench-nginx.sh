@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 8's serving figure: `ckbrowse serve` answering records/changes pages of 200 records over
+# loopback, against nginx serving the same response bytes as a static file, both driven by wrk in the
+# same run. Installs nginx-light and wrk from Debian if missing. Prints both rates and the ratio.
+# Usage: scripts/bench-nginx.sh [SECONDS] [CONNECTIONS]   (build with `make release` first for real figures)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_RUN=${1:-10}; CONNECTIONS=${2:-4}
+if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get install -y -qq nginx-light wrk >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+BIN=${CKBROWSE_BIN:-.build-release/release/ckbrowse}
+[ -x "$BIN" ] || BIN=$(swift build --show-bin-path)/ckbrowse
+WORK=$(mktemp -d)
+trap '[ -n "${SPID:-}" ] && kill $SPID 2>/dev/null; [ -f $WORK/nginx.pid ] && kill $(cat $WORK/nginx.pid) 2>/dev/null; rm -rf $WORK' EXIT
+"$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 & SPID=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
+URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
+Q="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
+P="/database/1/iCloud.com.example.Gallery/development/private/records/changes"
+BODY='{"zoneID":{"zoneName":"Gallery"},"resultsLimit":200}'
+curl -s -X POST "$URL$P?$Q" -d "$BODY" > "$WORK/page.json"
+BYTES=$(wc -c < "$WORK/page.json")
+RECORDS=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["records"]))' "$WORK/page.json")
+mkdir -p "$WORK/www" && cp "$WORK/page.json" "$WORK/www/page.json"
+NPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$WORK/nginx.conf" <<CONF
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/tmp; proxy_temp_path $WORK/tmp; fastcgi_temp_path $WORK/tmp; uwsgi_temp_path $WORK/tmp; scgi_temp_path $WORK/tmp;
+  server { listen 127.0.0.1:$NPORT; root $WORK/www; location / { default_type application/json; } }
+}
+CONF
+mkdir -p "$WORK/tmp"
+"$NGINX" -c "$WORK/nginx.conf" -p "$WORK"
+cat > "$WORK/post.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '$BODY'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+rate() { awk '/Requests\/sec/ { print $2 }'; }
+echo "same response: $BYTES bytes, $RECORDS records; wrk, $CONNECTIONS connections, ${SECONDS_PER_RUN} s each, 1 thread"
+N=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" "http://127.0.0.1:$NPORT/page.json" | rate)
+S=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" -s "$WORK/post.lua" "$URL$P?$Q" | rate)
+python3 - "$N" "$S" <<'PY'
+import sys
+n, s = float(sys.argv[1]), float(sys.argv[2])
+print(f"nginx static file:       {n:10.1f} responses/s")
+print(f"ckbrowse serve (changes): {s:10.1f} pages/s")
+print(f"serve / nginx: {s / n:.3f}  (budget: at least 0.5)")
+PY
