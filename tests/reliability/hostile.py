@@ -99,6 +99,7 @@ conf = os.path.join(work, "tmux.conf")
 with open(conf, "w") as f:
     f.write("set -g default-terminal tmux-256color\nset -g remain-on-exit on\nset -g status off\n")
 for mode in ["malformed", "truncated", "dropped"]:
+    sock = f"ckb-hostile-{os.getpid()}-{mode}"  # a fresh tmux server each time (reusing a socket races)
     cmd = (f"env LANG=C.UTF-8 TERM=tmux-256color XDG_CACHE_HOME={work} XDG_STATE_HOME={work} CLOUDKIT_SERVER={url} "
            f"CLOUDKIT_CONTAINER=iCloud.mode.{mode} CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=t CLOUDKIT_WEB_AUTH_TOKEN=w {binary()}")
     subprocess.run(["tmux", "-L", sock, "-f", conf, "new-session", "-d", "-x", "100", "-y", "30", cmd], check=True)

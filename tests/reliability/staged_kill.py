@@ -9,7 +9,10 @@ from common import binary
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 8
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
 work = tempfile.mkdtemp(prefix="ckkill-")
-sock = f"ckb-kill-{os.getpid()}"
+sessions = [0]
+def sock():
+    return f"ckb-kill-{os.getpid()}-{sessions[0]}"
+
 conf = os.path.join(work, "tmux.conf")
 with open(conf, "w") as f:
     f.write("set -g default-terminal tmux-256color\nset -g remain-on-exit on\nset -g status off\n")
@@ -17,7 +20,7 @@ env = f"env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME={work}/xdg XDG_CACHE_H
 
 
 def tmux(*args):
-    return subprocess.run(["tmux", "-L", sock, *args], capture_output=True, text=True).stdout
+    return subprocess.run(["tmux", "-L", sock(), *args], capture_output=True, text=True).stdout
 
 
 def screen():
@@ -39,7 +42,8 @@ def keys(*k):
 
 def start():
     tmux("kill-server")
-    subprocess.run(["tmux", "-L", sock, "-f", conf, "new-session", "-d", "-x", "100", "-y", "30", f"{env} {binary()}"], check=True)
+    sessions[0] += 1  # a fresh tmux server each time (reusing a socket right after kill-server races)
+    subprocess.run(["tmux", "-L", sock(), "-f", conf, "new-session", "-d", "-x", "100", "-y", "30", f"{env} {binary()}"], check=True)
     if not wait("3 zones", 60):
         raise SystemExit("the browser did not start:\n" + screen())
 
