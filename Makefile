@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: run test deps build release bench clean reliability
+.PHONY: run test deps build release bench clean reliability package
 
 deps:
 	@scripts/install-deps.sh
@@ -30,6 +30,10 @@ reliability: deps
 
 release: deps
 	$(SWIFT) build -c release --product ckbrowse
+
+## The static release binary and the Debian package in dist/, checked (see README, "Install").
+package: deps
+	scripts/package.sh
 
 ## Print the benchmark figures (release build).
 bench: release

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Builds the self-contained release binary (Swift runtime linked in statically, stripped) and the
+# Debian package, then checks them:
+#   - ldd lists no Swift library; the binary runs inside a bare chroot that holds only it, the
+#     libraries ldd names, and a terminfo entry (no Swift toolchain): --version, serve --help, and the
+#     demo browser in tmux until its first frame;
+#   - the .deb installs with apt-get, puts the man page and completions where Debian expects them,
+#     runs, and is removed cleanly.
+# Prints the binary's size and its start-up time to the first frame of the demo browser.
+# Usage: scripts/package.sh [--no-install-test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+INSTALL_TEST=1; [ "${1:-}" = "--no-install-test" ] && INSTALL_TEST=0
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+for tool in tmux dpkg-deb objcopy; do command -v $tool >/dev/null || $SUDO apt-get install -y -qq tmux dpkg-dev binutils >/dev/null; done
+
+VERSION=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/ckbrowse/CKBrowse.swift)
+ARCH=$(dpkg --print-architecture)
+echo "== building ckbrowse $VERSION (release, static Swift runtime)"
+swift build -c release --static-swift-stdlib --scratch-path .build-static --product ckbrowse 2>&1 | grep -E "error|warning: unre|Compiling ckbrowse|Build complete" || true
+mkdir -p dist
+cp .build-static/release/ckbrowse dist/ckbrowse
+strip dist/ckbrowse
+fail=0
+check() { if eval "$2"; then echo "  ok   $1"; else echo "  FAIL $1"; fail=1; fi; }
+
+echo "== the binary"
+LIBS=$(ldd dist/ckbrowse)
+echo "$LIBS" | sed 's/^/    /'
+check "ldd lists no Swift library" "! echo \"\$LIBS\" | grep -qi swift"
+SIZE=$(stat -c %s dist/ckbrowse)
+
+# A bare root: the binary, the libraries ldd names, /bin/sh for tmux, a terminfo entry. No Swift.
+ROOT=$(mktemp -d); trap '$SUDO rm -rf "$ROOT"; tmux -L ckb-pkg kill-server 2>/dev/null || true' EXIT
+mkdir -p "$ROOT/usr/bin" "$ROOT/tmp" "$ROOT/usr/share/terminfo/t" "$ROOT/root"
+cp dist/ckbrowse "$ROOT/usr/bin/"
+for lib in $(echo "$LIBS" | grep -o '/[^ ]*'); do mkdir -p "$ROOT$(dirname "$lib")"; cp -L "$lib" "$ROOT$lib"; done
+TI=$(find /usr/share/terminfo /lib/terminfo -name tmux-256color 2>/dev/null | head -1)
+cp "$TI" "$ROOT/usr/share/terminfo/t/"
+check "chroot: ckbrowse --version" "$SUDO chroot \"\$ROOT\" /usr/bin/ckbrowse --version | grep -q \"$VERSION\""
+check "chroot: ckbrowse serve --help" "$SUDO chroot \"\$ROOT\" /usr/bin/ckbrowse serve --help | grep -q 'local CloudKit'"
+check "no Swift library anywhere in the chroot" "! find \"\$ROOT\" -name '*swift*' | grep -q ."
+
+# First frame of the demo browser (a first start seeds the demo container; then a warm start).
+first_frame() {
+    local t0 t1
+    tmux -L ckb-pkg kill-server 2>/dev/null || true
+    t0=$(date +%s%N)
+    tmux -L ckb-pkg -f /dev/null new-session -d -x 100 -y 30 "$1"
+    for _ in $(seq 1 3000); do tmux -L ckb-pkg capture-pane -p 2>/dev/null | grep -q "3 zones" && break; sleep 0.005; done
+    t1=$(date +%s%N)
+    tmux -L ckb-pkg capture-pane -p | grep -q "3 zones" || { echo "  FAIL no first frame"; fail=1; }
+    tmux -L ckb-pkg send-keys q
+    echo $(( (t1 - t0) / 1000000 ))
+}
+CMD="env -i TERM=tmux-256color LANG=C.UTF-8 HOME=/root $SUDO chroot $ROOT /usr/bin/ckbrowse"
+COLD=$(first_frame "$CMD"); sleep 0.5
+WARM=$(first_frame "$CMD")
+check "chroot: the demo browser draws its first frame in tmux" "[ -n \"$WARM\" ]"
+
+echo "== the Debian package"
+PKG="dist/deb/ckbrowse_${VERSION}_${ARCH}"
+rm -rf "$PKG"; mkdir -p "$PKG/DEBIAN" "$PKG/usr/bin" "$PKG/usr/share/man/man1" "$PKG/usr/share/doc/ckbrowse" \
+    "$PKG/usr/share/bash-completion/completions" "$PKG/usr/share/zsh/vendor-completions" "$PKG/usr/share/fish/vendor_completions.d"
+install -m 755 dist/ckbrowse "$PKG/usr/bin/ckbrowse"
+if [ ! -f docs/man/ckbrowse.1 ]; then scripts/man.sh >/dev/null; fi
+gzip -9n < docs/man/ckbrowse.1 > "$PKG/usr/share/man/man1/ckbrowse.1.gz"
+dist/ckbrowse --generate-completion-script bash > "$PKG/usr/share/bash-completion/completions/ckbrowse"
+dist/ckbrowse --generate-completion-script zsh > "$PKG/usr/share/zsh/vendor-completions/_ckbrowse"
+dist/ckbrowse --generate-completion-script fish > "$PKG/usr/share/fish/vendor_completions.d/ckbrowse.fish"
+cat > "$PKG/usr/share/doc/ckbrowse/copyright" <<'TXT'
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: ckbrowse
+Files: *
+Copyright: the ckbrowse authors
+License: see the project repository
+TXT
+# Dependencies: the packages that own the shared libraries ldd names.
+DEPS=$(for lib in $(echo "$LIBS" | grep -o '/[^ ]*' | grep -v ld-linux); do dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null; done \
+    | cut -d: -f1 | sort -u | grep -v '^$' | paste -sd, | sed 's/,/, /g')
+INSTALLED=$(du -sk "$PKG/usr" | cut -f1)
+cat > "$PKG/DEBIAN/control" <<CTL
+Package: ckbrowse
+Version: $VERSION
+Architecture: $ARCH
+Maintainer: ckbrowse developers <ckbrowse@example.invalid>
+Installed-Size: $INSTALLED
+Depends: $DEPS
+Section: utils
+Priority: optional
+Homepage: https://github.com/example/ckbrowse
+Description: terminal record browser for CloudKit Web Services
+ Browse zones, change feeds, records and subscriptions of a CloudKit container
+ from a terminal, stage edits and commit them atomically, and run a local
+ CloudKit-compatible server (ckbrowse serve) for development and tests.
+CTL
+dpkg-deb --root-owner-group -Zxz --build "$PKG" dist/ >/dev/null
+DEB=$(ls dist/ckbrowse_${VERSION}_${ARCH}.deb)
+echo "    $DEB: Depends: $DEPS"
+check "the package's contents" "dpkg-deb -c \"$DEB\" | grep -q './usr/share/man/man1/ckbrowse.1.gz' && dpkg-deb -c \"$DEB\" | grep -q './usr/share/bash-completion/completions/ckbrowse'"
+if [ $INSTALL_TEST = 1 ]; then
+    $SUDO apt-get install -y -qq "./$DEB" >/dev/null 2>&1
+    check "apt-get install ./$(basename "$DEB")" "dpkg -s ckbrowse 2>/dev/null | grep -q 'Status: install ok installed'"
+    check "the installed ckbrowse runs" "/usr/bin/ckbrowse --version | grep -q \"$VERSION\""
+    check "man ckbrowse finds the page" "man -w ckbrowse 2>/dev/null | grep -q ckbrowse.1.gz || [ -f /usr/share/man/man1/ckbrowse.1.gz ]"
+    FILES=$(dpkg -L ckbrowse | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+    $SUDO apt-get remove -y -qq ckbrowse >/dev/null 2>&1
+    LEFT=$(for f in $FILES; do [ -e "$f" ] && echo "$f"; done)
+    check "apt-get remove leaves none of its files" "[ -z \"$LEFT\" ] && ! dpkg -s ckbrowse >/dev/null 2>&1"
+fi
+
+echo "== figures"
+python3 - "$SIZE" "$COLD" "$WARM" "$(stat -c %s "$DEB")" <<'PY'
+import sys
+size, cold, warm, deb = (int(x) for x in sys.argv[1:])
+print(f"binary: {size / 1e6:.1f} MB stripped, static Swift runtime; package: {deb / 1e6:.1f} MB (xz)")
+print(f"first frame of the demo browser: {warm} ms (warm), {cold} ms on a first start (seeds the demo container)")
+PY
+exit $fail
