@@ -39,7 +39,7 @@ extension LocalCloudKit {
             now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
         if route.isWrite {
             let answer = try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
-            if route.endpoint == .recordsModify { courier.wakeAll() }
+            if route.endpoint == .recordsModify || route.endpoint == .zonesModify { courier.wakeAll() }
             return answer
         }
         return try await store.pool.read { db in try self.read(route.endpoint, db, context, body) }

@@ -110,6 +110,15 @@ import Testing
         #expect(got == c.expected)
     }
 
+    @Test func databaseSubscriptionsFireOnZoneCreationAndDeletion() async throws {
+        let setup = try await Self.setUp([Subscription(subscriptionID: "d", subscriptionType: .database)])
+        defer { Task { await setup.server.stop() } }
+        try await setup.db.createZone("New")
+        _ = try await setup.db.modifyZones([ZoneOperation(.delete, ZoneID(zoneName: "New"))])
+        let got = try await setup.drain()
+        #expect(got.map(\.kind) == [.database, .database] && got.allSatisfy { $0.subscriptionID == "d" && $0.database == .private })
+    }
+
     @Test func thePayloadFollowsNotificationInfo() async throws {
         let info = NotificationInfo(alertBody: "A note changed", alertLocalizationKey: "NOTE_%@", alertLocalizationArgs: ["title", "n"],
                                     soundName: "ping.aiff", shouldBadge: true, shouldSendContentAvailable: true, additionalFields: ["title", "n", "missing"], category: "NOTE")

@@ -88,6 +88,7 @@ extension LocalCloudKit {
             throw ServiceError.badRequest("zone '\(operation.zoneID.zoneName)' appears in more than one operation")
         }
         var results: [JSON] = []
+        var changedZones: [String] = []
         for operation in request.operations {
             let name = operation.zoneID.zoneName
             func fail(_ code: ServerErrorCode, _ reason: String) -> JSON {
@@ -113,6 +114,7 @@ extension LocalCloudKit {
                     arguments: [context.dbID, name, context.zoneOwner, seq, seq])
                 try db.execute(sql: "DELETE FROM record WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
                 results.append(zoneJSON(try ZoneRow.load(db, context.dbID, name)!, context))
+                changedZones.append(name)
             case .delete:
                 guard name != ZoneID.defaultZoneName else {
                     results.append(fail(.badRequest, "the default zone cannot be deleted"))
@@ -128,10 +130,13 @@ extension LocalCloudKit {
                 try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
                 try db.execute(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name = ?", arguments: [seq, context.dbID, name])
                 results.append(zoneJSON(zone, context, deleted: true))
+                changedZones.append(name)
             default:
                 results.append(fail(.badRequest, "unknown zone operation type '\(operation.operationType.rawValue)'"))
             }
         }
+        // Database subscriptions fire on zone creation and deletion too (spec §2.4), in this transaction.
+        try fireDatabaseSubscriptions(db, context, zones: changedZones)
         return .object(["zones": .array(results)])
     }
 

@@ -49,6 +49,26 @@ extension LocalCloudKit {
         }
     }
 
+    /// Zones created or deleted: one `met` notification per database subscription and zone.
+    func fireDatabaseSubscriptions(_ db: Database, _ context: RequestContext, zones: [String]) throws {
+        guard !zones.isEmpty else { return }
+        let rows = try Row.fetchAll(db, sql: "SELECT id, body, owner FROM subscription WHERE db = ? ORDER BY created_seq", arguments: [context.dbID])
+        for row in rows {
+            guard let body: String = row["body"], let s = try? Subscription(json: JSON(parsing: body)), s.subscriptionType == .database else { continue }
+            let stored = StoredSubscription(id: row["id"], subscription: s, owner: row["owner"])
+            let recipients = try Row.fetchAll(
+                db, sql: "SELECT b.token, d.session FROM token_binding b JOIN device_token d ON d.token = b.token WHERE b.container = ? AND b.environment = ? AND b.user = ?",
+                arguments: [context.container, context.environment.rawValue, stored.owner])
+            for zone in zones {
+                let change = RecordChange(kind: .updated, before: nil, after: StoredRecord(zone: zone, name: "", type: nil))
+                let payload = try buildPayload(db, context, stored, change, .database)
+                for r in recipients where !isExcluded(token: r["token"], session: r["session"], context: context) {
+                    try enqueue(db, token: r["token"], payload: payload, now: context.now)
+                }
+            }
+        }
+    }
+
     func isExcluded(token: String, session: String?, context: RequestContext) -> Bool {
         switch configuration.notifications.originExclusion {
         case .none: return false
