@@ -189,6 +189,36 @@ lookup draft-7 | grep -q '"Winner"' && ok "the server keeps the other writer's v
 keys X y
 check "X y discards everything" "discarded 1 staged operation"
 
+# 6b. Merge field by field: keep my pinned, take the server's text.
+open_record draft-13
+edit_field 2 "MergeMine"
+edit_field 1 4
+force_text draft-13 "MergeTheirs"
+keys c y
+check "conflict to merge" "SERVER NOW"
+keys g
+check "merge mode lists my fields" "MERGE: j/k field"
+keys j Space Enter
+check "the merge is said in the preview" "merged field by field"
+keys y
+check "the merged batch is committed" "applied all 1 operation"
+lookup draft-13 | grep -q '"MergeTheirs"' && lookup draft-13 | grep -q '"pinned":{"value":4' && ok "merged: my pinned, the server's text" || bad "draft-13: $(lookup draft-13)"
+keys Enter
+
+# 6c. Edit again: re-based on the server's version, then committed after another look.
+open_record draft-15
+edit_field 2 "EditMine"
+force_text draft-15 "EditTheirs"
+keys c y
+check "conflict to edit again" "SERVER NOW"
+keys e
+check "edit again opens the record, re-based" "re-based 'draft-15' on the server's version"
+check "showing my staged value over the server's" "was: EditTheirs"
+keys c y
+check "committed after editing again" "applied all 1 operation"
+lookup draft-15 | grep -q '"EditMine"' && ok "my edit is on the server" || bad "draft-15: $(lookup draft-15)"
+keys Enter
+
 # 7. $EDITOR: invalid JSON reopens the editor with the error on top and the text kept.
 open_record draft-11
 keys E
