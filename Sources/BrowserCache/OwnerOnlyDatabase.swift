@@ -12,9 +12,14 @@ enum OwnerOnlyDatabase {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let safe = String(container.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
         let path = (directory as NSString).appendingPathComponent("\(prefix)\(safe)-\(environment.rawValue).sqlite")
-        let existed = FileManager.default.fileExists(atPath: path)
+        // Created owner-only before SQLite opens it: its -wal and -shm files copy the database's mode.
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        if !existed { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
         return (pool, path)
     }
 }
