@@ -20,26 +20,15 @@ extension LocalCloudKit {
 
     func fireSubscriptions(_ db: Database, _ context: RequestContext, _ changes: [RecordChange]) throws {
         guard !changes.isEmpty else { return }
-        let rows = try Row.fetchAll(db, sql: "SELECT id, body, owner FROM subscription WHERE db = ? ORDER BY created_seq", arguments: [context.dbID])
-        let subscriptions: [StoredSubscription] = rows.compactMap { row in
-            guard let body: String = row["body"], let json = try? JSON(parsing: body), let s = try? Subscription(json: json) else { return nil }
-            return StoredSubscription(id: row["id"], subscription: s, owner: row["owner"])
-        }
+        let subscriptions = try storedSubscriptions(db, context)
         guard !subscriptions.isEmpty else { return }
         let settings = configuration.notifications
+        var recipients = Recipients()
         var gone = Set<String>()
         for change in changes {
             for stored in subscriptions where !gone.contains(stored.id) {
                 guard let firing = Self.fires(stored.subscription, change, settings) else { continue }
-                let recipients = try Row.fetchAll(
-                    db, sql: "SELECT b.token, d.session FROM token_binding b JOIN device_token d ON d.token = b.token WHERE b.container = ? AND b.environment = ? AND b.user = ?",
-                    arguments: [context.container, context.environment.rawValue, stored.owner])
-                let payload = try buildPayload(db, context, stored, change, firing)
-                for row in recipients {
-                    let token: String = row["token"]
-                    if isExcluded(token: token, session: row["session"], context: context) { continue }
-                    try enqueue(db, token: token, payload: payload, now: context.now)
-                }
+                try notify(db, context, stored, change, firing, &recipients)
                 // firesOnce: deleted when its first notification is generated (spec default).
                 if stored.subscription.firesOnce == true {
                     try db.execute(sql: "DELETE FROM subscription WHERE db = ? AND id = ?", arguments: [context.dbID, stored.id])
@@ -52,20 +41,42 @@ extension LocalCloudKit {
     /// Zones created or deleted: one `met` notification per database subscription and zone.
     func fireDatabaseSubscriptions(_ db: Database, _ context: RequestContext, zones: [String]) throws {
         guard !zones.isEmpty else { return }
-        let rows = try Row.fetchAll(db, sql: "SELECT id, body, owner FROM subscription WHERE db = ? ORDER BY created_seq", arguments: [context.dbID])
-        for row in rows {
-            guard let body: String = row["body"], let s = try? Subscription(json: JSON(parsing: body)), s.subscriptionType == .database else { continue }
-            let stored = StoredSubscription(id: row["id"], subscription: s, owner: row["owner"])
-            let recipients = try Row.fetchAll(
-                db, sql: "SELECT b.token, d.session FROM token_binding b JOIN device_token d ON d.token = b.token WHERE b.container = ? AND b.environment = ? AND b.user = ?",
-                arguments: [context.container, context.environment.rawValue, stored.owner])
+        var recipients = Recipients()
+        for stored in try storedSubscriptions(db, context) where stored.subscription.subscriptionType == .database {
             for zone in zones {
                 let change = RecordChange(kind: .updated, before: nil, after: StoredRecord(zone: zone, name: "", type: nil))
-                let payload = try buildPayload(db, context, stored, change, .database)
-                for r in recipients where !isExcluded(token: r["token"], session: r["session"], context: context) {
-                    try enqueue(db, token: r["token"], payload: payload, now: context.now)
-                }
+                try notify(db, context, stored, change, .database, &recipients)
             }
+        }
+    }
+
+    /// The database's subscriptions, oldest first (unreadable rows are skipped).
+    func storedSubscriptions(_ db: Database, _ context: RequestContext) throws -> [StoredSubscription] {
+        try Row.fetchAll(db, sql: "SELECT id, body, owner FROM subscription WHERE db = ? ORDER BY created_seq", arguments: [context.dbID]).compactMap { row in
+            guard let body: String = row["body"], let json = try? JSON(parsing: body), let s = try? Subscription(json: json) else { return nil }
+            return StoredSubscription(id: row["id"], subscription: s, owner: row["owner"])
+        }
+    }
+
+    /// The push tokens of each subscription owner, read once per request.
+    struct Recipients {
+        var byOwner: [String: [(token: String, session: String?)]] = [:]
+    }
+
+    /// Builds one payload and queues it for every token of the subscription's owner but the excluded.
+    func notify(
+        _ db: Database, _ context: RequestContext, _ stored: StoredSubscription, _ change: RecordChange, _ firing: Firing,
+        _ recipients: inout Recipients
+    ) throws {
+        if recipients.byOwner[stored.owner] == nil {
+            recipients.byOwner[stored.owner] = try Row.fetchAll(
+                db, sql: "SELECT b.token, d.session FROM token_binding b JOIN device_token d ON d.token = b.token WHERE b.container = ? AND b.environment = ? AND b.user = ?",
+                arguments: [context.container, context.environment.rawValue, stored.owner]
+            ).map { (token: $0["token"], session: $0["session"]) }
+        }
+        let payload = try buildPayload(db, context, stored, change, firing)
+        for r in recipients.byOwner[stored.owner]! where !isExcluded(token: r.token, session: r.session, context: context) {
+            try enqueue(db, token: r.token, payload: payload, now: context.now)
         }
     }
 
