@@ -48,13 +48,7 @@ extension Browser {
             guard writable(&state) else { return [] }
             return editKey(key, record, detail, &state)
         case .char("u"):
-            let t = target(state.connection.database, detail.zoneID, detail.recordName)
-            guard state.staged.operation(for: t) != nil else {
-                state.message = "'\(detail.recordName)' has nothing staged"
-                return []
-            }
-            state.staged.unstage(target: t)
-            state.message = "unstaged '\(detail.recordName)' · \(state.staged.operations.count) staged"
+            unstage(target(state.connection.database, detail.zoneID, detail.recordName), name: detail.recordName, &state)
             return []
         default:
             return nil
@@ -213,16 +207,21 @@ extension Browser {
             }
             return [.loadRecordToDelete(list.key, list.zoneID, row.recordName)]
         case .char("u"):
-            guard state.staged.operation(for: t) != nil else {
-                state.message = "'\(row.recordName)' has nothing staged"
-                return []
-            }
-            state.staged.unstage(target: t)
-            state.message = "unstaged '\(row.recordName)' · \(state.staged.operations.count) staged"
+            unstage(t, name: row.recordName, &state)
             return []
         default:
             return nil
         }
+    }
+
+    /// `u` in a record or a list: drops the record's staged op, or says there is none.
+    static func unstage(_ target: String, name: String, _ state: inout BrowserState) {
+        guard state.staged.operation(for: target) != nil else {
+            state.message = "'\(name)' has nothing staged"
+            return
+        }
+        state.staged.unstage(target: target)
+        state.message = "unstaged '\(name)' · \(state.staged.operations.count) staged"
     }
 
     static func recordToDelete(_ zoneID: ZoneID, _ name: String, _ record: Record?, _ state: inout BrowserState) {
