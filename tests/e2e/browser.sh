@@ -3,50 +3,10 @@
 # Waits on screen conditions (never fixed sleeps) and prints "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BIN=${CKBROWSE_BIN:-$(swift build --show-bin-path)/ckbrowse}
-[ -x "$BIN" ] || swift build --product ckbrowse >/dev/null
-WORK=$(mktemp -d)
-SOCK_BASE="ckb-e2e-$$"
-SOCK="$SOCK_BASE-0"
-SESSIONS=0
+E2E_NAME=e2e
+source tests/e2e/lib.sh
 API_SECRET="E2E-SECRET-API-$$-$RANDOM"
 WEB_SECRET="E2E-SECRET-WEB-$$-$RANDOM"
-passed=0; failed=0
-cleanup() {
-    for i in $(seq 0 "$SESSIONS"); do tmux -L "$SOCK_BASE-$i" kill-server 2>/dev/null; done
-    [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# new_session CONF COMMAND: a fresh tmux server on its own socket (reusing a socket right after
-# kill-server races: the new server sometimes dies at once).
-new_session() {
-    tmux -L "$SOCK" kill-server 2>/dev/null
-    SESSIONS=$((SESSIONS + 1))
-    SOCK="$SOCK_BASE-$SESSIONS"
-    tmux -L "$SOCK" -f "$1" new-session -d -x 100 -y 30 "$2"
-}
-ok() { passed=$((passed + 1)); echo "  ok   $1"; }
-bad() { failed=$((failed + 1)); echo "  FAIL $1"; echo "----- screen -----"; tmux -L "$SOCK" capture-pane -p 2>/dev/null | sed 's/^/  | /'; echo "------------------"; }
-screen() { tmux -L "$SOCK" capture-pane -p 2>/dev/null; }
-# wait_for "text" [seconds] : poll the screen until it contains text
-wait_for() {
-    local deadline=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $deadline ]; do
-        screen | grep -qF -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-wait_gone() {
-    local deadline=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $deadline ]; do
-        screen | grep -qF -- "$1" || return 0
-        sleep 0.1
-    done
-    return 1
-}
 # wait_width MIN MAX : the title row (right-aligned hints) ends between MIN and MAX bytes
 wait_width() {
     local deadline=$((SECONDS + 15)) n
@@ -57,8 +17,6 @@ wait_width() {
     done
     return 1
 }
-check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
-keys() { tmux -L "$SOCK" send-keys "$@"; }
 screens_log="$WORK/screens.txt"
 snap() { screen >> "$screens_log"; }
 
@@ -69,11 +27,6 @@ URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
 [ -n "$URL" ] || { echo "server did not start"; cat "$WORK/serve.log"; echo "0 passed, 1 failed"; exit 1; }
 echo "server at $URL"
 
-cat > "$WORK/tmux.conf" <<CONF
-set -g default-terminal tmux-256color
-set -g remain-on-exit on
-set -g status off
-CONF
 # The e2e user owns an empty private database; the demo user's data is reached with its own token.
 new_session "$WORK/tmux.conf" \
     "env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state \

@@ -3,46 +3,8 @@
 # another client writes through the API with curl. Prints "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BIN=${CKBROWSE_BIN:-$(swift build --show-bin-path)/ckbrowse}
-[ -x "$BIN" ] || swift build --product ckbrowse >/dev/null
-WORK=$(mktemp -d)
-SOCK_BASE="ckb-push-$$"
-SOCK="$SOCK_BASE-0"
-SESSIONS=0
-passed=0; failed=0
-cleanup() {
-    for i in $(seq 0 "$SESSIONS"); do tmux -L "$SOCK_BASE-$i" kill-server 2>/dev/null; done
-    [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-new_session() {
-    tmux -L "$SOCK" kill-server 2>/dev/null
-    SESSIONS=$((SESSIONS + 1))
-    SOCK="$SOCK_BASE-$SESSIONS"
-    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 "$1"
-}
-ok() { passed=$((passed + 1)); echo "  ok   $1"; }
-bad() { failed=$((failed + 1)); echo "  FAIL $1"; echo "----- screen -----"; tmux -L "$SOCK" capture-pane -p 2>/dev/null | sed 's/^/  | /'; echo "------------------"; }
-screen() { tmux -L "$SOCK" capture-pane -p 2>/dev/null; }
-wait_for() {
-    local deadline=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $deadline ]; do
-        screen | grep -qF -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-wait_gone() {
-    local deadline=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $deadline ]; do
-        screen | grep -qF -- "$1" || return 0
-        sleep 0.1
-    done
-    return 1
-}
-check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
-keys() { tmux -L "$SOCK" send-keys "$@"; }
+E2E_NAME=push
+source tests/e2e/lib.sh
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 start_server() {
@@ -58,12 +20,7 @@ DB="$URL/database/1/iCloud.com.example.Gallery/development/private"
 write() { curl -s -X POST "$DB/records/modify?$API" -d "{\"zoneID\":{\"zoneName\":\"Gallery\"},\"atomic\":false,\"operations\":[$1]}" > /dev/null; }
 now_ms() { python3 -c 'import time; print(int(time.time() * 1000))'; }
 
-cat > "$WORK/tmux.conf" <<CONF
-set -g default-terminal tmux-256color
-set -g remain-on-exit on
-set -g status off
-CONF
-new_session "env LANG=C.UTF-8 TERM=tmux-256color XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state \
+new_session "$WORK/tmux.conf" "env LANG=C.UTF-8 TERM=tmux-256color XDG_CACHE_HOME=$WORK/cache XDG_STATE_HOME=$WORK/state \
   CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private \
   CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
 check "the browser starts" "3 zones" 60

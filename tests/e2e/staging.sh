@@ -4,38 +4,8 @@
 # state is checked the same way. Waits on screen conditions; prints "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BIN=${CKBROWSE_BIN:-$(swift build --show-bin-path)/ckbrowse}
-[ -x "$BIN" ] || swift build --product ckbrowse >/dev/null
-WORK=$(mktemp -d)
-SOCK_BASE="ckb-stage-$$"
-SOCK="$SOCK_BASE-0"
-SESSIONS=0
-passed=0; failed=0
-cleanup() {
-    for i in $(seq 0 "$SESSIONS"); do tmux -L "$SOCK_BASE-$i" kill-server 2>/dev/null; done
-    [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-new_session() {
-    tmux -L "$SOCK" kill-server 2>/dev/null
-    SESSIONS=$((SESSIONS + 1))
-    SOCK="$SOCK_BASE-$SESSIONS"
-    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 100 -y 30 "$1"
-}
-ok() { passed=$((passed + 1)); echo "  ok   $1"; }
-bad() { failed=$((failed + 1)); echo "  FAIL $1"; echo "----- screen -----"; tmux -L "$SOCK" capture-pane -p 2>/dev/null | sed 's/^/  | /'; echo "------------------"; }
-screen() { tmux -L "$SOCK" capture-pane -p 2>/dev/null; }
-wait_for() {
-    local deadline=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $deadline ]; do
-        screen | grep -qF -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
-keys() { tmux -L "$SOCK" send-keys "$@"; }
+E2E_NAME=stage
+source tests/e2e/lib.sh
 
 "$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
@@ -49,11 +19,6 @@ lookup() { curl -s -X POST "$DB/records/lookup?$API" -d "{\"zoneID\":{\"zoneName
 other_writer() { curl -s -X POST "$DB/records/modify?$API" -d "{\"zoneID\":{\"zoneName\":\"Drafts\"},\"atomic\":false,\"operations\":[$1]}" > /dev/null; }
 force_text() { other_writer "{\"operationType\":\"forceUpdate\",\"record\":{\"recordName\":\"$1\",\"fields\":{\"text\":{\"value\":\"$2\",\"type\":\"STRING\"}}}}"; }
 
-cat > "$WORK/tmux.conf" <<CONF
-set -g default-terminal tmux-256color
-set -g remain-on-exit on
-set -g status off
-CONF
 # A fake $EDITOR: the first time it breaks the JSON; the second time it checks that the error is on
 # top and its broken text was kept, then fixes it and sets pinned to 77.
 cat > "$WORK/editor.py" <<'PY'
@@ -77,7 +42,7 @@ ENVS="env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg XDG_CACHE_HOME
   CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private \
   CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token \
   EDITOR='python3 $WORK/editor.py' EDITOR_STATE=$WORK/editor-state"
-start() { new_session "$ENVS $BIN"; wait_for "Drafts" 60 || bad "the browser did not start"; }
+start() { new_session "$WORK/tmux.conf" "$ENVS $BIN"; wait_for "Drafts" 60 || bad "the browser did not start"; }
 # open NAME: the record from the Drafts list (g to the top, then the :open command).
 open_record() { keys Escape; keys : "open $1" Enter; wait_for "recordName                           $1" 10 || bad "could not open $1"; }
 # edit FIELD-LINE-DOWN VALUE: select the n-th field line and type a new value.

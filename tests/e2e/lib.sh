@@ -1,0 +1,53 @@
+# Shared by the tmux end-to-end scripts: source it after setting E2E_NAME (a socket prefix).
+# Defines BIN, WORK, a tmux.conf, pass/fail counters, cleanup (tmux servers, SERVER_PID, WORK) and
+# helpers that wait on screen conditions, never on fixed sleeps.
+BIN=${CKBROWSE_BIN:-$(swift build --show-bin-path)/ckbrowse}
+[ -x "$BIN" ] || swift build --product ckbrowse >/dev/null
+WORK=$(mktemp -d)
+SOCK_BASE="ckb-$E2E_NAME-$$"
+SOCK="$SOCK_BASE-0"
+SESSIONS=0
+passed=0; failed=0
+cleanup() {
+    for i in $(seq 0 "$SESSIONS"); do tmux -L "$SOCK_BASE-$i" kill-server 2>/dev/null; done
+    [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+cat > "$WORK/tmux.conf" <<CONF
+set -g default-terminal tmux-256color
+set -g remain-on-exit on
+set -g status off
+CONF
+
+# new_session CONF COMMAND: a fresh tmux server on its own socket (reusing a socket right after
+# kill-server races: the new server sometimes dies at once).
+new_session() {
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    SESSIONS=$((SESSIONS + 1))
+    SOCK="$SOCK_BASE-$SESSIONS"
+    tmux -L "$SOCK" -f "$1" new-session -d -x 100 -y 30 "$2"
+}
+ok() { passed=$((passed + 1)); echo "  ok   $1"; }
+bad() { failed=$((failed + 1)); echo "  FAIL $1"; echo "----- screen -----"; tmux -L "$SOCK" capture-pane -p 2>/dev/null | sed 's/^/  | /'; echo "------------------"; }
+screen() { tmux -L "$SOCK" capture-pane -p 2>/dev/null; }
+# wait_for "text" [seconds] : poll the screen until it contains text
+wait_for() {
+    local deadline=$((SECONDS + ${2:-15}))
+    while [ $SECONDS -lt $deadline ]; do
+        screen | grep -qF -- "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# wait_gone "text" [seconds] : poll the screen until it no longer contains text
+wait_gone() {
+    local deadline=$((SECONDS + ${2:-15}))
+    while [ $SECONDS -lt $deadline ]; do
+        screen | grep -qF -- "$1" || return 0
+        sleep 0.1
+    done
+    return 1
+}
+check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
+keys() { tmux -L "$SOCK" send-keys "$@"; }
