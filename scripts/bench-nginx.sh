@@ -11,8 +11,9 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null && [ ! -x /usr/s
     $SUDO apt-get install -y -qq nginx-light wrk >/dev/null
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-BIN=${CKBROWSE_BIN:-.build-release/release/ckbrowse}
+BIN=${CKBROWSE_BIN:-$(swift build -c release --show-bin-path)/ckbrowse}
 [ -x "$BIN" ] || BIN=$(swift build --show-bin-path)/ckbrowse
+echo "server: $BIN"
 WORK=$(mktemp -d)
 trap '[ -n "${SPID:-}" ] && kill $SPID 2>/dev/null; [ -f $WORK/nginx.pid ] && kill $(cat $WORK/nginx.pid) 2>/dev/null; rm -rf $WORK' EXIT
 "$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 & SPID=$!

@@ -24,12 +24,12 @@ struct RequestContext: Sendable {
 }
 
 extension LocalCloudKit {
-    func dispatch(_ route: Route, caller: Caller, body: JSON) async throws -> (Int, JSON) {
+    func dispatch(_ route: Route, caller: Caller, body: JSON) async throws -> (Int, Reply) {
         if route.endpoint == .usersCurrent {
             guard let user = caller.userName, let recordName = caller.userRecordName else {
                 throw ServiceError(.authenticationFailed, "users endpoints need a signed-in user")
             }
-            return (200, ["userRecordName": .string(recordName), "firstName": .string(user), "lastName": .null])
+            return (200, .json(["userRecordName": .string(recordName), "firstName": .string(user), "lastName": .null]))
         }
         let owner = route.scope == .public ? "" : (caller.userRecordName ?? "")
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
@@ -40,7 +40,7 @@ extension LocalCloudKit {
         if route.isWrite {
             let answer = try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
             if route.endpoint == .recordsModify || route.endpoint == .zonesModify { courier.wakeAll() }
-            return answer
+            return (answer.0, .json(answer.1))
         }
         return try await store.pool.read { db in try self.read(route.endpoint, db, context, body) }
     }
@@ -61,17 +61,17 @@ extension LocalCloudKit {
         }
     }
 
-    func read(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, JSON) {
+    func read(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
         switch endpoint {
-        case .zonesList: return (200, try listZones(db, context))
-        case .zonesLookup: return (200, try lookupZones(db, context, body))
-        case .changesDatabase: return (200, try databaseChanges(db, context, body))
-        case .changesZone: return (200, try zoneChanges(db, context, body))
-        case .recordsChanges: return (200, try recordChanges(db, context, body))
-        case .recordsQuery: return (200, try queryRecords(db, context, body))
-        case .recordsLookup: return (200, try lookupRecords(db, context, body))
-        case .subscriptionsList: return (200, try listSubscriptions(db, context))
-        case .subscriptionsLookup: return (200, try lookupSubscriptions(db, context, body))
+        case .zonesList: return (200, .json(try listZones(db, context)))
+        case .zonesLookup: return (200, .json(try lookupZones(db, context, body)))
+        case .changesDatabase: return (200, .json(try databaseChanges(db, context, body)))
+        case .changesZone: return (200, .encoded(try zoneChanges(db, context, body)))
+        case .recordsChanges: return (200, .encoded(try recordChanges(db, context, body)))
+        case .recordsQuery: return (200, .json(try queryRecords(db, context, body)))
+        case .recordsLookup: return (200, .json(try lookupRecords(db, context, body)))
+        case .subscriptionsList: return (200, .json(try listSubscriptions(db, context)))
+        case .subscriptionsLookup: return (200, .json(try lookupSubscriptions(db, context, body)))
         default: throw ServiceError(.internalError, "no read handler")
         }
     }

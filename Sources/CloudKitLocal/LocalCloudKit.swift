@@ -134,8 +134,8 @@ public final class LocalCloudKit: Sendable {
                 extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
             }
             let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
-            let (status, json) = try await dispatch(route, caller: caller, body: body)
-            return respond(status, json, uuid: uuid, extra: extraHeaders)
+            let (status, reply) = try await dispatch(route, caller: caller, body: body)
+            return respond(status, reply, uuid: uuid, extra: extraHeaders)
         } catch let error as ServiceError {
             var object = JSONObject()
             object.set("uuid", uuid)
@@ -156,12 +156,16 @@ public final class LocalCloudKit: Sendable {
     }
 
     func respond(_ status: Int, _ json: JSON, uuid: String, extra: [(String, String)]) -> ServerResponse {
+        respond(status, .json(json), uuid: uuid, extra: extra)
+    }
+
+    func respond(_ status: Int, _ reply: Reply, uuid: String, extra: [(String, String)]) -> ServerResponse {
         var headers: [(name: String, value: String)] = [
             (name: "Content-Type", value: "application/json; charset=UTF-8"),
             (name: "X-Apple-Request-UUID", value: uuid),
         ]
         headers += extra.map { (name: $0.0, value: $0.1) }
-        return ServerResponse(status: status, headers: headers, body: json.bytes)
+        return ServerResponse(status: status, headers: headers, body: reply.bytes)
     }
 
     func parseBody(_ body: [UInt8]) throws -> JSON {

@@ -97,6 +97,63 @@ import Testing
     }
 }
 
+private func items(_ json: JSON?) -> [JSON] { (try? json?.array()) ?? [] }
+
+extension ZonesAndChangesTests {
+    /// Change pages copy each record's stored fields text into the answer: the bytes must say exactly
+    /// what records/lookup (which encodes the parsed fields) says, for every field type and for text
+    /// that needs escaping; desiredKeys and numbersAsStrings still reshape the fields.
+    @Test func changePagesSayWhatLookupSays() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Z")
+        let fields: [String: FieldValue] = [
+            "s": .string("quote \" backslash \\ newline \n tab \t nul-ish \u{1} 漢字 🙂"), "n": .int64(-9_007_199_254_740_993),
+            "d": .double(0.1), "t": .timestamp(1_700_000_000_123), "b": .bytes(Data([0, 255, 10])),
+            "r": .reference(Reference(recordName: "other", action: .deleteSelf)), "l": .location(Location(latitude: 1.5, longitude: -2.25)),
+            "sl": .stringList(["a", "\"b\""]), "il": .int64List([1, 2]),
+        ]
+        var rich = record("rich", "Thing", fields)
+        rich.parent = RecordLink(recordName: "other")
+        rich.createShortGUID = true
+        _ = try await db.modify([.create(record("other")), .create(rich)], zone: "Z")
+        let body = #"{"zoneID":{"zoneName":"Z"}}"#
+        let changes = try await server.raw(.post, server.path("private", "records/changes"), body: body)
+        let lookup = try await server.raw(.post, server.path("private", "records/lookup"), body: #"{"zoneID":{"zoneName":"Z"},"records":[{"recordName":"rich"}]}"#)
+        #expect(changes.status == 200 && lookup.status == 200)
+        let fromChanges = items(try JSON(parsing: changes.body)["records"]).first { $0["recordName"]?.stringValue == "rich" }
+        let fromLookup = items(try JSON(parsing: lookup.body)["records"]).first
+        let a = try #require(fromChanges), b = try #require(fromLookup)
+        #expect(a["fields"] == b["fields"], "the same field dictionary, byte for byte after parsing")
+        // Every key lookup answers with (but zoneID, which pages leave out), in the same order.
+        let keys = try a.object().pairs.map(\.key), lookupKeys = try b.object().pairs.map(\.key).filter { $0 != "zoneID" }
+        #expect(keys == lookupKeys && keys.contains("parent") && keys.contains("shortGUID"))
+        for key in lookupKeys { #expect(a[key] == b[key], "\(key)") }
+        #expect(try Record(json: a).fields == fields)
+        // desiredKeys and numbersAsStrings reshape the page's fields.
+        let shaped = try await server.raw(.post, server.path("private", "records/changes"), body: #"{"zoneID":{"zoneName":"Z"},"desiredKeys":["n"],"numbersAsStrings":true}"#)
+        let reshaped = items(try JSON(parsing: shaped.body)["records"]).first { $0["recordName"]?.stringValue == "rich" }
+        #expect((try? reshaped?["fields"]?.object())?.pairs.map(\.key) == ["n"])
+        #expect(reshaped?["fields"]?["n"]?["value"] == .string("-9007199254740993"))
+        // changes/zone carries the same spliced records after its zoneID.
+        let zoneChanges = try await server.raw(.post, server.path("private", "changes/zone"), body: #"{"zones":[{"zoneID":{"zoneName":"Z"}}]}"#)
+        let zonePage = items(try JSON(parsing: zoneChanges.body)["zones"]).first
+        #expect((try? zonePage?.object())?.pairs.first?.key == "zoneID")
+        #expect(items(zonePage?["records"]).first { $0["recordName"]?.stringValue == "rich" }?["fields"] == b["fields"])
+        // The reference index followed the writes: deleting the target cascades to "rich" (DELETE_SELF);
+        // after "rich" dropped its reference, deleting the target again leaves it alone.
+        _ = try await db.modify([RecordOperation(.forceUpdate, record("rich", "Thing", ["r": .null]))], zone: "Z")
+        _ = try await db.modify([.forceDelete(recordName: "other")], zone: "Z")
+        #expect(try await db.lookup("rich", zone: "Z").record != nil, "no stale reference row after the update")
+        _ = try await db.modify([.create(record("target")), .create(record("src", "Thing", ["r": .reference(Reference(recordName: "target", action: .deleteSelf))]))], zone: "Z")
+        // An update that leaves the reference alone keeps it indexed.
+        _ = try await db.modify([RecordOperation(.forceUpdate, record("src", "Thing", ["s": .string("touched")]))], zone: "Z")
+        _ = try await db.modify([.forceDelete(recordName: "target")], zone: "Z")
+        #expect(try await db.lookup("src", zone: "Z").error?.serverErrorCode == .notFound, "the reference stayed indexed through the update")
+    }
+}
+
 @Suite struct QueryTests {
     static func seed(_ db: CloudKitDatabase) async throws {
         try await db.createZone("Q")

@@ -30,7 +30,7 @@ extension LocalCloudKit {
         var matches: [StoredRecord] = []
         for zone in zones {
             let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0",
+                db, sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0",
                 arguments: [context.dbID, zone.name, query.recordType])
             for row in rows {
                 let record = try StoredRecord(row: row)

@@ -29,23 +29,26 @@ extension LocalCloudKit {
             for operation in request.operations {
                 var outcome: Result<JSON, ItemError> = .failure(ItemError(.internalError, "not applied"))
                 let mark = log.changes.count
+                let zoneSeqs = log.zoneSeqs
                 // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
-                try db.inSavepoint {
+                try db.inOperationSavepoint {
                     do {
                         let stored = try apply(operation, db, context, zone, log)
                         let keys = operation.desiredKeys ?? request.desiredKeys
                         outcome = .success(stored.wire(zoneID: zoneID, desiredKeys: keys, numbersAsStrings: numbersAsStrings))
-                        return .commit
+                        return true
                     } catch let error as ItemError {
                         outcome = .failure(error)
                         log.changes.removeSubrange(mark...)
+                        log.zoneSeqs = zoneSeqs  // its sequence numbers are rolled back and used again
                         log.schema = [:]  // schema rows it added are rolled back too
-                        return .rollback
+                        return false
                     }
                 }
                 if case .failure = outcome { failed = true }
                 results.append(outcome)
             }
+            for (zoneName, seq) in log.zoneSeqs { try touchZone(db, context.dbID, zoneName, seq) }
             return atomic && failed ? .rollback : .commit
         }
         // Subscriptions fire in the same transaction as the write: a rolled-back batch fires nothing.
@@ -153,9 +156,9 @@ extension LocalCloudKit {
         record.tag = String(seq, radix: 36)
         record.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         record.deleted = false
-        try saveReferences(record, db, context)
+        try saveReferences(record, previous: existing, db, context)
         try record.save(db, dbID: context.dbID, encodedFields: encodedFields)
-        try touchZone(db, context.dbID, zone.name, seq)
+        log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
         return record
     }
@@ -186,7 +189,7 @@ extension LocalCloudKit {
         tombstone.fields = [:]
         try tombstone.save(db, dbID: context.dbID)
         try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, zone.name, record.name])
-        try touchZone(db, context.dbID, zone.name, seq)
+        log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))
         guard cascadeDepth < 64 else { return }
         for source in sources where (source["action"] as String) == "DELETE_SELF" {
@@ -200,8 +203,16 @@ extension LocalCloudKit {
     }
 
     /// Keeps the reference index in step with a record's REFERENCE fields; VALIDATE targets must exist.
-    func saveReferences(_ record: StoredRecord, _ db: Database, _ context: RequestContext) throws {
-        try db.cachedStatement(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?").execute(arguments: [context.dbID, record.zone, record.name])
+    /// `previous`: the record's live state before this write (nil for a new record). The index holds
+    /// rows only for live records' references: nothing to remove when it had none, and nothing to do
+    /// when the write left its references as they were (a VALIDATE target cannot have gone meanwhile).
+    func saveReferences(_ record: StoredRecord, previous: StoredRecord?, _ db: Database, _ context: RequestContext) throws {
+        let before = previous.map { $0.fields.filter(\.value.isReference) } ?? [:]
+        let after = record.fields.filter(\.value.isReference)
+        if previous != nil && before == after { return }
+        if !before.isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?").execute(arguments: [context.dbID, record.zone, record.name])
+        }
         for (field, value) in record.fields {
             let references: [Reference]
             switch value {
@@ -218,8 +229,9 @@ extension LocalCloudKit {
                         throw ItemError(.validatingReferenceError, "field '\(field)' references missing record '\(reference.recordName)' with VALIDATE")
                     }
                 }
-                try db.execute(
-                    sql: "INSERT INTO reference (db, zone, source, field, target_zone, target, action) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                try db.cachedStatement(
+                    sql: "INSERT INTO reference (db, zone, source, field, target_zone, target, action) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ).execute(
                     arguments: [context.dbID, record.zone, record.name, field, targetZone, reference.recordName, action])
             }
         }
@@ -298,20 +310,24 @@ extension LocalCloudKit {
         return .object(["records": .array(results)])
     }
 
-    func recordChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+    func recordChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> [UInt8] {
         let request = try decodeBody(RecordChangesRequest.self, body)
         let zone = try requireZone(db, context, request.zoneID)
         let page = try changePage(
             db, context, zone, syncToken: request.syncToken, limit: try checkLimit(request.resultsLimit),
             desiredKeys: request.desiredKeys, recordTypes: nil, numbersAsStrings: request.numbersAsStrings ?? false)
-        return page.json
+        var writer = JSONWriter(capacity: page.estimatedBytes)
+        page.write(into: &writer)
+        return writer.bytes
     }
 
-    func zoneChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+    func zoneChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> [UInt8] {
         let request = try decodeBody(ZoneChangesRequest.self, body)
         try checkCount(request.zones.count, "zones")
-        var results: [JSON] = []
-        for entry in request.zones {
+        var writer = JSONWriter(capacity: 64 * 1024)
+        writer.raw(#"{"zones":["#)
+        for (i, entry) in request.zones.enumerated() {
+            if i > 0 { writer.raw(",") }
             do {
                 let zone = try requireZone(db, context, entry.zoneID)
                 let page = try changePage(
@@ -320,31 +336,51 @@ extension LocalCloudKit {
                     desiredKeys: entry.desiredKeys ?? request.desiredKeys,
                     recordTypes: entry.desiredRecordTypes ?? request.desiredRecordTypes,
                     numbersAsStrings: request.numbersAsStrings ?? false)
-                var json = page.json
-                if case .object(var object) = json {
-                    object.pairs.insert((key: "zoneID", value: context.zoneID(zone.name).json), at: 0)
-                    json = .object(object)
-                }
-                results.append(json)
+                page.write(into: &writer, zoneID: context.zoneID(zone.name))
             } catch let error as ServiceError {
-                results.append(ZoneError(zoneID: context.zoneID(entry.zoneID.zoneName, type: false), info: ServerErrorInfo(serverErrorCode: error.code, reason: error.reason, uuid: UUID().uuidString.lowercased())).json)
+                writer.write(ZoneError(zoneID: context.zoneID(entry.zoneID.zoneName, type: false), info: ServerErrorInfo(serverErrorCode: error.code, reason: error.reason, uuid: UUID().uuidString.lowercased())).json)
             }
         }
-        return .object(["zones": .array(results)])
+        writer.raw("]}")
+        return writer.bytes
     }
 
     struct ChangePage {
-        var records: [JSON]
+        var records: [StoredRecord]
         var syncToken: String
         var moreComing: Bool
-        var json: JSON {
-            ["records": .array(records), "syncToken": .string(syncToken), "moreComing": .bool(moreComing)]
+        /// How each record is written: as stored (`nil`), or reshaped by desiredKeys/numbersAsStrings.
+        var reshape: (desiredKeys: [String]?, numbersAsStrings: Bool)?
+
+        var estimatedBytes: Int { 256 + records.reduce(0) { $0 + ($1.storedFieldsText?.utf8.count ?? 64) + 320 } }
+
+        /// `{"records":[…],"syncToken":…,"moreComing":…}`, with `zoneID` first for zones/changes.
+        func write(into writer: inout JSONWriter, zoneID: ZoneID? = nil) {
+            writer.raw("{")
+            if let zoneID {
+                writer.raw(#""zoneID":"#)
+                writer.write(zoneID.json)
+                writer.raw(",")
+            }
+            writer.raw(#""records":["#)
+            for (i, record) in records.enumerated() {
+                if i > 0 { writer.raw(",") }
+                if let reshape {
+                    writer.write(record.wire(zoneID: nil, desiredKeys: reshape.desiredKeys, numbersAsStrings: reshape.numbersAsStrings))
+                } else {
+                    record.write(into: &writer)
+                }
+            }
+            writer.raw(#"],"syncToken":"#)
+            writer.writeString(syncToken)
+            writer.raw(moreComing ? #","moreComing":true}"# : #","moreComing":false}"#)
         }
     }
 
     /// One page of a custom zone's change feed: each changed record once, in its latest state, ordered by
     /// the change that produced that state. The token is the position after the page, so writes between
-    /// pages are neither skipped nor repeated.
+    /// pages are neither skipped nor repeated. Records go out as stored: their fields text is copied into
+    /// the answer, not parsed and encoded again, unless `desiredKeys` or `numbersAsStrings` reshape it.
     func changePage(
         _ db: Database, _ context: RequestContext, _ zone: ZoneRow, syncToken: String?, limit: Int,
         desiredKeys: [String]?, recordTypes: [String]?, numbersAsStrings: Bool
@@ -359,19 +395,32 @@ extension LocalCloudKit {
             }
             since = seq
         }
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT * FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?",
+        let verbatim = desiredKeys == nil && !numbersAsStrings
+        var page: [StoredRecord] = []
+        page.reserveCapacity(limit + 1)
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?"),
             arguments: [context.dbID, zone.name, since, limit + 1])
-        let moreComing = rows.count > limit
-        let page = try rows.prefix(limit).map(StoredRecord.init(row:))
+        while let row = try rows.next() { page.append(try StoredRecord(row: row, parsingFields: !verbatim)) }
+        let moreComing = page.count > limit
+        if moreComing { page.removeLast() }
         let last = moreComing ? page.last!.seq : max(since, zone.seq)
         let types = recordTypes.map(Set.init)
         let records = page.filter { record in
             guard let types, !record.deleted else { return true }
             return record.type.map(types.contains) ?? false
-        }.map { $0.wire(zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings) }
+        }
         return ChangePage(
             records: records, syncToken: OpaqueToken.zoneToken(zone: zone.name, incarnation: zone.incarnation, seq: last),
-            moreComing: moreComing)
+            moreComing: moreComing, reshape: verbatim ? nil : (desiredKeys, numbersAsStrings))
+    }
+}
+
+extension FieldValue {
+    fileprivate var isReference: Bool {
+        switch self {
+        case .reference, .referenceList: return true
+        default: return false
+        }
     }
 }

@@ -16,27 +16,37 @@ struct StoredRecord: Sendable {
     var deleted: Bool
     var seq: Int64
 
-    init(row: Row) throws {
-        zone = row["zone"]
-        name = row["name"]
-        type = row["type"]
-        tag = row["tag"]
-        if let text: String = row["fields"] {
-            fields = try Record.decodeStoredFields(text)
-        } else {
-            fields = [:]
+    /// The columns `init(row:)` reads, in its order (read by position: by name GRDB lower-cases each
+    /// column name, which showed up in profiles of change pages).
+    static let columns = """
+        zone, name, type, tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
+        modified_device, short_guid, parent, share, deleted, seq
+        """
+    /// The stored wire JSON of `fields` when the row was read with `parsingFields: false` (then
+    /// `fields` is empty): an answer copies it instead of parsing and encoding it again.
+    var storedFieldsText: String?
+
+    /// A row selected with `StoredRecord.columns`.
+    init(row: Row, parsingFields: Bool = true) throws {
+        zone = row[0]
+        name = row[1]
+        type = row[2]
+        tag = row[3]
+        fields = [:]
+        if let text: String = row[4] {
+            if parsingFields { fields = try Record.decodeStoredFields(text) } else { storedFieldsText = text }
         }
-        if let ts: Int64 = row["created_ts"] {
-            created = RecordStamp(timestamp: ts, userRecordName: row["created_user"], deviceID: row["created_device"])
+        if let ts: Int64 = row[5] {
+            created = RecordStamp(timestamp: ts, userRecordName: row[6], deviceID: row[7])
         }
-        if let ts: Int64 = row["modified_ts"] {
-            modified = RecordStamp(timestamp: ts, userRecordName: row["modified_user"], deviceID: row["modified_device"])
+        if let ts: Int64 = row[8] {
+            modified = RecordStamp(timestamp: ts, userRecordName: row[9], deviceID: row[10])
         }
-        shortGUID = row["short_guid"]
-        parent = row["parent"]
-        share = row["share"]
-        deleted = (row["deleted"] as Int64? ?? 0) != 0
-        seq = row["seq"]
+        shortGUID = row[11]
+        parent = row[12]
+        share = row[13]
+        deleted = (row[14] as Int64? ?? 0) != 0
+        seq = row[15]
     }
 
     init(zone: String, name: String, type: String?) {
@@ -50,8 +60,8 @@ struct StoredRecord: Sendable {
 
     static func load(_ db: Database, dbID: Int64, zone: String, name: String) throws -> StoredRecord? {
         try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM record WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name]
-        ).map(StoredRecord.init(row:))
+            db.cachedStatement(sql: "SELECT \(columns) FROM record WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name]
+        ).map { try StoredRecord(row: $0) }
     }
 
     /// `encodedFields`: the fields already encoded by the caller (they are encoded once per save).
@@ -69,6 +79,58 @@ struct StoredRecord: Sendable {
                 modified?.timestamp, modified?.userRecordName, modified?.deviceID,
                 shortGUID, parent, share, deleted ? 1 : 0, seq,
             ])
+    }
+
+    /// Writes `wire(zoneID: nil, desiredKeys: nil, numbersAsStrings: false)` with the stored fields
+    /// text copied in as it is, when the record was read without parsing its fields. The keys and their
+    /// order are `Record.json`'s (a test compares this with records/lookup's answer).
+    func write(into writer: inout JSONWriter) {
+        guard !deleted, let text = storedFieldsText else {
+            return writer.write(wire(zoneID: nil, desiredKeys: nil, numbersAsStrings: false))
+        }
+        writer.raw(#"{"recordName":"#)
+        writer.writeString(name)
+        if let type {
+            writer.raw(#","recordType":"#)
+            writer.writeString(type)
+        }
+        if let tag {
+            writer.raw(#","recordChangeTag":"#)
+            writer.writeString(tag)
+        }
+        writer.raw(#","fields":"#)
+        writer.raw(text.utf8)
+        writer.raw(#","pluginFields":{}"#)
+        for (key, stamp) in [("created", created), ("modified", modified)] {
+            guard let stamp else { continue }
+            writer.raw(#",""#)
+            writer.raw(key.utf8)
+            writer.raw(#"":{"timestamp":"#)
+            writer.raw(String(stamp.timestamp).utf8)
+            if let user = stamp.userRecordName {
+                writer.raw(#","userRecordName":"#)
+                writer.writeString(user)
+            }
+            if let device = stamp.deviceID {
+                writer.raw(#","deviceID":"#)
+                writer.writeString(device)
+            }
+            writer.raw("}")
+        }
+        writer.raw(#","deleted":false"#)
+        if let shortGUID {
+            writer.raw(#","shortGUID":"#)
+            writer.writeString(shortGUID)
+        }
+        for (key, link) in [("parent", parent), ("share", share)] {
+            guard let link else { continue }
+            writer.raw(#",""#)
+            writer.raw(key.utf8)
+            writer.raw(#"":{"recordName":"#)
+            writer.writeString(link)
+            writer.raw("}")
+        }
+        writer.raw("}")
     }
 
     /// The record dictionary the service answers with.

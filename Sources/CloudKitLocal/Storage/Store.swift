@@ -129,4 +129,21 @@ extension Database {
         // One cached statement (SQLite ≥ 3.35: RETURNING) instead of an UPDATE and a SELECT.
         try Int64.fetchOne(cachedStatement(sql: "UPDATE ckdb SET seq = seq + 1 WHERE id = ? RETURNING seq"), arguments: [db]) ?? 0
     }
+
+    /// Runs `body` in a savepoint inside the current transaction, kept when it returns true and rolled
+    /// back when it returns false or throws. GRDB's `inSavepoint` compiles its SQL on every call; a
+    /// records/modify batch opens one per operation, so these statements are cached.
+    func inOperationSavepoint(_ body: () throws -> Bool) throws {
+        try cachedStatement(sql: "SAVEPOINT operation").execute()
+        let keep: Bool
+        do {
+            keep = try body()
+        } catch {
+            try? cachedStatement(sql: "ROLLBACK TO SAVEPOINT operation").execute()
+            try? cachedStatement(sql: "RELEASE SAVEPOINT operation").execute()
+            throw error
+        }
+        if !keep { try cachedStatement(sql: "ROLLBACK TO SAVEPOINT operation").execute() }
+        try cachedStatement(sql: "RELEASE SAVEPOINT operation").execute()
+    }
 }

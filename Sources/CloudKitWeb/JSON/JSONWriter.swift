@@ -1,15 +1,25 @@
-/// Serialises `JSON` to UTF-8. Compact by default; keys are written in stored order.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// Serialises `JSON` to UTF-8. Compact by default; keys are written in stored order. The local
+/// server also writes already-encoded parts through it (`raw`), see `StoredRecord.write(into:)`.
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
     private let indent: Int
     private var level = 0
 
-    init(indent: Int = 0) {
+    package init(indent: Int = 0, capacity: Int = 256) {
         self.indent = indent
-        bytes.reserveCapacity(256)
+        bytes.reserveCapacity(capacity)
     }
 
-    mutating func write(_ value: JSON) {
+    /// Bytes that are already JSON (or punctuation), copied as they are.
+    package mutating func raw(_ encoded: some Sequence<UInt8>) {
+        bytes.append(contentsOf: encoded)
+    }
+
+    package mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func write(_ value: JSON) {
         switch value {
         case .null: append("null")
         case .bool(let b): append(b ? "true" : "false")
@@ -52,7 +62,7 @@ struct JSONWriter {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
     }
 
-    private mutating func append(_ text: String) {
+    mutating func append(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
@@ -63,7 +73,7 @@ struct JSONWriter {
         append(d.description)
     }
 
-    private mutating func writeString(_ s: String) {
+    package mutating func writeString(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in s.utf8 {
             switch byte {
