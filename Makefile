@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: run test deps build release bench clean reliability package
+.PHONY: run test deps build release bench bench-all clean reliability package
 
 deps:
 	@scripts/install-deps.sh
@@ -39,6 +39,15 @@ package: deps
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench decode
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench serve
+
+## Every figure of PERFORMANCE.md: the above, the browser's, nginx side by side, and callgrind counts.
+bench-all: bench
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench terminal
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench terminal --term tmux-256color
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench reopen
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench memory
+	scripts/bench-nginx.sh
+	scripts/bench-callgrind.sh
 
 clean:
 	rm -rf .build

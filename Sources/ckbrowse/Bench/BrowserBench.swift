@@ -159,8 +159,8 @@ struct TerminalBench: AsyncParsableCommand {
 
 /// Work per key press in the browser core at a list size: K `j` presses (update, cache window reads,
 /// render) over a cache holding N records, timed (median of runs). The measured region is the stable
-/// symbol `ckbrowse_bench_keypresses`, for callgrind's --toggle-collect where valgrind can run the
-/// binary (valgrind 3.19 on this machine cannot: it crashes inside itself on Swift 6.3 binaries).
+/// symbol `ckbrowse_bench_keypresses`, for callgrind's --toggle-collect (`scripts/bench-callgrind.sh`
+/// counts instructions with the static build: valgrind 3.19 crashes on the shared Swift runtime).
 struct KeypressBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keypress", abstract: "Key presses in the browser core over a cache of N records (for callgrind).")
