@@ -8,9 +8,11 @@ extension Browser {
     enum Theme {
         static let title = Style(foreground: .white, background: .blue, bold: true)
         static let header = Style(bold: true, underline: true)
-        /// The selection bar: a background colour (terminals erase a coloured line cheaply); the curses
-        /// backend shows it as reverse video when there are no colours.
-        static func selected(_ style: Style) -> Style { style.with(background: .blue).with(foreground: .white) }
+        /// The selection bar: reverse video, so the row keeps its own colours (a staged or deleted row
+        /// stays recognisable) and works on monochrome terminals. It is also the cheapest bar to move:
+        /// on terminals without back-colour erase (tmux, screen) a coloured bar costs a colour change
+        /// on and off per row, and reverse video one attribute.
+        static func selected(_ style: Style) -> Style { style.reversed }
         static let status = Style(reverse: true)
         static let production = Style(foreground: .white, background: .red, bold: true)
         static let error = Style(foreground: .red, bold: true)
@@ -24,6 +26,13 @@ extension Browser {
         static let was = Style(foreground: .yellow, dim: true)
         static let serverChanged = Style(foreground: .magenta, bold: true)
         static let bothChanged = Style(foreground: .white, background: .red, bold: true)
+    }
+
+    /// Marks row `y` as the selection: the bar covers the row's text and one cell after it, not the
+    /// blank rest of the line (on terminals without back-colour erase every cell of a bar is written,
+    /// so a bar to the edge costs a full row on each move).
+    static func highlight(_ screen: inout Screen, y: Int) {
+        screen.restyle(y: y, width: min(screen.width, screen.contentWidth(y: y) + 1), Theme.selected)
     }
 
     /// Draws the whole frame for the current state.
@@ -105,7 +114,7 @@ extension Browser {
             let (text, style) = rowText(index)
             let y = 2 + i
             screen.put(" " + text, x: 0, y: y, style: style)
-            if index == selection { screen.restyle(y: y, Theme.selected) }
+            if index == selection { highlight(&screen, y: y) }
         }
     }
 
@@ -172,7 +181,7 @@ extension Browser {
             let lines = rawLines(detail, width: screen.width)
             for i in 0..<height where detail.scroll + i < lines.count {
                 screen.put(" " + lines[detail.scroll + i], x: 0, y: 2 + i)
-                if detail.scroll + i == detail.selection { screen.restyle(y: 2 + i, Theme.selected) }
+                if detail.scroll + i == detail.selection { highlight(&screen, y: 2 + i) }
             }
             return
         }
@@ -201,7 +210,7 @@ extension Browser {
                     screen.put(" " + left + " ", x: 0, y: y)
                     if j == 0, line.mark == .changed || line.mark == .cleared, !line.field.isEmpty { screen.put("●", x: 0, y: y, style: valueStyle) }
                     screen.put(part, x: nameWidth + typeWidth + 3, y: y, style: valueStyle)
-                    if index == detail.selection { screen.restyle(y: y, Theme.selected) }
+                    if index == detail.selection { highlight(&screen, y: y) }
                     if j < wrapped.count - 1 { y += 1 }
                 }
             }

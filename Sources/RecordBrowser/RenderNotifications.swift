@@ -72,7 +72,7 @@ extension Browser {
             screen.put(line, x: 0, y: row, style: n.reason == .recordDeleted ? Theme.tombstone : .plain)
             let rest = max(0, screen.width - TextWidth.width(line))
             screen.put(TextWidth.fit(fieldsText(n), to: rest), x: TextWidth.width(line), y: row, style: n.isPruned ? Theme.staged : Theme.dim, maxWidth: rest)
-            if scroll + i == feed.selection { screen.restyle(y: row, Theme.selected) }
+            if scroll + i == feed.selection { highlight(&screen, y: row) }
         }
     }
 

@@ -60,7 +60,7 @@ extension Browser {
         for i in 0..<height where scroll + i < lines.count {
             let line = lines[scroll + i]
             screen.put(" " + line.text, x: 0, y: 2 + i, style: line.style, maxWidth: screen.width - 1)
-            if line.op == state.batchSelection && scroll + i == first { screen.restyle(y: 2 + i, Theme.selected) }
+            if line.op == state.batchSelection && scroll + i == first { highlight(&screen, y: 2 + i) }
         }
     }
 
@@ -195,7 +195,7 @@ extension Browser {
                 }
                 if r == 0, let merge = conflict.merge {
                     screen.put(merge[field] == true ? "mine" : "server", x: x, y: y, style: .plain)
-                    if index == conflict.fieldSelection { screen.restyle(y: y, Theme.selected) }
+                    if index == conflict.fieldSelection { highlight(&screen, y: y) }
                 }
             }
             y += rowHeight

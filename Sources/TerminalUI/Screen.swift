@@ -97,6 +97,14 @@ public struct Screen: Hashable, Sendable {
         }
     }
 
+    /// The columns up to and including the row's last non-blank cell (0 for a blank row).
+    public func contentWidth(y: Int) -> Int {
+        guard y >= 0, y < height else { return 0 }
+        var x = width
+        while x > 0, self[x - 1, y].text == " " || self[x - 1, y].text.isEmpty { x -= 1 }
+        return x
+    }
+
     /// The text of one row (continuation cells contribute nothing), trailing spaces kept.
     public func line(_ y: Int) -> String {
         var result = ""

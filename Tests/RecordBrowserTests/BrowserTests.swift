@@ -152,6 +152,21 @@ struct Harness {
         #expect(h.screen.line(23).contains("250 loaded") && !h.screen.line(23).contains("more coming"))
     }
 
+    @Test func theSelectionBarCoversTheRowsTextNotTheBlankRest() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<30), token: "t1", more: false)
+        h.keys(.char("j"))
+        let screen = h.screen
+        let y = try #require((2..<22).first { screen[1, $0].style.reverse }, "one row is selected")
+        let end = screen.contentWidth(y: y)
+        #expect(end > 10 && end < screen.width - 1)
+        #expect((0...end).allSatisfy { screen[$0, y].style.reverse }, "the text and one cell after it")
+        #expect((end + 1..<screen.width).allSatisfy { !screen[$0, y].style.reverse }, "not the blank rest of the line")
+        #expect((2..<22).filter { screen[1, $0].style.reverse } == [y], "only the selected row")
+    }
+
     @Test func loadToEndCanBeCancelledWithEscape() throws {
         var h = Harness()
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
