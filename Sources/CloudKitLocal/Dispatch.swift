@@ -40,7 +40,7 @@ extension LocalCloudKit {
         if route.isWrite {
             let answer = try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
             if route.endpoint == .recordsModify || route.endpoint == .zonesModify { courier.wakeAll() }
-            return (answer.0, .json(answer.1))
+            return answer
         }
         return try await store.pool.read { db in try self.read(route.endpoint, db, context, body) }
     }
@@ -52,11 +52,11 @@ extension LocalCloudKit {
         return id
     }
 
-    func write(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, JSON) {
+    func write(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
         switch endpoint {
         case .recordsModify: return try modifyRecords(db, context, body)
-        case .zonesModify: return (200, try modifyZones(db, context, body))
-        case .subscriptionsModify: return (200, try modifySubscriptions(db, context, body))
+        case .zonesModify: return (200, .json(try modifyZones(db, context, body)))
+        case .subscriptionsModify: return (200, .json(try modifySubscriptions(db, context, body)))
         default: throw ServiceError(.internalError, "no write handler")
         }
     }

@@ -141,6 +141,15 @@ extension ZonesAndChangesTests {
         let zonePage = items(try JSON(parsing: zoneChanges.body)["zones"]).first
         #expect((try? zonePage?.object())?.pairs.first?.key == "zoneID")
         #expect(items(zonePage?["records"]).first { $0["recordName"]?.stringValue == "rich" }?["fields"] == b["fields"])
+        // records/modify answers with the fields text it has just stored: the same keys, values and
+        // order as a lookup afterwards (zoneID included), for a partial update merged into the record.
+        let modified = try await server.raw(.post, server.path("private", "records/modify"), body: #"{"zoneID":{"zoneName":"Z"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"rich","fields":{"views":{"value":7,"type":"INT64"}}}}]}"#)
+        let after = try await server.raw(.post, server.path("private", "records/lookup"), body: #"{"zoneID":{"zoneName":"Z"},"records":[{"recordName":"rich"}]}"#)
+        let saved = try #require(items(try JSON(parsing: modified.body)["records"]).first)
+        let looked = try #require(items(try JSON(parsing: after.body)["records"]).first)
+        let savedKeys = try saved.object().pairs.map(\.key), lookedKeys = try looked.object().pairs.map(\.key)
+        #expect(modified.status == 200 && savedKeys == lookedKeys && savedKeys.contains("zoneID"))
+        #expect(saved == looked && saved["fields"]?["views"]?["value"] == .int(7) && saved["fields"]?["s"] == b["fields"]?["s"])
         // The reference index followed the writes: deleting the target cascades to "rich" (DELETE_SELF);
         // after "rich" dropped its reference, deleting the target again leaves it alone.
         _ = try await db.modify([RecordOperation(.forceUpdate, record("rich", "Thing", ["r": .null]))], zone: "Z")
@@ -151,6 +160,13 @@ extension ZonesAndChangesTests {
         _ = try await db.modify([RecordOperation(.forceUpdate, record("src", "Thing", ["s": .string("touched")]))], zone: "Z")
         _ = try await db.modify([.forceDelete(recordName: "target")], zone: "Z")
         #expect(try await db.lookup("src", zone: "Z").error?.serverErrorCode == .notFound, "the reference stayed indexed through the update")
+        // A record created again after its deletion, with another type, reuses its row in place: the
+        // type index follows the new type.
+        _ = try await db.modify([.create(record("target", "Reborn", ["v": .int64(1)]))], zone: "Z")
+        let reborn = try await db.query(QueryRequest(query: Query(recordType: "Reborn"), zoneID: ZoneID(zoneName: "Z")))
+        #expect(reborn.records.compactMap(\.recordName) == ["target"])
+        let asBefore = try await db.query(QueryRequest(query: Query(recordType: "Thing"), zoneID: ZoneID(zoneName: "Z")))
+        #expect(!asBefore.records.compactMap(\.recordName).contains("target"))
     }
 }
 

@@ -6,7 +6,7 @@ extension LocalCloudKit {
     /// records/modify: operations in order, one per record, at most 200. In a zone with atomic
     /// capability and `atomic` (default true) it is all or nothing: the culprit carries its real code,
     /// every other operation ATOMIC_ERROR, answered with HTTP 400 as the live service does.
-    func modifyRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, JSON) {
+    func modifyRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
         let request = try decodeBody(ModifyRecordsRequest.self, Self.assigningRecordNames(body))
         try checkCount(request.operations.count, "operations")
         var seen = Set<String>()
@@ -22,20 +22,18 @@ extension LocalCloudKit {
         let numbersAsStrings = request.numbersAsStrings ?? false
         let zoneID = context.zoneID(zone.name)
 
-        var results: [Result<JSON, ItemError>] = []
+        var results: [Result<StoredRecord, ItemError>] = []
         var failed = false
         let log = ChangeLog()
         try db.inSavepoint {
             for operation in request.operations {
-                var outcome: Result<JSON, ItemError> = .failure(ItemError(.internalError, "not applied"))
+                var outcome: Result<StoredRecord, ItemError> = .failure(ItemError(.internalError, "not applied"))
                 let mark = log.changes.count
                 let zoneSeqs = log.zoneSeqs
                 // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
                 try db.inOperationSavepoint {
                     do {
-                        let stored = try apply(operation, db, context, zone, log)
-                        let keys = operation.desiredKeys ?? request.desiredKeys
-                        outcome = .success(stored.wire(zoneID: zoneID, desiredKeys: keys, numbersAsStrings: numbersAsStrings))
+                        outcome = .success(try apply(operation, db, context, zone, log))
                         return true
                     } catch let error as ItemError {
                         outcome = .failure(error)
@@ -55,21 +53,30 @@ extension LocalCloudKit {
         if !(atomic && failed) { try fireSubscriptions(db, context, log.changes) }
 
         let status = atomic && failed ? 400 : 200
-        let records: [JSON] = zip(request.operations, results).map { operation, result in
+        // The answer is written record by record; a saved record's fields go out as the text just
+        // stored (unless desiredKeys or numbersAsStrings reshape them).
+        var writer = JSONWriter(capacity: results.reduce(64) { $0 + ((try? $1.get())?.storedFieldsText?.utf8.count ?? 64) + 400 })
+        writer.raw(#"{"records":["#)
+        for (index, (operation, result)) in zip(request.operations, results).enumerated() {
+            if index > 0 { writer.raw(",") }
             let name = operation.record.recordName
             switch result {
-            case .success(let json): return json
+            case .success where status == 400:
+                // Atomic failure: everything that did not fail itself failed because of the culprit.
+                writer.write(itemError(name, .atomicError, "Atomic failure: another operation in the batch failed"))
+            case .success(let record):
+                let keys = operation.desiredKeys ?? request.desiredKeys
+                if keys == nil && !numbersAsStrings {
+                    record.write(into: &writer, zoneID: zoneID)
+                } else {
+                    writer.write(record.wire(zoneID: zoneID, desiredKeys: keys, numbersAsStrings: numbersAsStrings))
+                }
             case .failure(let error):
-                return itemError(name, error.code, error.reason)
+                writer.write(itemError(name, error.code, error.reason))
             }
-        }.enumerated().map { index, json in
-            // Atomic failure: everything that did not fail itself failed because of the culprit.
-            if status == 400, case .success = results[index] {
-                return itemError(request.operations[index].record.recordName, .atomicError, "Atomic failure: another operation in the batch failed")
-            }
-            return json
         }
-        return (status, .object(["records": .array(records)]))
+        writer.raw("]}")
+        return (status, .encoded(writer.bytes))
     }
 
     func itemError(_ recordName: String, _ code: ServerErrorCode, _ reason: String) -> JSON {
@@ -96,7 +103,8 @@ extension LocalCloudKit {
         let incoming = operation.record
         let name = incoming.recordName
         guard Self.isValidName(name) else { throw ItemError(.badRequest, "invalid recordName") }
-        let existing = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name).flatMap { $0.deleted ? nil : $0 }
+        let stored = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name)
+        let existing = stored.flatMap { $0.deleted ? nil : $0 }
         let type = operation.operationType
 
         if type.needsChangeTag, let existing {
@@ -157,7 +165,8 @@ extension LocalCloudKit {
         record.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         record.deleted = false
         try saveReferences(record, previous: existing, db, context)
-        try record.save(db, dbID: context.dbID, encodedFields: encodedFields)
+        try record.save(db, dbID: context.dbID, encodedFields: encodedFields, over: stored)
+        record.storedFieldsText = encodedFields
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
         return record
@@ -187,7 +196,7 @@ extension LocalCloudKit {
         tombstone.deleted = true
         tombstone.seq = seq
         tombstone.fields = [:]
-        try tombstone.save(db, dbID: context.dbID)
+        try tombstone.save(db, dbID: context.dbID, over: record)
         try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, zone.name, record.name])
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))

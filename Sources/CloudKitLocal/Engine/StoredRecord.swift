@@ -64,29 +64,46 @@ struct StoredRecord: Sendable {
         ).map { try StoredRecord(row: $0) }
     }
 
-    /// `encodedFields`: the fields already encoded by the caller (they are encoded once per save).
-    func save(_ db: Database, dbID: Int64, encodedFields: String? = nil) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO record (db, zone, name, type, tag, fields, created_ts, created_user, created_device,
-                  modified_ts, modified_user, modified_device, short_guid, parent, share, deleted, seq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
-                dbID, zone, name, type, tag, deleted ? nil : (encodedFields ?? Record.encodeStoredFields(fields)),
-                created?.timestamp, created?.userRecordName, created?.deviceID,
-                modified?.timestamp, modified?.userRecordName, modified?.deviceID,
-                shortGUID, parent, share, deleted ? 1 : 0, seq,
-            ])
+    /// Writes the record's row. `stored` is the row as read before this write (live or tombstone), nil
+    /// when there is none: an existing row is updated in place, keeping its rowid, so SQLite touches only
+    /// the indexes on columns that change (the change feed's) instead of deleting and re-inserting the
+    /// row and every index entry, as INSERT OR REPLACE does. `encodedFields`: the fields already encoded
+    /// by the caller (they are encoded once per save).
+    func save(_ db: Database, dbID: Int64, encodedFields: String? = nil, over stored: StoredRecord?) throws {
+        let fieldsText = deleted ? nil : (encodedFields ?? Record.encodeStoredFields(fields))
+        var values: StatementArguments = [
+            tag, fieldsText, created?.timestamp, created?.userRecordName, created?.deviceID,
+            modified?.timestamp, modified?.userRecordName, modified?.deviceID, shortGUID, parent, share, deleted ? 1 : 0, seq,
+        ]
+        let set = """
+            tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
+            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?
+            """
+        if let stored {
+            if stored.type == type {
+                values += [dbID, zone, name]
+                try db.cachedStatement(sql: "UPDATE record SET \(set) WHERE db = ? AND zone = ? AND name = ?").execute(arguments: values)
+            } else {
+                values += [type, dbID, zone, name]
+                try db.cachedStatement(sql: "UPDATE record SET \(set), type = ? WHERE db = ? AND zone = ? AND name = ?").execute(arguments: values)
+            }
+        } else {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO record (tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
+                      modified_device, short_guid, parent, share, deleted, seq, type, db, zone, name)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: values + [type, dbID, zone, name])
+        }
     }
 
-    /// Writes `wire(zoneID: nil, desiredKeys: nil, numbersAsStrings: false)` with the stored fields
-    /// text copied in as it is, when the record was read without parsing its fields. The keys and their
-    /// order are `Record.json`'s (a test compares this with records/lookup's answer).
-    func write(into writer: inout JSONWriter) {
+    /// Writes `wire(zoneID:desiredKeys: nil, numbersAsStrings: false)` with the stored fields text
+    /// copied in as it is, when the record was read without parsing its fields or has just been saved.
+    /// The keys and their order are `Record.json`'s (tests compare this with records/lookup's answer).
+    func write(into writer: inout JSONWriter, zoneID: ZoneID? = nil) {
         guard !deleted, let text = storedFieldsText else {
-            return writer.write(wire(zoneID: nil, desiredKeys: nil, numbersAsStrings: false))
+            return writer.write(wire(zoneID: zoneID, desiredKeys: nil, numbersAsStrings: false))
         }
         writer.raw(#"{"recordName":"#)
         writer.writeString(name)
@@ -129,6 +146,10 @@ struct StoredRecord: Sendable {
             writer.raw(#"":{"recordName":"#)
             writer.writeString(link)
             writer.raw("}")
+        }
+        if let zoneID {
+            writer.raw(#","zoneID":"#)
+            writer.write(zoneID.json)
         }
         writer.raw("}")
     }
