@@ -59,9 +59,14 @@ struct StoredRecord: Sendable {
     }
 
     static func load(_ db: Database, dbID: Int64, zone: String, name: String) throws -> StoredRecord? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT \(columns) FROM record WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name]
-        ).map { try StoredRecord(row: $0) }
+        // Through a cursor, whose rows read the statement's columns directly (fetchOne copies the row
+        // first); stepped to its end so the statement is finished.
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT \(columns) FROM record WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name])
+        guard let row = try rows.next() else { return nil }
+        let record = try StoredRecord(row: row)
+        while try rows.next() != nil {}
+        return record
     }
 
     /// Writes the record's row. `stored` is the row as read before this write (live or tombstone), nil
