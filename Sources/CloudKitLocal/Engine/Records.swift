@@ -29,7 +29,7 @@ extension LocalCloudKit {
             for operation in request.operations {
                 var outcome: Result<StoredRecord, ItemError> = .failure(ItemError(.internalError, "not applied"))
                 let mark = log.changes.count
-                let zoneSeqs = log.zoneSeqs
+                let zoneSeqs = log.zoneSeqs, seq = log.seq
                 // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
                 try db.inOperationSavepoint {
                     do {
@@ -38,7 +38,8 @@ extension LocalCloudKit {
                     } catch let error as ItemError {
                         outcome = .failure(error)
                         log.changes.removeSubrange(mark...)
-                        log.zoneSeqs = zoneSeqs  // its sequence numbers are rolled back and used again
+                        log.zoneSeqs = zoneSeqs  // its sequence numbers are used again
+                        log.seq = seq
                         log.schema = [:]  // schema rows it added are rolled back too
                         return false
                     }
@@ -47,6 +48,9 @@ extension LocalCloudKit {
                 results.append(outcome)
             }
             for (zoneName, seq) in log.zoneSeqs { try touchZone(db, context.dbID, zoneName, seq) }
+            if let seq = log.seq {
+                try db.cachedStatement(sql: "UPDATE ckdb SET seq = ? WHERE id = ?").execute(arguments: [seq, context.dbID])
+            }
             return atomic && failed ? .rollback : .commit
         }
         // Subscriptions fire in the same transaction as the write: a rolled-back batch fires nothing.
@@ -159,7 +163,7 @@ extension LocalCloudKit {
         if incoming.createShortGUID == true && record.shortGUID == nil {
             record.shortGUID = Self.shortGUID()
         }
-        let seq = try db.nextSeq(context.dbID)
+        let seq = try log.nextSeq(db, context.dbID)
         record.seq = seq
         record.tag = String(seq, radix: 36)
         record.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
@@ -191,7 +195,7 @@ extension LocalCloudKit {
         if let validating = sources.first(where: { ($0["action"] as String) == "VALIDATE" && ($0["source"] as String) != record.name }) {
             throw ItemError(.validatingReferenceError, "record '\(record.name)' is referenced with VALIDATE by '\(validating["source"] as String)'")
         }
-        let seq = try db.nextSeq(context.dbID)
+        let seq = try log.nextSeq(db, context.dbID)
         var tombstone = record
         tombstone.deleted = true
         tombstone.seq = seq

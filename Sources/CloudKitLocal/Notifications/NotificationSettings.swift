@@ -1,4 +1,5 @@
 import CloudKitWeb
+import GRDB
 
 /// How the local server fires subscriptions and delivers their notifications. Each setting is one of
 /// the rules `cloudkit-notifications.md` marks unconfirmed; the defaults are the ones it states.
@@ -57,4 +58,14 @@ final class ChangeLog {
     /// The newest change sequence number per zone written during the request; the zones' rows are
     /// updated once at the end of the request instead of once per record.
     var zoneSeqs: [String: Int64] = [:]
+    /// The database's change counter as advanced by this request: read once, written back once at the
+    /// end of the request (`modifyRecords`), instead of an UPDATE per record.
+    var seq: Int64?
+
+    /// The next change sequence number of database `dbID`.
+    func nextSeq(_ db: Database, _ dbID: Int64) throws -> Int64 {
+        let next = try (seq ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM ckdb WHERE id = ?"), arguments: [dbID]) ?? 0) + 1
+        seq = next
+        return next
+    }
 }
