@@ -48,6 +48,13 @@ if [ $code -eq 2 ] && echo "$out" | grep -q '"serverErrorCode":"CONFLICT"' && ec
     ok "a stale tag: CONFLICT + ATOMIC_ERROR, exit 2, nothing applied"; else bad "stale: exit $code, $out"; fi
 lookup artwork-0002 | grep -q "must not land" && bad "a failed atomic batch wrote" || ok "the failed atomic batch wrote nothing"
 
+sed 's/"Gallery"/"NoSuchZone"/' "$WORK/batch.json" > "$WORK/nozone.json"
+"$BIN" apply "$WORK/nozone.json" > /dev/null 2> "$WORK/err.txt"; code=$?
+[ $code -eq 3 ] && grep -q "ZONE_NOT_FOUND" "$WORK/err.txt" && ok "an unknown zone: ZONE_NOT_FOUND, exit 3 (as the read commands)" || bad "unknown zone: exit $code, $(cat "$WORK/err.txt")"
+CLOUDKIT_WEB_AUTH_TOKEN=not-a-token "$BIN" apply "$WORK/batch.json" > /dev/null 2> "$WORK/err.txt"; code=$?
+[ $code -eq 4 ] && ok "a refused token: exit 4" || bad "refused token: exit $code, $(cat "$WORK/err.txt")"
+grep -q "not-a-token" "$WORK/err.txt" && bad "the refused token was printed" || ok "the refused token is not printed"
+
 "$BIN" apply --read-only "$WORK/batch.json" > /dev/null 2> "$WORK/err.txt"; code=$?
 [ $code -eq 5 ] && grep -q "read-only" "$WORK/err.txt" && ok "--read-only refuses (exit 5)" || bad "--read-only: exit $code"
 echo '{"operations": [' > "$WORK/broken.json"

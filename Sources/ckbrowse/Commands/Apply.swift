@@ -61,9 +61,10 @@ struct Apply: AsyncParsableCommand {
         let result: ModifyRecordsResult
         do {
             result = try await resolved.client.database(scope).modifyRecords(request)
-        } catch let error as CloudKitError {
-            let status = error.serverErrorCode == .authenticationRequired || error.serverErrorCode == .authenticationFailed ? ExitStatus.authentication : ExitStatus.failure
-            return fail(error.description, status)
+        } catch {
+            // The request as a whole failed: the same statuses as the read commands (an unknown zone
+            // is "not found", a refused token "authentication").
+            Failure.exit(error)
         }
         for (operation, item) in zip(request.operations, result.results) {
             var line = JSONObject()
