@@ -73,7 +73,7 @@ extension Browser {
             let (logical, part) = lines[scroll + i]
             var style = Style.plain
             if logical.hasPrefix("NOTE:") { style = Theme.staged }
-            else if logical.hasPrefix("POST ") { style = Style(bold: true) }
+            else if logical.hasPrefix("POST ") || logical.hasPrefix("zone ") { style = Style(bold: true) }
             else if logical.contains("NOTHING") || logical.contains("NOT applied") || logical.contains("refused") || logical.contains("— stays staged") { style = Theme.error }
             else if logical.contains("applied all") || logical.contains("WAS applied") { style = Style(foreground: .green, bold: true) }
             screen.put(" " + part, x: 0, y: 1 + i, style: style)

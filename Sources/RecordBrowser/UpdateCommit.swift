@@ -53,7 +53,9 @@ extension Browser {
         let c = state.connection
         for request in plan.requests {
             let path = Endpoint.recordsModify.path(container: c.container, environment: c.environment, database: request.database)
-            lines.append("POST \(path)   (zone \(request.body.zoneID?.zoneName ?? "_defaultZone") · atomic: \(request.atomic) · \(request.body.operations.count) operations)")
+            // The summary on a line of its own: the path alone fits an 80-column terminal.
+            lines.append("zone \(request.body.zoneID?.zoneName ?? "_defaultZone") · atomic: \(request.atomic) · \(request.body.operations.count) operations")
+            lines.append("POST \(path)")
             lines += request.body.json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             lines.append("")
         }
