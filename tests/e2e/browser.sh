@@ -101,7 +101,8 @@ done
 msg=$("$BIN" < /dev/null 2>&1 > "$WORK/out.txt"); code=$?
 if [ $code -ne 0 ] && echo "$msg" | grep -q "must be a terminal"; then ok "not a terminal: says so and exits $code"; else bad "not a terminal: exit $code, message: $msg"; fi
 # --help names the token options but never a value.
-if CLOUDKIT_API_TOKEN="$API_SECRET" "$BIN" --help 2>&1 | grep -qF "$API_SECRET"; then bad "--help printed a token"; else ok "--help shows no token"; fi
+help=$(CLOUDKIT_API_TOKEN="$API_SECRET" "$BIN" --help 2>&1)
+if grep -qF "$API_SECRET" <<< "$help"; then bad "--help printed a token"; else ok "--help shows no token"; fi
 
 # Other terminals: 8 colours (xterm, screen, linux) and NO_COLOR draw the same screen.
 n=0

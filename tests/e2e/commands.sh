@@ -44,8 +44,11 @@ CLOUDKIT_WEB_AUTH_TOKEN=expired "$BIN" zones > /dev/null 2> "$WORK/err"; code=$?
 "$BIN" query Artwork --filter 'year' > /dev/null 2> "$WORK/err"; code=$?
 [ $code = 64 ] && ok "a malformed --filter: usage error, exit 64" || bad "bad filter: exit $code"
 out=$("$BIN" subscriptions); [ "$(echo "$out" | jsonl 'len(rows)')" = 5 ] && ok "subscriptions: 5, one per line" || bad "subscriptions: $out"
-"$BIN" subscriptions gallery-zone --output table | grep -q '"subscriptionType" : "zone"\|"subscriptionType": "zone"' && ok "subscriptions ID: the whole definition" || bad "subscription detail"
+detail=$("$BIN" subscriptions gallery-zone --output table)
+grep -q '"subscriptionType" : "zone"\|"subscriptionType": "zone"' <<< "$detail" && ok "subscriptions ID: the whole definition" || bad "subscription detail"
 "$BIN" subscriptions nope > /dev/null; [ $? = 3 ] && ok "an unknown subscription: exit 3" || bad "unknown subscription"
-"$BIN" --generate-completion-script bash | grep -q "_ckbrowse" && ok "bash completions are generated" || bad "no completions"
+# Captured first: with pipefail, `grep -q` quitting early would fail the pipeline through SIGPIPE.
+completions=$("$BIN" --generate-completion-script bash)
+grep -q "_ckbrowse" <<< "$completions" && ok "bash completions are generated" || bad "no completions"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
