@@ -55,15 +55,9 @@ public final class CursesTerminal: TerminalBackend {
         window = cn_stdscr()
         _ = cn_crash_guard_install()
         raw()
-        noecho()
-        nonl()
-        keypad(window, true)
-        nodelay(window, true)
+        Self.setModes(window)
         set_escdelay(25)
         curs_set(0)
-        // The cursor stays hidden (editors draw their own), so updates need not move it back to a
-        // spot after drawing: one cursor address fewer per update.
-        leaveok(window, true)
         if colorMode == .automatic && has_colors() {
             start_color()
             use_default_colors()
@@ -87,11 +81,7 @@ public final class CursesTerminal: TerminalBackend {
         guard let pointer = newterm(termType, output, input) else { throw TerminalError(description: "cannot open terminal type '\(termType)'") }
         screenPointer = pointer
         window = cn_stdscr()
-        noecho()
-        nonl()
-        keypad(window, true)
-        nodelay(window, true)
-        leaveok(window, true)
+        Self.setModes(window)
         start_color()
         use_default_colors()
         colors = Int(cn_colors())
@@ -99,6 +89,17 @@ public final class CursesTerminal: TerminalBackend {
     }
 
     private var outputFile: UnsafeMutablePointer<FILE>?
+
+    /// The modes a real and a headless terminal share: keys unechoed, unbuffered and decoded, reads
+    /// that never block; and, as the cursor stays hidden (editors draw their own), no move back to a
+    /// cursor spot after each update (`leaveok`: one cursor address fewer per update).
+    private static func setModes(_ window: UnsafeMutablePointer<WINDOW>?) {
+        noecho()
+        nonl()
+        keypad(window, true)
+        nodelay(window, true)
+        leaveok(window, true)
+    }
 
     /// Bytes written so far by a headless terminal.
     public var bytesWritten: Int {

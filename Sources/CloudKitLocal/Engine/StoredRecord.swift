@@ -127,17 +127,8 @@ struct StoredRecord: Sendable {
             guard let stamp else { continue }
             writer.raw(#",""#)
             writer.raw(key.utf8)
-            writer.raw(#"":{"timestamp":"#)
-            writer.raw(String(stamp.timestamp).utf8)
-            if let user = stamp.userRecordName {
-                writer.raw(#","userRecordName":"#)
-                writer.writeString(user)
-            }
-            if let device = stamp.deviceID {
-                writer.raw(#","deviceID":"#)
-                writer.writeString(device)
-            }
-            writer.raw("}")
+            writer.raw(#"":"#)
+            writer.write(stamp.json)
         }
         writer.raw(#","deleted":false"#)
         if let shortGUID {
@@ -148,9 +139,8 @@ struct StoredRecord: Sendable {
             guard let link else { continue }
             writer.raw(#",""#)
             writer.raw(key.utf8)
-            writer.raw(#"":{"recordName":"#)
-            writer.writeString(link)
-            writer.raw("}")
+            writer.raw(#"":"#)
+            writer.write(RecordLink(recordName: link).json)
         }
         if let zoneID {
             writer.raw(#","zoneID":"#)

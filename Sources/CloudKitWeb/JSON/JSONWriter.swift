@@ -62,7 +62,7 @@ package struct JSONWriter {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * indent))
     }
 
-    mutating func append(_ text: String) {
+    private mutating func append(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
