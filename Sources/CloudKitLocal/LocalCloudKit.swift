@@ -21,7 +21,15 @@ public struct ServerRequest: Sendable {
     }
 
     func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { Self.sameFieldName($0.name, name) }?.value
+    }
+
+    /// ASCII case-insensitive equality (header names are ASCII; Foundation's compare is far slower).
+    static func sameFieldName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return zip(a.utf8, b.utf8).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20))
+        }
     }
 
     var queryItems: [String: String] {
@@ -56,6 +64,8 @@ public struct LocalServerConfiguration: Sendable {
     public var signatureWindow: Double = 600
     /// Request bodies larger than this are refused with BAD_REQUEST.
     public var maximumBodyBytes: Int = 16 << 20
+    /// Bytes of encoded read answers kept for repeated requests while nothing changes (0: none).
+    public var answerCacheBytes: Int = 64 << 20
     /// The clock (injected in tests).
     public var now: @Sendable () -> Date = { Date() }
     /// Subscriptions firing and the webcourier long-poll.
@@ -70,17 +80,21 @@ public struct LocalServerConfiguration: Sendable {
 public final class LocalCloudKit: Sendable {
     public let store: Store
     let configuration: LocalServerConfiguration
-    /// The HMAC key for minted web auth tokens (kept as bytes: `SymmetricKey` is not Sendable).
-    let tokenSecret: Data
+    /// The HMAC key for minted web auth tokens. `SymmetricKey` is not declared Sendable, but it is an
+    /// immutable value read concurrently only (it was rebuilt from bytes on every request before).
+    nonisolated(unsafe) let tokenKey: SymmetricKey
     let databaseIDs = Mutex<[DatabaseKey: Int64]>([:])
     let baseURL: Mutex<String>
     /// Wakes webcourier long-polls after writes.
     let courier = Courier()
+    /// Answers of reads, reused until the next commit.
+    let answers: AnswerCache
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store
         self.configuration = configuration
         self.baseURL = Mutex(configuration.baseURL)
+        self.answers = AnswerCache(limit: configuration.answerCacheBytes)
         let secret: String = try store.pool.write { db in
             for token in configuration.apiTokens {
                 try db.execute(sql: "INSERT OR IGNORE INTO api_token (token) VALUES (?)", arguments: [token])
@@ -100,7 +114,7 @@ public final class LocalCloudKit: Sendable {
             try db.execute(sql: "INSERT INTO setting (key, value) VALUES ('token-secret', ?)", arguments: [secret])
             return secret
         }
-        tokenSecret = Data(base64Encoded: secret) ?? Data(secret.utf8)
+        tokenKey = SymmetricKey(data: Data(base64Encoded: secret) ?? Data(secret.utf8))
     }
 
     /// The user record name of a user name: `_` and 32 hex digits, as the service's look.
@@ -117,7 +131,7 @@ public final class LocalCloudKit: Sendable {
     // MARK: - Handling
 
     public func handle(_ request: ServerRequest) async -> ServerResponse {
-        let uuid = UUID().uuidString.lowercased()
+        let uuid = Self.requestUUID()
         var extraHeaders: [(String, String)] = []
         if request.path.hasPrefix("/webcourier/1/") { return await pollWebcourier(request) }
         do {
@@ -129,13 +143,26 @@ public final class LocalCloudKit: Sendable {
                 return respond(status, json, uuid: uuid, extra: extraHeaders)
             }
             let route = try Route(path: request.path, method: request.method)
-            let caller = try await authenticate(request, route: route)
+            if let cached = cachedResponse(request, route: route) { return cached }
+            // Read before authentication and the answer's transaction: see `AnswerCache.store`.
+            let stamp = answers.isEnabled ? store.changeStamp() : nil
+            let caller = try await authenticate(request, route: route, stamp: stamp)
             if let user = caller.userName {
                 extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
             }
             let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
             let (status, reply) = try await dispatch(route, caller: caller, body: body)
-            return respond(status, reply, uuid: uuid, extra: extraHeaders)
+            let bytes = reply.bytes
+            if let stamp, caller.keyID == nil, let apiToken = request.queryItems["ckAPIToken"] {
+                answers.remember(
+                    apiToken: apiToken, container: route.container, webToken: caller.webToken,
+                    user: caller.userName.map { AnswerCache.KnownUser(name: $0, recordName: caller.userRecordName ?? "", session: caller.session ?? "") },
+                    at: stamp)
+                if status == 200 && route.isCacheable {
+                    answers.store(bytes, for: answerKey(route, request, userRecordName: caller.userRecordName), at: stamp)
+                }
+            }
+            return respond(status, .encoded(bytes), uuid: uuid, extra: extraHeaders)
         } catch let error as ServiceError {
             var object = JSONObject()
             object.set("uuid", uuid)
@@ -149,6 +176,74 @@ public final class LocalCloudKit: Sendable {
         } catch {
             return respond(500, errorJSON(.internalError, "internal error", uuid), uuid: uuid, extra: extraHeaders)
         }
+    }
+
+    // MARK: - Cached answers
+
+    /// What the answer cache has done so far.
+    public var answerCacheCounters: AnswerCacheCounters { answers.counters }
+
+    /// The cached answer to a read request, when the store has not changed since it was computed and
+    /// the request's tokens were valid then; nil otherwise (the request then takes the full path).
+    /// Synchronous and free of SQLite work beyond one `data_version` read, so the HTTP server can call
+    /// it on its event loop.
+    public func cachedResponse(_ request: ServerRequest) -> ServerResponse? {
+        guard answers.isEnabled, request.path.hasPrefix("/database/1/"),
+            let route = try? Route(path: request.path, method: request.method)
+        else { return nil }
+        return cachedResponse(request, route: route)
+    }
+
+    func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
+        guard answers.isEnabled, route.isCacheable, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
+            request.body.count <= configuration.maximumBodyBytes, let stamp = store.changeStamp()
+        else { return nil }
+        let items = request.queryItems
+        guard let apiToken = items["ckAPIToken"], answers.knowsAPIToken(apiToken, container: route.container, at: stamp) else { return nil }
+        var user: AnswerCache.KnownUser?
+        if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
+            guard let known = knownUser(webToken: token, at: stamp) else { return nil }
+            user = known
+        }
+        if user == nil && route.needsUser { return nil }
+        guard let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp) else { return nil }
+        var extra: [(String, String)] = []
+        if let user { extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user.name, session: user.session))) }
+        return respond(200, .encoded(answer), uuid: Self.requestUUID(), extra: extra)
+    }
+
+    /// A random (version 4) UUID in lower case, for `X-Apple-Request-UUID`; Foundation's `UUID` and
+    /// `uuidString` cost more than a cached answer's lookup.
+    static func requestUUID() -> String {
+        var random = SystemRandomNumberGenerator()
+        var bytes = withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The signed-in user of a web auth token as known at `stamp`: a token seen then, or one this
+    /// server minted (MAC checked) for a user known then.
+    func knownUser(webToken token: String, at stamp: Int64) -> AnswerCache.KnownUser? {
+        if let known = answers.user(ofWebToken: token, at: stamp) { return known }
+        guard let minted = mintedTokenParts(token), let known = answers.knownUser(minted.user, at: stamp) else { return nil }
+        return AnswerCache.KnownUser(name: known.name, recordName: known.recordName, session: minted.session)
+    }
+
+    func answerKey(_ route: Route, _ request: ServerRequest, userRecordName: String?) -> AnswerCache.Key {
+        let owner = route.scope == .public ? "" : (userRecordName ?? "")
+        return AnswerCache.Key(
+            endpoint: route.endpoint.operation,
+            database: DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner),
+            body: route.endpoint.method == .get ? [] : request.body)
     }
 
     func errorJSON(_ code: ServerErrorCode, _ reason: String, _ uuid: String) -> JSON {
@@ -195,7 +290,9 @@ public final class LocalCloudKit: Sendable {
         var actingRecordName: String? { userRecordName ?? keyID.map(LocalCloudKit.keyUserRecordName) }
     }
 
-    func authenticate(_ request: ServerRequest, route: Route) async throws -> Caller {
+    /// `stamp`: the store's change stamp read before this request, to reuse what earlier requests at
+    /// the same stamp found valid (see `AnswerCache`); nil checks everything in SQLite.
+    func authenticate(_ request: ServerRequest, route: Route, stamp: Int64? = nil) async throws -> Caller {
         if let keyID = request.header("X-Apple-CloudKit-Request-KeyID") {
             return try await authenticateServerKey(request, keyID: keyID, route: route)
         }
@@ -203,21 +300,28 @@ public final class LocalCloudKit: Sendable {
         guard let apiToken = items["ckAPIToken"], !apiToken.isEmpty else {
             throw ServiceError(.authenticationFailed, "missing ckAPIToken")
         }
-        let known = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [apiToken, route.container]) ?? false
+        // What a request at the same change stamp found valid is still valid (no commit since).
+        var known = stamp.map { answers.knowsAPIToken(apiToken, container: route.container, at: $0) } == true
+        if !known {
+            known = try await store.pool.read { db in
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [apiToken, route.container]) ?? false
+            }
         }
         guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
         var caller = Caller()
         caller.deviceToken = request.header("X-CK-Device-Token")
         // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
         if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
-            guard let name = try await userName(forWebToken: token) else {
+            let remembered = stamp.flatMap { knownUser(webToken: token, at: $0) }
+            var name = remembered?.name
+            if name == nil { name = try await userName(forWebToken: token) }
+            guard let name else {
                 throw authenticationRequired(route, reason: "the web auth token is not valid (expired or unknown)")
             }
             caller.userName = name
-            caller.userRecordName = Self.userRecordName(for: name)
+            caller.userRecordName = remembered?.recordName ?? Self.userRecordName(for: name)
             caller.webToken = token
-            caller.session = Self.session(ofWebToken: token)
+            caller.session = remembered?.session ?? Self.session(ofWebToken: token)
         }
         if caller.userName == nil && route.needsUser {
             throw authenticationRequired(route, reason: "request needs authorization")
@@ -262,19 +366,27 @@ public final class LocalCloudKit: Sendable {
         }) {
             return name
         }
+        guard let minted = mintedTokenParts(token) else { return nil }
+        let exists = try await store.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM web_user WHERE name = ?", arguments: [minted.user]) ?? false
+        }
+        return exists ? minted.user : nil
+    }
+
+    /// The user and session of a token this server minted, if its MAC is right (the user may have
+    /// been removed since: callers check that).
+    func mintedTokenParts(_ token: String) -> (user: String, session: String)? {
         guard let parts = OpaqueToken.decode(token), parts.count == 4 || parts.count == 5, parts[0] == "w1" else { return nil }
         let expected = mac(parts[1..<(parts.count - 1)].joined(separator: "\u{1F}"))
         guard expected == parts[parts.count - 1] else { return nil }
-        let exists = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM web_user WHERE name = ?", arguments: [parts[1]]) ?? false
-        }
-        return exists ? parts[1] : nil
+        return (parts[1], parts.count == 5 ? parts[2] : Self.session(ofWebToken: token))
     }
 
     /// A rotated token carries the session of the token it replaces, so a session survives rotation
     /// (origin exclusion `session` compares sessions).
     func mintWebAuthToken(user: String, session: String) -> String {
-        let nonce = UUID().uuidString
+        var random = SystemRandomNumberGenerator()
+        let nonce = Base64URL.encode(withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) })
         return OpaqueToken.encode(["w1", user, session, nonce, mac([user, session, nonce].joined(separator: "\u{1F}"))])
     }
 
@@ -286,7 +398,7 @@ public final class LocalCloudKit: Sendable {
     }
 
     func mac(_ text: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: tokenSecret))).base64EncodedString()
+        Data(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: tokenKey)).base64EncodedString()
     }
 }
 

@@ -57,6 +57,9 @@ struct Route: Sendable {
         }
     }
 
+    /// Reads whose answer depends only on the request and the stored data (see `AnswerCache`).
+    var isCacheable: Bool { !isWrite && endpoint != .usersCurrent }
+
     var isWrite: Bool {
         switch endpoint {
         case .recordsModify, .zonesModify, .subscriptionsModify: return true

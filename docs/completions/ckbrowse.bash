@@ -516,7 +516,7 @@ _ckbrowse_serve() {
     repeating_flags=()
     non_repeating_flags=(--version -h --help)
     repeating_options=(--api-token --user --server-key)
-    non_repeating_options=(--data --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit)
+    non_repeating_options=(--data --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
@@ -557,6 +557,9 @@ _ckbrowse_serve() {
     '--payload-limit')
         return
         ;;
+    '--answer-cache-mb')
+        return
+        ;;
     esac
 }
 
@@ -572,13 +575,13 @@ _ckbrowse_bench() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    decode|serve|terminal|memory|reopen)
+    decode|serve|terminal|memory|reopen|keypress)
         # Offer subcommand argument completions
         "_ckbrowse_bench_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'decode serve terminal memory reopen' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'decode serve terminal memory reopen keypress' -- "${cur}"))
         ;;
     esac
 }
@@ -677,6 +680,27 @@ _ckbrowse_bench_reopen() {
         return
         ;;
     '--changed-percent')
+        return
+        ;;
+    esac
+}
+
+_ckbrowse_bench_keypress() {
+    repeating_flags=()
+    non_repeating_flags=(--prepare-only --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--records --presses --cache-directory)
+    __ckbrowse_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--records')
+        return
+        ;;
+    '--presses')
+        return
+        ;;
+    '--cache-directory')
         return
         ;;
     esac

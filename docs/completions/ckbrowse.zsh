@@ -277,6 +277,7 @@ _ckbrowse_serve() {
         '--hold-seconds[How long a webcourier long-poll waits before an empty keep-alive answer.]:hold-seconds:'
         '--max-queued[Notifications kept per push token while nobody polls (oldest dropped first).]:max-queued:'
         '--payload-limit[Push payloads above this many bytes are pruned and marked.]:payload-limit:'
+        '--answer-cache-mb[Megabytes of read answers kept for repeated requests until the next commit (0 turns the cache off).]:answer-cache-mb:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -302,12 +303,13 @@ _ckbrowse_bench() {
             'terminal:Bytes written to the terminal for a one-line scroll and for a full redraw.'
             'memory:Resident memory after paging 10k, 100k and 1M records in the browser.'
             'reopen:Reopen a 100k-record zone with 1% changed: requests and bytes against a cold open.'
+            'keypress:Key presses in the browser core over a cache of N records (for callgrind).'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        decode|serve|terminal|memory|reopen)
+        decode|serve|terminal|memory|reopen|keypress)
             "_ckbrowse_bench_${words[1]}" && ret=0
             ;;
         esac
@@ -379,6 +381,21 @@ _ckbrowse_bench_reopen() {
     local -ar arg_specs=(
         '--records[Records in the zone.]:records:'
         '--changed-percent[Percent of records changed before the reopen.]:changed-percent:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_keypress() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--records[Records in the list.]:records:'
+        '--presses[Key presses to make.]:presses:'
+        '--cache-directory[Cache directory to fill (once) and reuse.]:cache-directory:'
+        '--prepare-only[Only fill the cache.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -36,10 +36,12 @@ public struct LocalHTTPServer: Sendable {
                 body: Array(buffer: body))
             return Self.response(await service.handle(serverRequest))
         }
+        let buffers = AnswerBuffers()
         var logger = Logger(label: "ckbrowse.serve")
         logger.logLevel = .warning
         return Application(
             responder: responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: [CachedAnswerHandler(service: service, buffers: buffers)])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger)

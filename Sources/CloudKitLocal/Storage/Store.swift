@@ -7,6 +7,8 @@ import GRDB
 public final class Store: Sendable {
     let pool: DatabasePool
     public let path: String
+    /// A connection that never writes, kept only to read `PRAGMA data_version` (see `changeStamp()`).
+    private let stampReader: DatabaseQueue
 
     public init(directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -19,6 +21,19 @@ public final class Store: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        readOnly.busyMode = .timeout(10)
+        stampReader = try DatabaseQueue(path: path, configuration: readOnly)
+    }
+
+    /// A number that changes whenever anything is committed to the database, by this process or
+    /// another one sharing the file (`ckbrowse serve` and the embedded demo can share a directory).
+    /// SQLite's `data_version` moves on every commit made by *other* connections; this connection
+    /// never writes, so it sees them all. Runs on the calling thread (a few microseconds, no I/O in
+    /// WAL mode). Nil if SQLite fails: callers then treat nothing as unchanged.
+    public func changeStamp() -> Int64? {
+        try? stampReader.inDatabase { db in try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) }
     }
 
     static var migrator: DatabaseMigrator {

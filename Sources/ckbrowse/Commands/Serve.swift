@@ -34,6 +34,8 @@ struct Serve: AsyncParsableCommand {
     var maxQueued: Int = 100
     @Option(name: .customLong("payload-limit"), help: "Push payloads above this many bytes are pruned and marked.")
     var payloadLimit: Int = 4096
+    @Option(name: .customLong("answer-cache-mb"), help: "Megabytes of read answers kept for repeated requests until the next commit (0 turns the cache off).")
+    var answerCacheMB: Int = 64
 
     func validate() throws {
         if let seed, seed != "demo" { throw ValidationError("unknown seed '\(seed)'; the only seed is 'demo'") }
@@ -43,6 +45,7 @@ struct Serve: AsyncParsableCommand {
         guard NotificationSettings.OriginExclusion(rawValue: originExclusion) != nil else { throw ValidationError("--origin-exclusion is none, session or header") }
         guard NotificationSettings.UpdateMatch(rawValue: updateMatch) != nil else { throw ValidationError("--update-match is after or before_or_after") }
         guard holdSeconds > 0, holdSeconds <= 3600 else { throw ValidationError("--hold-seconds must be between 0 and 3600") }
+        guard (0...65536).contains(answerCacheMB) else { throw ValidationError("--answer-cache-mb must be between 0 and 65536") }
         guard maxQueued >= 1, payloadLimit >= 256 else { throw ValidationError("--max-queued must be at least 1 and --payload-limit at least 256") }
     }
 
@@ -67,6 +70,7 @@ struct Serve: AsyncParsableCommand {
         configuration.notifications.holdSeconds = holdSeconds
         configuration.notifications.maxQueued = maxQueued
         configuration.notifications.payloadLimit = payloadLimit
+        configuration.answerCacheBytes = answerCacheMB << 20
         if seed == "demo" { DemoSeed.configure(&configuration) }
         if apiTokens.isEmpty && seed == nil {
             FileHandle.standardError.write(Data("warning: no --api-token given; only tokens stored in \(data) are accepted\n".utf8))

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers repeated reads from `LocalCloudKit`'s answer cache on the connection's event loop, without
+/// the hop into Swift concurrency and Hummingbird's responder that every other request takes (that
+/// hop, not the answer, dominates a cached page: see PERFORMANCE.md).
+///
+/// Sits after HTTP decoding. A `/database/1/` request is held until its end; if the cache answers it,
+/// the answer is written here, otherwise the request passes on unchanged. A request is only answered
+/// here while no earlier request of the connection is still waiting for its answer, so answers keep
+/// the order of requests (HTTP/1.1 pipelining). `Connection: close` requests and large bodies always
+/// pass on.
+final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// Bodies above this pass on (records/changes and query bodies are a few hundred bytes).
+    static let largestHeldBody = 64 * 1024
+
+    private enum State {
+        case idle
+        /// Holding a request that the cache may answer.
+        case holding(HTTPRequest, ByteBuffer?)
+        /// Passing the current request's parts on.
+        case passing
+    }
+
+    private let service: LocalCloudKit
+    private let buffers: AnswerBuffers
+    private var state = State.idle
+    /// Requests passed on whose answer has not been written yet.
+    private var awaitingAnswers = 0
+
+    init(service: LocalCloudKit, buffers: AnswerBuffers) {
+        self.service = service
+        self.buffers = buffers
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (unwrapInboundIn(data), state) {
+        case (.head(let head), _):
+            if awaitingAnswers == 0, head.path?.hasPrefix("/database/1/") == true,
+                head.headerFields[.connection]?.lowercased() != "close"
+            {
+                state = .holding(head, nil)
+            } else {
+                state = .passing
+                context.fireChannelRead(data)
+            }
+        case (.body(var part), .holding(let head, var body)):
+            if (body?.readableBytes ?? 0) + part.readableBytes > Self.largestHeldBody {
+                state = .passing
+                context.fireChannelRead(wrapInboundOut(.head(head)))
+                if let body { context.fireChannelRead(wrapInboundOut(.body(body))) }
+                context.fireChannelRead(data)
+            } else if body == nil {
+                state = .holding(head, part)
+            } else {
+                body!.writeBuffer(&part)
+                state = .holding(head, body)
+            }
+        case (.end(let trailers), .holding(let head, let body)):
+            state = .idle
+            if let answer = cachedAnswer(head, body) {
+                context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
+                context.write(wrapOutboundOut(.body(answer.body)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
+            awaitingAnswers += 1
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            if let body { context.fireChannelRead(wrapInboundOut(.body(body))) }
+            context.fireChannelRead(wrapInboundOut(.end(trailers)))
+        case (.end, _):
+            state = .idle
+            awaitingAnswers += 1
+            context.fireChannelRead(data)
+        case (.body, _):
+            context.fireChannelRead(data)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), awaitingAnswers > 0 { awaitingAnswers -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    private func cachedAnswer(_ head: HTTPRequest, _ body: ByteBuffer?) -> (head: HTTPResponse, body: ByteBuffer)? {
+        guard let target = head.path else { return nil }
+        let path: Substring
+        let query: Substring?
+        if let mark = target.firstIndex(of: "?") {
+            path = target[..<mark]
+            query = target[target.index(after: mark)...]
+        } else {
+            path = Substring(target)
+            query = nil
+        }
+        let request = ServerRequest(
+            method: head.method.rawValue, path: String(path), query: query.map(String.init),
+            headers: head.headerFields.map { (name: $0.name.rawName, value: $0.value) },
+            body: body.map { Array(buffer: $0) } ?? [])
+        guard let response = service.cachedResponse(request) else { return nil }
+        var fields = HTTPFields()
+        for header in response.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        fields[.contentLength] = String(response.body.count)
+        fields[.date] = buffers.date()
+        return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), buffers.buffer(for: response.body))
+    }
+}
+
+/// The `ByteBuffer`s of the cached answers sent last, shared by a server's connections, so a hit is
+/// not copied into a new buffer each time (a page is ~200 KB). An answer is recognised by its array's
+/// storage: the cache hands out the same array until the store changes, and an entry here keeps its
+/// array alive, so no other array can have that address meanwhile.
+final class AnswerBuffers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(bytes: [UInt8], buffer: ByteBuffer)] = []
+    private let capacity = 16
+
+    func buffer(for bytes: [UInt8]) -> ByteBuffer {
+        let address = Self.address(bytes)
+        lock.lock()
+        defer { lock.unlock() }
+        if let entry = entries.first(where: { $0.bytes.count == bytes.count && Self.address($0.bytes) == address }) {
+            return entry.buffer
+        }
+        let buffer = ByteBuffer(bytes: bytes)
+        entries.append((bytes, buffer))
+        if entries.count > capacity { entries.removeFirst() }
+        return buffer
+    }
+
+    private var dateSecond = 0
+    private var dateText = ""
+
+    /// The `Date` header's value (RFC 9110 IMF-fixdate), formatted once a second. Written out by hand:
+    /// `strftime` would follow the process's LC_TIME.
+    func date() -> String {
+        let now = time(nil)
+        lock.lock()
+        defer { lock.unlock() }
+        if Int(now) != dateSecond {
+            var parts = tm()
+            var seconds = now
+            gmtime_r(&seconds, &parts)
+            let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+            let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            dateText = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(1900 + parts.tm_year) "
+                + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+            dateSecond = Int(now)
+        }
+        return dateText
+    }
+
+    private static func address(_ bytes: [UInt8]) -> UInt {
+        bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+    }
+}

@@ -1,0 +1,179 @@
+import CloudKitLocal
+import CloudKitWeb
+import Foundation
+import Testing
+
+/// The answer cache (`AnswerCache`, `CachedAnswerHandler`): repeated reads are answered from memory,
+/// but never with something a commit has changed, never to a caller the full path would refuse, and
+/// never out of order on a connection.
+@Suite struct AnswerCacheTests {
+    static let changesBody = #"{"zoneID":{"zoneName":"Feed"},"resultsLimit":200}"#
+
+    static func seeded() async throws -> LiveServer {
+        let server = try await LiveServer.start()
+        let db = server.client().database(.private)
+        try await db.createZone("Feed")
+        _ = try await db.modify((0..<20).map { .create(record("r\($0)", ["v": .int64(Int64($0))])) }, zone: "Feed")
+        return server
+    }
+
+    @Test func repeatedReadsComeFromTheCacheUntilSomethingIsCommitted() async throws {
+        let server = try await Self.seeded()
+        defer { Task { await server.stop() } }
+        let path = server.path("private", "records/changes")
+        let first = try await server.raw(.post, path, body: Self.changesBody)
+        let hitsBefore = server.service.answerCacheCounters.hits
+        let second = try await server.raw(.post, path, body: Self.changesBody)
+        #expect(first.status == 200 && second.status == 200)
+        #expect(digest(first.body) == digest(second.body))
+        #expect(server.service.answerCacheCounters.hits == hitsBefore + 1)
+        // A hit is a full answer: its own request UUID and a freshly minted web auth token.
+        #expect(first.header("X-Apple-Request-UUID") != second.header("X-Apple-Request-UUID"))
+        let minted = try #require(second.header("X-Apple-CloudKit-Web-Auth-Token"))
+        #expect(minted != first.header("X-Apple-CloudKit-Web-Auth-Token"))
+        #expect(second.header("Content-Length") == String(second.body.count))
+        // The minted token works, and is itself answered from the cache.
+        let withMinted = try await server.raw(
+            .post, path, query: "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(minted))", body: Self.changesBody)
+        #expect(withMinted.status == 200 && digest(withMinted.body) == digest(first.body))
+        #expect(server.service.answerCacheCounters.hits == hitsBefore + 2)
+
+        // A commit: the next answer is computed again and shows it.
+        let db = server.client().database(.private)
+        let r3 = try await db.lookup("r3", zone: "Feed")
+        _ = try await db.modify([.update(record("r3", tag: r3.record?.recordChangeTag, ["v": .int64(333)]))], zone: "Feed")
+        let hitsAfterWrite = server.service.answerCacheCounters.hits
+        let third = try await server.raw(.post, path, body: Self.changesBody)
+        #expect(digest(third.body) != digest(first.body))
+        let text = String(decoding: third.body, as: UTF8.self)
+        #expect(text.contains("333"), "the new value is missing from a \(text.count)-byte page")
+        #expect(server.service.answerCacheCounters.hits == hitsAfterWrite, "the write made the cached page stale")
+    }
+
+    @Test func aCommitByAnotherConnectionToTheSameFileIsSeen() async throws {
+        let server = try await Self.seeded()
+        defer { Task { await server.stop() } }
+        let path = server.path("private", "records/changes")
+        let before = try await server.raw(.post, path, body: Self.changesBody)
+        _ = try await server.raw(.post, path, body: Self.changesBody)
+        // A second service on the same directory stands for another process (another `serve`, or the
+        // embedded demo): its commits do not pass through this server's write path.
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = [LiveServer.apiToken]
+        configuration.users = [LiveServer.alice]
+        let other = try LocalCloudKit(store: try Store(directory: server.directory), configuration: configuration)
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: LiveServer.container),
+            credentials: .apiToken(LiveServer.apiToken, webAuthToken: LiveServer.alice.token), transport: InProcessTransport(service: other))
+        _ = try await client.database(.private).modify([.create(record("fromElsewhere"))], zone: "Feed")
+        let after = try await server.raw(.post, path, body: Self.changesBody)
+        #expect(digest(after.body) != digest(before.body))
+        let text = String(decoding: after.body, as: UTF8.self)
+        #expect(text.contains("fromElsewhere"), "the other connection's record is missing from a \(text.count)-byte page")
+    }
+
+    @Test func aHitStillNeedsValidTokensAndStaysWithItsUser() async throws {
+        let server = try await Self.seeded()
+        defer { Task { await server.stop() } }
+        let path = server.path("private", "records/changes")
+        _ = try await server.raw(.post, path, body: Self.changesBody)
+        _ = try await server.raw(.post, path, body: Self.changesBody)
+        let aliceToken = PercentEncoding.encodeQueryValue(LiveServer.alice.token)
+        let wrongAPI = try await server.raw(.post, path, query: "ckAPIToken=nope&ckWebAuthToken=\(aliceToken)", body: Self.changesBody)
+        #expect(wrongAPI.status == 401)
+        let wrongWeb = try await server.raw(.post, path, query: "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=forged", body: Self.changesBody)
+        #expect(wrongWeb.status == 421)
+        let noUser = try await server.raw(.post, path, query: "ckAPIToken=\(LiveServer.apiToken)", body: Self.changesBody)
+        #expect(noUser.status == 421)
+        // Bob asks the same question of his own private database: no Feed zone there.
+        let bob = try await server.raw(
+            .post, path, query: "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(LiveServer.bob.token)", body: Self.changesBody)
+        #expect(bob.status == 404 || bob.status == 400)
+        #expect(!String(decoding: bob.body, as: UTF8.self).contains("\"r1\""))
+        // A minted token with a forged MAC is refused even though alice's answer is cached.
+        let good = try #require(try await server.raw(.post, path, body: Self.changesBody).header("X-Apple-CloudKit-Web-Auth-Token"))
+        let forged = String(good.dropLast(2)) + (good.hasSuffix("AA") ? "BB" : "AA")
+        let refused = try await server.raw(
+            .post, path, query: "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(forged))", body: Self.changesBody)
+        #expect(refused.status == 421)
+    }
+
+    /// Pipelined on one connection: a request the cache cannot answer, then one it can. The cached
+    /// answer must wait for the first one's.
+    @Test func pipelinedAnswersKeepTheOrderOfRequests() async throws {
+        let server = try await Self.seeded()
+        defer { Task { await server.stop() } }
+        let changes = server.path("private", "records/changes")
+        _ = try await server.raw(.post, changes, body: Self.changesBody)  // now cached
+        let query = "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(LiveServer.alice.token))"
+        let lookup = server.path("private", "records/lookup")
+        let lookupBody = #"{"zoneID":{"zoneName":"Feed"},"records":[{"recordName":"r7"}]}"#
+        func request(_ path: String, _ body: String) -> String {
+            "POST \(path)?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        let text = request(lookup, lookupBody) + request(changes, Self.changesBody) + request(lookup, lookupBody)
+        let responses = try RawConnection.exchange(port: server.port, Array(text.utf8), responses: 3)
+        #expect(responses.count == 3)
+        #expect(responses.map { $0.contains("\"recordName\":\"r7\"") && !$0.contains("\"r8\"") } == [true, false, true])
+        #expect(responses[1].contains("\"syncToken\""))
+    }
+}
+
+/// Short enough to read in a failed expectation.
+func digest(_ bytes: [UInt8]) -> String { "\(bytes.count) bytes, hash \(bytes.hashValue)" }
+
+/// A blocking loopback socket that sends bytes as they are and reads HTTP/1.1 responses with a
+/// Content-Length (no chunking: the server sends lengths).
+enum RawConnection {
+    struct Failure: Error { var what: String }
+
+    static func exchange(port: Int, _ bytes: [UInt8], responses count: Int) throws -> [String] {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure(what: "socket") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(what: "connect") }
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(what: "send") }
+        var received: [UInt8] = []
+        var answers: [String] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while answers.count < count {
+            // Take every complete response already received.
+            while let headerEnd = find(Array("\r\n\r\n".utf8), in: received) {
+                let head = String(decoding: received[..<headerEnd], as: UTF8.self)
+                guard let lengthLine = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+                    let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
+                else { throw Failure(what: "no content-length in \(head)") }
+                let total = headerEnd + 4 + length
+                guard received.count >= total else { break }
+                answers.append(String(decoding: received[(headerEnd + 4)..<total], as: UTF8.self))
+                received.removeFirst(total)
+            }
+            if answers.count >= count { break }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw Failure(what: "connection ended after \(answers.count) answers") }
+            received += chunk[..<n]
+        }
+        return answers
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<(start + needle.count)]) == needle { return start }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,68 @@
+import CloudKitWeb
+import Testing
+
+@testable import CloudKitLocal
+
+/// `AnswerCache` on its own: the size bound, eviction order, and stamps that only move forward.
+@Suite struct AnswerCacheUnitTests {
+    static func key(_ n: Int) -> AnswerCache.Key {
+        AnswerCache.Key(
+            endpoint: "records/changes",
+            database: DatabaseKey(container: "c", environment: .development, scope: .private, owner: "_u"),
+            body: Array("{\"n\":\(n)}".utf8))
+    }
+
+    @Test func staysWithinItsLimitDroppingTheOldestFirst() {
+        let cache = AnswerCache(limit: 10_000)
+        for n in 0..<20 { cache.store([UInt8](repeating: UInt8(n), count: 1_000), for: Self.key(n), at: 7) }
+        let kept = (0..<20).filter { cache.answer(Self.key($0), at: 7) != nil }
+        // Each entry is 1,000 bytes of answer plus its key's body: nine fit in 10,000.
+        #expect(kept == Array(11..<20))
+        #expect(cache.counters.stored == 20 && cache.counters.evicted == 11)
+        #expect(cache.answer(Self.key(19), at: 7) == [UInt8](repeating: 19, count: 1_000))
+    }
+
+    @Test func oneAnswerTakesAtMostAQuarter() {
+        let cache = AnswerCache(limit: 4_000)
+        cache.store([UInt8](repeating: 1, count: 1_100), for: Self.key(1), at: 1)
+        cache.store([UInt8](repeating: 2, count: 900), for: Self.key(2), at: 1)
+        #expect(cache.answer(Self.key(1), at: 1) == nil)
+        #expect(cache.answer(Self.key(2), at: 1) != nil)
+    }
+
+    @Test func aNewStampEmptiesItAndAnOlderOneChangesNothing() {
+        let cache = AnswerCache(limit: 1 << 20)
+        cache.store([1], for: Self.key(1), at: 5)
+        cache.remember(apiToken: "t", container: "c", webToken: "w", user: .init(name: "a", recordName: "_a", session: "s"), at: 5)
+        #expect(cache.answer(Self.key(1), at: 5) == [1])
+        #expect(cache.knowsAPIToken("t", container: "c", at: 5) && cache.user(ofWebToken: "w", at: 5)?.name == "a")
+        #expect(!cache.knowsAPIToken("t", container: "other", at: 5))
+        // A request that read an older stamp neither hits nor throws the current entries away.
+        #expect(cache.answer(Self.key(1), at: 4) == nil)
+        cache.store([9], for: Self.key(2), at: 4)
+        #expect(cache.answer(Self.key(1), at: 5) == [1] && cache.answer(Self.key(2), at: 5) == nil)
+        // A commit: nothing from before is answered or trusted.
+        #expect(cache.answer(Self.key(1), at: 6) == nil)
+        #expect(!cache.knowsAPIToken("t", container: "c", at: 6) && cache.user(ofWebToken: "w", at: 6) == nil)
+        #expect(cache.answer(Self.key(1), at: 5) == nil, "stamps only move forward")
+    }
+
+    @Test func offMeansOff() {
+        let cache = AnswerCache(limit: 0)
+        cache.store([1], for: Self.key(1), at: 1)
+        #expect(!cache.isEnabled && cache.answer(Self.key(1), at: 1) == nil)
+    }
+
+    @Test func base64URLRoundTripsEveryLengthAndReadsOldTokens() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let text = Base64URL.encode(bytes)
+            #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+            #expect(Base64URL.decode(text) == bytes)
+        }
+        // Tokens minted before (Foundation's base64 with + / and padding) still decode.
+        #expect(Base64URL.decode("+/8=") == [0xFB, 0xFF])
+        #expect(Base64URL.decode("a") == nil && Base64URL.decode("ab!c") == nil)
+        #expect(OpaqueToken.decode(OpaqueToken.encode(["z1", "Zone é", "3", "17"])) == ["z1", "Zone é", "3", "17"])
+    }
+}
