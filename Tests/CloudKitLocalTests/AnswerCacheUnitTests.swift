@@ -1,3 +1,4 @@
+import Foundation
 import CloudKitWeb
 import Testing
 
@@ -64,5 +65,46 @@ import Testing
         #expect(Base64URL.decode("+/8=") == [0xFB, 0xFF])
         #expect(Base64URL.decode("a") == nil && Base64URL.decode("ab!c") == nil)
         #expect(OpaqueToken.decode(OpaqueToken.encode(["z1", "Zone é", "3", "17"])) == ["z1", "Zone é", "3", "17"])
+    }
+}
+
+/// `FieldsText.merge` against the decoding path it stands in for.
+@Suite struct FieldsTextTests {
+    static func fixtureFields() throws -> [String: FieldValue] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("CloudKitWebTests/Fixtures/record-all-types.json")
+        var fields = try Record.decode(from: Array(Data(contentsOf: url))).fields
+        fields["enc"] = nil
+        fields["ul"] = nil
+        fields["ünïcode name"] = .string("quote \" backslash \\ tab \t")
+        fields["r"] = .reference(Reference(recordName: "folder-1", action: .noAction))
+        return fields
+    }
+
+    @Test func mergingTheTextGivesTheBytesDecodingAndEncodingGive() throws {
+        let fields = try Self.fixtureFields()
+        let stored = Record.encodeStoredFields(fields)
+        let updateSets: [[String: FieldValue]] = [
+            [:],
+            ["s": .string("changed")],
+            ["i": .null, "d": .double(-0.25)],
+            ["aaa first": .int64(1), "zzz last": .stringList(["a", "b"]), "m middle": .timestamp(1_709_294_400_000)],
+            ["missing": .null],
+            Dictionary(uniqueKeysWithValues: fields.keys.map { ($0, FieldValue.null) }),
+        ]
+        for updates in updateSets {
+            var expected = fields
+            for (name, value) in updates { if case .null = value { expected[name] = nil } else { expected[name] = value } }
+            let merged = try #require(FieldsText.merge(stored, updates))
+            #expect(merged == Record.encodeStoredFields(expected), "updates \(updates.keys.sorted())")
+            #expect(try Record.decodeStoredFields(merged) == expected)
+        }
+    }
+
+    @Test func textItCannotReadIsLeftToTheDecoder() {
+        #expect(FieldsText.merge(#"{"a\"b":{"value":1,"type":"INT64"}}"#, [:]) == nil)
+        #expect(FieldsText.merge(#"{"a":{"value":1"#, [:]) == nil)
+        #expect(FieldsText.merge("[]", [:]) == nil)
+        #expect(FieldsText.merge("{}", ["x": .int64(2)]) == #"{"x":{"value":2,"type":"INT64"}}"#)
     }
 }

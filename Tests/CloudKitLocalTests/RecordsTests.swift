@@ -193,4 +193,38 @@ import Testing
         let name = try #require(try RecordsResponse.decode(from: response.body).records[0].record?.recordName)
         #expect(UUID(uuidString: name) != nil && name == name.uppercased())
     }
+
+    /// Partial updates edit the stored text without decoding it (`FieldsText`) unless something needs
+    /// the decoded fields: the answers must not tell the paths apart, and clearing a REFERENCE field
+    /// must still update the reference index.
+    @Test func partialUpdatesAnswerAsLookupDoesAndKeepTheReferenceIndex() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Z")
+        _ = try await db.modify([.create(record("target", ["n": .int64(1)]))], zone: "Z")
+        let fields: [String: FieldValue] = [
+            "title": .string("Tōkyō \"quoted\""), "n": .int64(5), "d": .double(2.5), "tags": .stringList(["a", "b"]),
+            "ref": .reference(Reference(recordName: "target", action: .validate)),
+        ]
+        var current = try #require(try await db.modify([.create(record("source", fields))], zone: "Z").results[0].record)
+        // An update that sets one field, removes one and adds one: the answer is the whole record.
+        let updated = try #require(
+            try await db.modify([.update(record("source", tag: current.recordChangeTag, ["n": .int64(6), "d": .null, "added": .string("new")]))], zone: "Z")
+                .results[0].record)
+        var expected = fields
+        expected["n"] = .int64(6)
+        expected["d"] = nil
+        expected["added"] = .string("new")
+        #expect(updated.fields == expected)
+        #expect(try await db.lookup("source", zone: "Z").record?.fields == expected)
+        current = updated
+        // While the VALIDATE reference stands, its target cannot be deleted...
+        let refused = try await db.modify([.forceDelete(recordName: "target")], zone: "Z").results[0]
+        #expect(refused.error?.serverErrorCode == .validatingReferenceError)
+        // ...and once an update clears the field, it can.
+        let cleared = try await db.modify([.update(record("source", tag: current.recordChangeTag, ["ref": .null]))], zone: "Z").results[0]
+        #expect(cleared.record?.fields["ref"] == nil && cleared.record?.fields["title"] == fields["title"])
+        #expect(try await db.modify([.forceDelete(recordName: "target")], zone: "Z").results[0].error == nil)
+    }
 }

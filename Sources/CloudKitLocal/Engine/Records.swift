@@ -25,6 +25,15 @@ extension LocalCloudKit {
         var results: [Result<StoredRecord, ItemError>] = []
         var failed = false
         let log = ChangeLog()
+        // Partial updates may edit the stored fields text without decoding it (`FieldsText`) when no
+        // one needs the decoded fields afterwards: no subscription reads them, and the answer copies
+        // the text as it is (no desiredKeys, no numbersAsStrings).
+        let noSubscriptions = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE db = ? LIMIT 1"), arguments: [context.dbID]) == nil
+        func fieldsAsText(_ operation: RecordOperation) -> Bool {
+            noSubscriptions && !numbersAsStrings && (operation.desiredKeys ?? request.desiredKeys) == nil
+                && (operation.operationType == .update || operation.operationType == .forceUpdate)
+                && !operation.record.fields.values.contains(where: \.isReference)
+        }
         try db.inSavepoint {
             for operation in request.operations {
                 var outcome: Result<StoredRecord, ItemError> = .failure(ItemError(.internalError, "not applied"))
@@ -33,7 +42,7 @@ extension LocalCloudKit {
                 // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
                 try db.inOperationSavepoint {
                     do {
-                        outcome = .success(try apply(operation, db, context, zone, log))
+                        outcome = .success(try apply(operation, db, context, zone, log, fieldsAsText: fieldsAsText(operation)))
                         return true
                     } catch let error as ItemError {
                         outcome = .failure(error)
@@ -102,13 +111,17 @@ extension LocalCloudKit {
         return .object(object)
     }
 
-    /// Applies one operation; throws `ItemError` for per-record failures.
-    func apply(_ operation: RecordOperation, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, _ log: ChangeLog) throws -> StoredRecord {
+    /// Applies one operation; throws `ItemError` for per-record failures. `fieldsAsText`: the stored
+    /// fields may be merged as text (see `modifyRecords`); the returned record then carries only
+    /// `storedFieldsText`, and its `fields` and those of the change logged are empty.
+    func apply(
+        _ operation: RecordOperation, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, _ log: ChangeLog, fieldsAsText: Bool = false
+    ) throws -> StoredRecord {
         let incoming = operation.record
         let name = incoming.recordName
         guard Self.isValidName(name) else { throw ItemError(.badRequest, "invalid recordName") }
-        let stored = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name)
-        let existing = stored.flatMap { $0.deleted ? nil : $0 }
+        let stored = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name, parsingFields: !fieldsAsText)
+        var existing = stored.flatMap { $0.deleted ? nil : $0 }
         let type = operation.operationType
 
         if type.needsChangeTag, let existing {
@@ -147,15 +160,32 @@ extension LocalCloudKit {
         }
         let recordType = record.type ?? ""
         try checkSchema(db, context, recordType: recordType, fields: incoming.fields, cache: &log.schema)
-        switch type {
-        case .replace, .forceReplace, .create:
-            record.fields = incoming.fields.filter { if case .null = $0.value { return false } else { return true } }
-        default:
-            for (key, value) in incoming.fields {
-                if case .null = value { record.fields[key] = nil } else { record.fields[key] = value }
+        var merged: String?
+        if let text = existing?.storedFieldsText {
+            // Read without decoding (fieldsAsText). A null may clear a REFERENCE field, which changes
+            // the reference index: that needs the decoded fields after all, as does a text this
+            // server did not write.
+            let schema = log.schema[recordType] ?? [:]
+            let clearsReference = incoming.fields.keys.contains { ["REFERENCE", "REFERENCE_LIST"].contains(schema[$0] ?? "") }
+            merged = clearsReference ? nil : FieldsText.merge(text, incoming.fields)
+            if merged == nil {
+                existing!.fields = try Record.decodeStoredFields(text)
+                existing!.storedFieldsText = nil
+                record.fields = existing!.fields
+                record.storedFieldsText = nil
             }
         }
-        let encodedFields = Record.encodeStoredFields(record.fields)
+        if merged == nil {
+            switch type {
+            case .replace, .forceReplace, .create:
+                record.fields = incoming.fields.filter { if case .null = $0.value { return false } else { return true } }
+            default:
+                for (key, value) in incoming.fields {
+                    if case .null = value { record.fields[key] = nil } else { record.fields[key] = value }
+                }
+            }
+        }
+        let encodedFields = merged ?? Record.encodeStoredFields(record.fields)
         if encodedFields.utf8.count > 1_000_000 {
             throw ItemError(.badRequest, "record '\(name)' is larger than 1 MB (asset contents excluded)")
         }

@@ -58,13 +58,13 @@ struct StoredRecord: Sendable {
         self.seq = 0
     }
 
-    static func load(_ db: Database, dbID: Int64, zone: String, name: String) throws -> StoredRecord? {
+    static func load(_ db: Database, dbID: Int64, zone: String, name: String, parsingFields: Bool = true) throws -> StoredRecord? {
         // Through a cursor, whose rows read the statement's columns directly (fetchOne copies the row
         // first); stepped to its end so the statement is finished.
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: "SELECT \(columns) FROM record WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name])
         guard let row = try rows.next() else { return nil }
-        let record = try StoredRecord(row: row)
+        let record = try StoredRecord(row: row, parsingFields: parsingFields)
         while try rows.next() != nil {}
         return record
     }

@@ -21,6 +21,10 @@ struct ServeBench: AsyncParsableCommand {
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = ["bench"]
         configuration.users = [(name: "bench", token: "bench-user")]
+        // Every run pages the same feed again: with the answer cache, runs after the first would be
+        // answered from memory. These figures are about computing pages (scripts/bench-nginx.sh
+        // measures the cache).
+        configuration.answerCacheBytes = 0
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let app = LocalHTTPServer(service: service, port: 0).application { continuation.yield($0) }
