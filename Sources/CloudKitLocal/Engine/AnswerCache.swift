@@ -31,10 +31,14 @@ final class AnswerCache: Sendable {
         var users: [String: KnownUser] = [:]
         var counters = Counters()
 
-        mutating func reset(to stamp: Int64) {
+        /// Moves to `stamp` if it is newer (emptying everything); false if it is older than the
+        /// current one. `data_version` only grows, so an older stamp was read before the last commit.
+        mutating func advance(to stamp: Int64) -> Bool {
+            if let current = self.stamp, current >= stamp { return current == stamp }
             let counters = self.counters
             self = State(stamp: stamp)
             self.counters = counters
+            return true
         }
     }
 
@@ -63,9 +67,7 @@ final class AnswerCache: Sendable {
     /// The answer stored for `key` at `stamp`, if any.
     func answer(_ key: Key, at stamp: Int64) -> [UInt8]? {
         state.withLock { state in
-            // `data_version` only grows; a request that read an older stamp just misses.
-            if state.stamp.map({ $0 < stamp }) ?? true { state.reset(to: stamp) }
-            if state.stamp == stamp, let answer = state.answers[key] {
+            if state.advance(to: stamp), let answer = state.answers[key] {
                 state.counters.hits += 1
                 return answer
             }
@@ -79,12 +81,7 @@ final class AnswerCache: Sendable {
         // One answer may take at most a quarter of the cache (a page is at most a few MB).
         guard isEnabled, answer.count + key.body.count <= limit / 4 else { return }
         state.withLock { state in
-            if state.stamp != stamp {
-                // An answer from an older stamp is stale already; a newer one starts a new generation.
-                if let current = state.stamp, stamp < current { return }
-                state.reset(to: stamp)
-            }
-            guard state.answers[key] == nil else { return }
+            guard state.advance(to: stamp), state.answers[key] == nil else { return }
             state.answers[key] = answer
             state.order.append(key)
             state.bytes += answer.count + key.body.count
@@ -121,10 +118,7 @@ final class AnswerCache: Sendable {
     func remember(apiToken: String, container: String, webToken: String?, user: KnownUser?, at stamp: Int64) {
         guard isEnabled else { return }
         state.withLock { state in
-            if state.stamp != stamp {
-                if let current = state.stamp, stamp < current { return }
-                state.reset(to: stamp)
-            }
+            guard state.advance(to: stamp) else { return }
             // Bounded like the answers: a flood of distinct tokens must not grow memory.
             if state.apiTokens.count > 1_000 { state.apiTokens.removeAll() }
             if state.webTokens.count > 10_000 { state.webTokens.removeAll() }
