@@ -98,6 +98,37 @@ import Testing
         #expect(refused.status == 421)
     }
 
+    /// Read-your-writes with the cache in the way: four writers, each reading its record back (a
+    /// cacheable lookup, asked in the same words every time) right after every acknowledged update.
+    @Test func everyAcknowledgedWriteIsSeenByTheNextRead() async throws {
+        let server = try await Self.seeded()
+        defer { Task { await server.stop() } }
+        let lookup = server.path("private", "records/lookup")
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let db = server.client().database(.private)
+                    let name = "r\(writer)"
+                    var tag = try await db.lookup(name, zone: "Feed").record?.recordChangeTag
+                    var stale = 0
+                    for round in 1...25 {
+                        let value = Int64(writer * 1000 + round)
+                        let saved = try await db.modify([.update(record(name, tag: tag, ["v": .int64(value)]))], zone: "Feed").results[0].record
+                        tag = saved?.recordChangeTag
+                        let body = #"{"zoneID":{"zoneName":"Feed"},"records":[{"recordName":"\#(name)"}]}"#
+                        let read = try await server.raw(.post, lookup, body: body)
+                        if !String(decoding: read.body, as: UTF8.self).contains(#""value":\#(value),"#) { stale += 1 }
+                    }
+                    return stale
+                }
+            }
+            var stale = 0
+            for try await count in group { stale += count }
+            #expect(stale == 0, "reads that missed an acknowledged write")
+        }
+        #expect(server.service.answerCacheCounters.stored > 0)
+    }
+
     /// Pipelined on one connection: a request the cache cannot answer, then one it can. The cached
     /// answer must wait for the first one's.
     @Test func pipelinedAnswersKeepTheOrderOfRequests() async throws {
