@@ -66,6 +66,9 @@ public struct LocalServerConfiguration: Sendable {
     public var maximumBodyBytes: Int = 16 << 20
     /// Bytes of encoded read answers kept for repeated requests while nothing changes (0: none).
     public var answerCacheBytes: Int = 64 << 20
+    /// The answer cache of a server inside the browser's process (the embedded demo): the browser
+    /// keeps its own record cache, so a few MB for repeated small reads, not 64 MB of pages.
+    public static let embeddedAnswerCacheBytes = 4 << 20
     /// The clock (injected in tests).
     public var now: @Sendable () -> Date = { Date() }
     /// Subscriptions firing and the webcourier long-poll.

@@ -28,6 +28,8 @@ struct BenchContainer {
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = ["bench"]
         configuration.users = [(name: "bench", token: "bench-user")]
+        // As the embedded demo runs: the server shares the browser's process (and its memory figure).
+        configuration.answerCacheBytes = LocalServerConfiguration.embeddedAnswerCacheBytes
         let service = try LocalCloudKit(store: try Store(directory: directory + "/server"), configuration: configuration)
         try await BulkSeed.fill(service, container: "iCloud.bench", userName: "bench", zoneName: "Big", count: records)
         let counter = Counter()

@@ -98,6 +98,7 @@ struct ConnectionOptions: ParsableArguments {
         var configuration = LocalServerConfiguration()
         DemoSeed.configure(&configuration)
         configuration.baseURL = "http://in-process"
+        configuration.answerCacheBytes = LocalServerConfiguration.embeddedAnswerCacheBytes
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         try await DemoSeed.seedIfNeeded(service)
         let client = CloudKitClient(
