@@ -10,8 +10,8 @@ import NIOHTTPTypes
 /// Sits after HTTP decoding. A `/database/1/` request is held until its end; if the cache answers it,
 /// the answer is written here, otherwise the request passes on unchanged. A request is only answered
 /// here while no earlier request of the connection is still waiting for its answer, so answers keep
-/// the order of requests (HTTP/1.1 pipelining). `Connection: close` requests and large bodies always
-/// pass on.
+/// the order of requests (HTTP/1.1 pipelining). `Connection: close` and `Expect` requests and large
+/// bodies always pass on.
 final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -44,7 +44,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch (unwrapInboundIn(data), state) {
         case (.head(let head), _):
             if awaitingAnswers == 0, head.path?.hasPrefix("/database/1/") == true,
-                head.headerFields[.connection]?.lowercased() != "close"
+                head.headerFields[.connection]?.lowercased() != "close", head.headerFields[.expect] == nil
             {
                 state = .holding(head, nil)
             } else {
