@@ -104,7 +104,7 @@ import Testing
     /// 500 seeded random records and updates drawn from every field type of the fixture, with names
     /// that sort in different places (non-ASCII too) and values full of escapes.
     @Test func randomRecordsAndUpdatesMergeAsTheDecoderWould() throws {
-        var rng = SplitMix(seed: 20261123)
+        var rng = SplitMix64(seed: 20261123)
         let pool = Array(try Self.fixtureFields().values)
         let characters = Array("a\"\\\n\t/é🇯🇵<>&\u{7F}")
         let names = ["a", "B", "z", "é", "東京", "tab\tname", "_x", "n1", "n10", "n2", "Z9", "ümlaut", "space name"]
@@ -139,18 +139,5 @@ import Testing
         #expect(FieldsText.merge(#"{"a":{"value":1"#, [:]) == nil)
         #expect(FieldsText.merge("[]", [:]) == nil)
         #expect(FieldsText.merge("{}", ["x": .int64(2)]) == #"{"x":{"value":2,"type":"INT64"}}"#)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing case can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
