@@ -20,6 +20,15 @@ public struct ServerRequest: Sendable {
         self.body = body
     }
 
+    /// A request whose target is a path with an optional `?query`, as HTTP sends it.
+    public init(method: String, target: Substring, headers: [(name: String, value: String)], body: [UInt8]) {
+        if let mark = target.firstIndex(of: "?") {
+            self.init(method: method, path: String(target[..<mark]), query: String(target[target.index(after: mark)...]), headers: headers, body: body)
+        } else {
+            self.init(method: method, path: String(target), query: nil, headers: headers, body: body)
+        }
+    }
+
     func header(_ name: String) -> String? {
         headers.first { Self.sameFieldName($0.name, name) }?.value
     }
@@ -156,7 +165,7 @@ public final class LocalCloudKit: Sendable {
             let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
             let (status, reply) = try await dispatch(route, caller: caller, body: body)
             let bytes = reply.bytes
-            if let stamp, caller.keyID == nil, let apiToken = request.queryItems["ckAPIToken"] {
+            if let stamp, let apiToken = caller.apiToken {
                 answers.remember(
                     apiToken: apiToken, container: route.container, webToken: caller.webToken,
                     user: caller.userName.map { AnswerCache.KnownUser(name: $0, recordName: caller.userRecordName ?? "", session: caller.session ?? "") },
@@ -281,6 +290,8 @@ public final class LocalCloudKit: Sendable {
     // MARK: - Authentication
 
     struct Caller: Sendable {
+        /// The `ckAPIToken` the request was accepted with (nil for server-to-server keys).
+        var apiToken: String?
         var userName: String?
         var userRecordName: String?
         var keyID: String?
@@ -311,7 +322,7 @@ public final class LocalCloudKit: Sendable {
             }
         }
         guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
-        var caller = Caller()
+        var caller = Caller(apiToken: apiToken)
         caller.deviceToken = request.header("X-CK-Device-Token")
         // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
         if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {

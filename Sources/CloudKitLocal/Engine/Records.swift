@@ -27,12 +27,12 @@ extension LocalCloudKit {
         let log = ChangeLog()
         // Partial updates may edit the stored fields text without decoding it (`FieldsText`) when no
         // one needs the decoded fields afterwards: no subscription reads them, and the answer copies
-        // the text as it is (no desiredKeys, no numbersAsStrings).
+        // the text as it is (no desiredKeys, no numbersAsStrings). `apply` also decodes when the
+        // update touches a REFERENCE field.
         let noSubscriptions = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE db = ? LIMIT 1"), arguments: [context.dbID]) == nil
         func fieldsAsText(_ operation: RecordOperation) -> Bool {
             noSubscriptions && !numbersAsStrings && (operation.desiredKeys ?? request.desiredKeys) == nil
                 && (operation.operationType == .update || operation.operationType == .forceUpdate)
-                && !operation.record.fields.values.contains(where: \.isReference)
         }
         try db.inSavepoint {
             for operation in request.operations {
@@ -162,12 +162,15 @@ extension LocalCloudKit {
         try checkSchema(db, context, recordType: recordType, fields: incoming.fields, cache: &log.schema)
         var merged: String?
         if let text = existing?.storedFieldsText {
-            // Read without decoding (fieldsAsText). A null may clear a REFERENCE field, which changes
-            // the reference index: that needs the decoded fields after all, as does a text this
-            // server did not write.
+            // Read without decoding (fieldsAsText). Setting or clearing (null) a REFERENCE field
+            // changes the reference index: that needs the decoded fields after all, as does a text
+            // this server did not write. checkSchema has typed every field set here, so the schema
+            // tells both cases.
             let schema = log.schema[recordType] ?? [:]
-            let clearsReference = incoming.fields.keys.contains { ["REFERENCE", "REFERENCE_LIST"].contains(schema[$0] ?? "") }
-            merged = clearsReference ? nil : FieldsText.merge(text, incoming.fields)
+            let touchesReferences = incoming.fields.keys.contains { name in
+                schema[name].map { [FieldType.reference.rawValue, FieldType.referenceList.rawValue].contains($0) } ?? false
+            }
+            merged = touchesReferences ? nil : FieldsText.merge(text, incoming.fields)
             if merged == nil {
                 existing!.fields = try Record.decodeStoredFields(text)
                 existing!.storedFieldsText = nil

@@ -30,14 +30,14 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let service: LocalCloudKit
-    private let buffers: AnswerBuffers
+    private let shared: CachedAnswerShared
     private var state = State.idle
     /// Requests passed on whose answer has not been written yet.
     private var awaitingAnswers = 0
 
-    init(service: LocalCloudKit, buffers: AnswerBuffers) {
+    init(service: LocalCloudKit, shared: CachedAnswerShared) {
         self.service = service
-        self.buffers = buffers
+        self.shared = shared
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -91,35 +91,23 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func cachedAnswer(_ head: HTTPRequest, _ body: ByteBuffer?) -> (head: HTTPResponse, body: ByteBuffer)? {
         guard let target = head.path else { return nil }
-        let path: Substring
-        let query: Substring?
-        if let mark = target.firstIndex(of: "?") {
-            path = target[..<mark]
-            query = target[target.index(after: mark)...]
-        } else {
-            path = Substring(target)
-            query = nil
-        }
         let request = ServerRequest(
-            method: head.method.rawValue, path: String(path), query: query.map(String.init),
-            headers: head.headerFields.map { (name: $0.name.rawName, value: $0.value) },
+            method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields),
             body: body.map { Array(buffer: $0) } ?? [])
         guard let response = service.cachedResponse(request) else { return nil }
-        var fields = HTTPFields()
-        for header in response.headers {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
-        }
+        var fields = LocalHTTPServer.fields(response.headers)
         fields[.contentLength] = String(response.body.count)
-        fields[.date] = buffers.date()
-        return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), buffers.buffer(for: response.body))
+        fields[.date] = shared.date()
+        return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), shared.buffer(for: response.body))
     }
 }
 
-/// The `ByteBuffer`s of the cached answers sent last, shared by a server's connections, so a hit is
-/// not copied into a new buffer each time (a page is ~200 KB). An answer is recognised by its array's
-/// storage: the cache hands out the same array until the store changes, and an entry here keeps its
-/// array alive, so no other array can have that address meanwhile.
-final class AnswerBuffers: @unchecked Sendable {
+/// What the cached-answer handlers of one server share: the `ByteBuffer`s of the answers sent last, so
+/// a hit is not copied into a new buffer each time (a page is ~200 KB), and the `Date` header of the
+/// current second. An answer is recognised by its array's storage: the cache hands out the same array
+/// until the store changes, and an entry here keeps its array alive, so no other array can have that
+/// address meanwhile.
+final class CachedAnswerShared: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [(bytes: [UInt8], buffer: ByteBuffer)] = []
     private let capacity = 16

@@ -32,29 +32,38 @@ public struct LocalHTTPServer: Sendable {
             }
             let serverRequest = ServerRequest(
                 method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
-                headers: request.headers.map { (name: $0.name.rawName, value: $0.value) },
-                body: Array(buffer: body))
+                headers: Self.headers(request.headers), body: Array(buffer: body))
             return Self.response(await service.handle(serverRequest))
         }
-        let buffers = AnswerBuffers()
+        let shared = CachedAnswerShared()
         var logger = Logger(label: "ckbrowse.serve")
         logger.logLevel = .warning
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [CachedAnswerHandler(service: service, buffers: buffers)])),
+            server: .http1(configuration: .init(additionalChannelHandlers: [CachedAnswerHandler(service: service, shared: shared)])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger)
     }
 
     static func response(_ response: ServerResponse) -> Response {
-        var headers = HTTPFields()
-        for header in response.headers {
-            if let name = HTTPFields.Element.Name(header.name) { headers.append(HTTPFields.Element(name: name, value: header.value)) }
-        }
-        return Response(
-            status: HTTPResponse.Status(code: response.status), headers: headers,
+        Response(
+            status: HTTPResponse.Status(code: response.status), headers: fields(response.headers),
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+
+    /// A request's header fields as `ServerRequest` takes them.
+    static func headers(_ fields: HTTPFields) -> [(name: String, value: String)] {
+        fields.map { (name: $0.name.rawName, value: $0.value) }
+    }
+
+    /// An answer's headers as HTTP fields (names HTTP does not allow are left out).
+    static func fields(_ headers: [(name: String, value: String)]) -> HTTPFields {
+        var fields = HTTPFields()
+        for header in headers {
+            if let name = HTTPFields.Element.Name(header.name) { fields.append(HTTPFields.Element(name: name, value: header.value)) }
+        }
+        return fields
     }
 }
 
@@ -66,18 +75,13 @@ public struct InProcessTransport: HTTPTransport {
     public init(service: LocalCloudKit) { self.service = service }
 
     public func send(_ request: CloudKitWeb.HTTPRequest) async throws -> CloudKitWeb.HTTPResponse {
-        var path = request.url
-        if let scheme = path.firstRange(of: "://") {
-            let afterScheme = path[scheme.upperBound...]
-            path = String(afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...])
-        }
-        var query: String?
-        if let q = path.firstIndex(of: "?") {
-            query = String(path[path.index(after: q)...])
-            path = String(path[..<q])
+        var target = Substring(request.url)
+        if let scheme = target.firstRange(of: "://") {
+            let afterScheme = target[scheme.upperBound...]
+            target = afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...]
         }
         let response = await service.handle(
-            ServerRequest(method: request.method.rawValue, path: path, query: query, headers: request.headers, body: request.body ?? []))
+            ServerRequest(method: request.method.rawValue, target: target, headers: request.headers, body: request.body ?? []))
         return CloudKitWeb.HTTPResponse(status: response.status, headers: response.headers, body: response.body)
     }
 }
