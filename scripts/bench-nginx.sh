@@ -33,6 +33,9 @@ curl -s -X POST "$URL$P?$Q" -d "$BODY" > "$WORK/page.json"
 BYTES=$(wc -c < "$WORK/page.json")
 RECORDS=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["records"]))' "$WORK/page.json")
 mkdir -p "$WORK/www" && cp "$WORK/page.json" "$WORK/www/page.json"
+# Run as root, nginx's workers run as nobody: mktemp's 0700 directory would answer every request with a
+# 153-byte 403 (which is what this script measured until 2026-11-23). Let them read the page.
+chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/page.json"
 NPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat > "$WORK/nginx.conf" <<CONF
 worker_processes 1;
@@ -47,12 +50,16 @@ http {
 CONF
 mkdir -p "$WORK/tmp"
 "$NGINX" -c "$WORK/nginx.conf" -p "$WORK"
+for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$NPORT/" && break; sleep 0.1; done
+curl -s "http://127.0.0.1:$NPORT/page.json" | cmp -s - "$WORK/page.json" || { echo "nginx does not serve the page's bytes" >&2; exit 1; }
 cat > "$WORK/post.lua" <<LUA
 wrk.method = "POST"
 wrk.body = '$BODY'
 wrk.headers["Content-Type"] = "application/json"
 LUA
-rate() { awk '/Requests\/sec/ { print $2 }'; }
+# Every response must be a 200 with the page: wrk counts errors in its rate, so a run with any non-2xx
+# answer is refused rather than reported.
+rate() { local out; out=$(cat); if grep -q "Non-2xx\|Socket errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw failed responses" >&2; exit 1; fi; awk '/Requests\/sec/ { print $2 }' <<<"$out"; }
 echo "same response: $BYTES bytes, $RECORDS records; wrk, $CONNECTIONS connections, ${SECONDS_PER_RUN} s each, 1 thread"
 N=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" "http://127.0.0.1:$NPORT/page.json" | rate)
 S=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" -s "$WORK/post.lua" "$URL$P?$Q" | rate)
