@@ -34,6 +34,8 @@ let package = Package(
             dependencies: [
                 "CloudKitWeb",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for writing change pages straight from column buffers (RowJSON).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -59,18 +59,29 @@ wrk.headers["Content-Type"] = "application/json"
 LUA
 # Every response must be a 200 with the page: wrk counts errors in its rate, so a run with any non-2xx
 # answer is refused rather than reported.
-rate() { local out; out=$(cat); if grep -q "Non-2xx\|Socket errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw failed responses" >&2; exit 1; fi; awk '/Requests\/sec/ { print $2 }' <<<"$out"; }
+rate() { local out; out=$(cat); if grep -q "Non-2xx\|Socket errors" <<<"$out"; then echo "$out" >&2; echo "wrk saw failed responses" >&2; exit 1; fi; awk '/Requests\/sec/ { r = $2 } / requests in / { n = $1 } END { print r, n }' <<<"$out"; }
+# CPU time (user + system, clock ticks) a server process has used: with the count of responses it gives
+# the CPU each response cost, a figure that moves less than a rate on a shared machine.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+measure() { # PID URL [wrk args...] -> "rate responses ticks"
+    local pid=$1 url=$2; shift 2; local t0 out; t0=$(ticks "$pid")
+    out=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" "$@" "$url" | rate)
+    echo "$out $(( $(ticks "$pid") - t0 ))"
+}
+NWORKER=$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -1)
 echo "same response: $BYTES bytes, $RECORDS records; wrk, $CONNECTIONS connections, ${SECONDS_PER_RUN} s each, 1 thread"
-N=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" "http://127.0.0.1:$NPORT/page.json" | rate)
-S=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" -s "$WORK/post.lua" "$URL$P?$Q" | rate)
-U=$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_PER_RUN}s" -s "$WORK/post.lua" "$UURL$P?$Q" | rate)
+N=$(measure "$NWORKER" "http://127.0.0.1:$NPORT/page.json")
+S=$(measure "$SPID" "$URL$P?$Q" -s "$WORK/post.lua")
+U=$(measure "$UPID" "$UURL$P?$Q" -s "$WORK/post.lua")
 curl -s -X POST "$URL$P?$Q" -d "$BODY" | cmp -s - "$WORK/page.json" || { echo "the cached answer differs from the first one" >&2; exit 1; }
 curl -s -X POST "$UURL$P?$Q" -d "$BODY" | cmp -s - "$WORK/page.json" || { echo "the uncached answer differs from the first one" >&2; exit 1; }
-python3 - "$N" "$S" "$U" <<'PY'
+python3 - "$(getconf CLK_TCK)" $N $S $U <<'PY'
 import sys
-n, s, u = (float(x) for x in sys.argv[1:4])
-print(f"nginx static file:                     {n:10.1f} responses/s")
-print(f"ckbrowse serve, repeated request:      {s:10.1f} pages/s  (answer cache)")
-print(f"ckbrowse serve, --answer-cache-mb 0:   {u:10.1f} pages/s  (every page read and encoded)")
+hz = float(sys.argv[1])
+(n, nn, nt), (s, sn, st), (u, un, ut) = [(float(a), int(b), int(c)) for a, b, c in zip(*[iter(sys.argv[2:])] * 3)]
+cpu = lambda ticks, count: f"{ticks / hz * 1e6 / count:7.1f} µs CPU each"
+print(f"nginx static file:                     {n:10.1f} responses/s  {cpu(nt, nn)} (its worker)")
+print(f"ckbrowse serve, repeated request:      {s:10.1f} pages/s      {cpu(st, sn)} (answer cache)")
+print(f"ckbrowse serve, --answer-cache-mb 0:   {u:10.1f} pages/s      {cpu(ut, un)} (every page read and encoded)")
 print(f"serve / nginx: {s / n:.3f} cached, {u / n:.3f} uncached  (budget: at least 0.5)")
 PY

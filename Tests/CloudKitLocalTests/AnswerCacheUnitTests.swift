@@ -1,5 +1,6 @@
 import Foundation
 import CloudKitWeb
+import GRDB
 import Testing
 
 @testable import CloudKitLocal
@@ -139,5 +140,106 @@ import Testing
         #expect(FieldsText.merge(#"{"a":{"value":1"#, [:]) == nil)
         #expect(FieldsText.merge("[]", [:]) == nil)
         #expect(FieldsText.merge("{}", ["x": .int64(2)]) == #"{"x":{"value":2,"type":"INT64"}}"#)
+    }
+}
+
+/// `RowJSON` against `StoredRecord.write`, the path it stands in for on change pages (which
+/// `changePagesSayWhatLookupSays` holds to records/lookup's answer).
+@Suite struct RowJSONTests {
+    /// Every row is written from the statement's columns and, for comparison, through a
+    /// `StoredRecord`, on a real SQLite file.
+    static func bothWays(_ store: Store, _ where: String = "1") throws -> [(rowJSON: [UInt8], stored: [UInt8])] {
+        try store.pool.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE \(`where`) ORDER BY seq")
+            let rows = try Row.fetchCursor(statement)
+            var pairs: [(rowJSON: [UInt8], stored: [UInt8])] = []
+            while let row = try rows.next() {
+                var a = JSONWriter(), b = JSONWriter()
+                RowJSON.writeRecord(statement.sqliteStatement, into: &a)
+                let record = try StoredRecord(row: row, parsingFields: false)
+                if record.deleted { b.write(record.wire(zoneID: nil, desiredKeys: nil, numbersAsStrings: false)) } else { record.write(into: &b) }
+                pairs.append((a.bytes, b.bytes))
+            }
+            return pairs
+        }
+    }
+
+    /// 400 seeded random rows: names and values with escapes and non-ASCII text, every optional column
+    /// present or NULL, tombstones.
+    @Test func writesWhatAStoredRecordWrites() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rowjson-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try Store(directory: directory)
+        var rng = SplitMix64(seed: 20261124)
+        let pool = Array(try FieldsTextTests.fixtureFields().values)
+        let texts = ["plain", "quote \" and \\ back", "tab\tnew\nline", "漢字 🙂", "é", "\u{1}ctl", "_x", "a/b<c>&"]
+        func pick() -> String { texts[Int(rng.next() % UInt64(texts.count))] }
+        func maybe(_ text: @autoclosure () -> String) -> String? { rng.next() % 3 == 0 ? nil : text() }
+        try store.pool.write { db in
+            for i in 0..<400 {
+                var record = StoredRecord(zone: "Z", name: "\(pick())-\(i)", type: maybe(pick()))
+                record.tag = maybe(String(rng.next() % 100_000, radix: 36))
+                for name in ["a", "ünï", "s p"] where rng.next() % 2 == 0 { record.fields[name] = pool[Int(rng.next() % UInt64(pool.count))] }
+                if rng.next() % 2 == 0 { record.fields["t"] = .string(pick()) }
+                if rng.next() % 4 != 0 { record.created = RecordStamp(timestamp: Int64(rng.next() % 2_000_000_000_000), userRecordName: maybe(pick()), deviceID: maybe(pick())) }
+                if rng.next() % 4 != 0 { record.modified = RecordStamp(timestamp: Int64(rng.next() % 2_000_000_000_000), userRecordName: maybe(pick()), deviceID: maybe(pick())) }
+                record.shortGUID = maybe(pick())
+                record.parent = maybe(pick())
+                record.share = maybe(pick())
+                record.deleted = rng.next() % 7 == 0
+                record.seq = Int64(i + 1)
+                try record.save(db, dbID: 1, over: nil)
+            }
+        }
+        let pairs = try Self.bothWays(store)
+        #expect(pairs.count == 400)
+        for (i, pair) in pairs.enumerated() {
+            #expect(pair.rowJSON == pair.stored, "row \(i): \(String(decoding: pair.rowJSON, as: UTF8.self))")
+            #expect((try? JSON(parsing: pair.rowJSON)) != nil)
+        }
+    }
+
+    /// The validator agrees with Swift's own on 20,000 seeded byte strings weighted towards lead and
+    /// continuation bytes, and on the edges of each range.
+    @Test func validatesUTF8AsSwiftDoes() {
+        var rng = SplitMix64(seed: 7)
+        let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        var cases: [[UInt8]] = [[], Array("plain ascii, more than eight bytes".utf8), Array("漢字 🙂 é".utf8)]
+        for a in interesting { for b in interesting { cases.append([a, b]); cases.append([a, b, 0x80, 0x80]); cases.append([0x41, a, b, 0xBF]) } }
+        for _ in 0..<20_000 {
+            let count = Int(rng.next() % 24)
+            cases.append((0..<count).map { _ in rng.next() % 3 == 0 ? UInt8(truncatingIfNeeded: rng.next() % 128) : interesting[Int(rng.next() % UInt64(interesting.count))] })
+        }
+        for bytes in cases {
+            let swift = String(validating: bytes, as: UTF8.self) != nil
+            let ours = bytes.withUnsafeBufferPointer { RowJSON.isValidUTF8($0) }
+            #expect(ours == swift, "\(bytes.map { String($0, radix: 16) })")
+        }
+    }
+
+    /// Text another program stored that is not valid UTF-8 is repaired as GRDB's `String` repairs it,
+    /// so the answer is still valid JSON; a NULL fields column is an empty dictionary.
+    @Test func invalidUTF8IsRepairedAndNullFieldsAreEmpty() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rowjson-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try Store(directory: directory)
+        try store.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO record (db, zone, name, type, tag, fields, created_ts, created_user, deleted, seq)
+                VALUES (1, 'Z', CAST(X'6E616D65FF' AS TEXT), 'T', CAST(X'74C3' AS TEXT),
+                        CAST(X'7B2273223A7B2276616C7565223A2261FE62222C2274797065223A22535452494E47227D7D' AS TEXT),
+                        5, CAST(X'75E2' AS TEXT), 0, 1);
+                INSERT INTO record (db, zone, name, type, fields, deleted, seq) VALUES (1, 'Z', 'empty', 'T', NULL, 0, 2);
+                """)
+        }
+        let pairs = try Self.bothWays(store)
+        #expect(pairs.count == 2)
+        let repaired = try JSON(parsing: pairs[0].rowJSON)
+        #expect(repaired["recordName"]?.stringValue == "name\u{FFFD}")
+        #expect(repaired["recordChangeTag"]?.stringValue == "t\u{FFFD}")
+        #expect(repaired["fields"]?["s"]?["value"]?.stringValue == "a\u{FFFD}b")
+        #expect(pairs[0].rowJSON == pairs[0].stored)
+        #expect(try JSON(parsing: pairs[1].rowJSON)["fields"] == .object(JSONObject()))
+        #expect(pairs[1].rowJSON == pairs[1].stored)
     }
 }

@@ -359,11 +359,11 @@ extension LocalCloudKit {
     func recordChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> [UInt8] {
         let request = try decodeBody(RecordChangesRequest.self, body)
         let zone = try requireZone(db, context, request.zoneID)
-        let page = try changePage(
-            db, context, zone, syncToken: request.syncToken, limit: try checkLimit(request.resultsLimit),
-            desiredKeys: request.desiredKeys, recordTypes: nil, numbersAsStrings: request.numbersAsStrings ?? false)
-        var writer = JSONWriter(capacity: page.estimatedBytes)
-        page.write(into: &writer)
+        let limit = try checkLimit(request.resultsLimit)
+        var writer = JSONWriter(capacity: 1024 * limit + 256)
+        try writeChangePage(
+            db, context, zone, syncToken: request.syncToken, limit: limit,
+            desiredKeys: request.desiredKeys, recordTypes: nil, numbersAsStrings: request.numbersAsStrings ?? false, into: &writer)
         return writer.bytes
     }
 
@@ -376,13 +376,12 @@ extension LocalCloudKit {
             if i > 0 { writer.raw(",") }
             do {
                 let zone = try requireZone(db, context, entry.zoneID)
-                let page = try changePage(
+                try writeChangePage(
                     db, context, zone, syncToken: entry.syncToken,
                     limit: try checkLimit(entry.resultsLimit ?? request.resultsLimit),
                     desiredKeys: entry.desiredKeys ?? request.desiredKeys,
                     recordTypes: entry.desiredRecordTypes ?? request.desiredRecordTypes,
-                    numbersAsStrings: request.numbersAsStrings ?? false)
-                page.write(into: &writer, zoneID: context.zoneID(zone.name))
+                    numbersAsStrings: request.numbersAsStrings ?? false, zoneID: context.zoneID(zone.name), into: &writer)
             } catch let error as ServiceError {
                 writer.write(ZoneError(zoneID: context.zoneID(entry.zoneID.zoneName, type: false), info: ServerErrorInfo(serverErrorCode: error.code, reason: error.reason, uuid: UUID().uuidString.lowercased())).json)
             }
@@ -391,46 +390,18 @@ extension LocalCloudKit {
         return writer.bytes
     }
 
-    struct ChangePage {
-        var records: [StoredRecord]
-        var syncToken: String
-        var moreComing: Bool
-        /// How each record is written: as stored (`nil`), or reshaped by desiredKeys/numbersAsStrings.
-        var reshape: (desiredKeys: [String]?, numbersAsStrings: Bool)?
-
-        var estimatedBytes: Int { 256 + records.reduce(0) { $0 + ($1.storedFieldsText?.utf8.count ?? 64) + 320 } }
-
-        /// `{"records":[…],"syncToken":…,"moreComing":…}`, with `zoneID` first for zones/changes.
-        func write(into writer: inout JSONWriter, zoneID: ZoneID? = nil) {
-            writer.raw("{")
-            if let zoneID {
-                writer.raw(#""zoneID":"#)
-                writer.write(zoneID.json)
-                writer.raw(",")
-            }
-            writer.raw(#""records":["#)
-            for (i, record) in records.enumerated() {
-                if i > 0 { writer.raw(",") }
-                if let reshape {
-                    writer.write(record.wire(zoneID: nil, desiredKeys: reshape.desiredKeys, numbersAsStrings: reshape.numbersAsStrings))
-                } else {
-                    record.write(into: &writer)
-                }
-            }
-            writer.raw(#"],"syncToken":"#)
-            writer.writeString(syncToken)
-            writer.raw(moreComing ? #","moreComing":true}"# : #","moreComing":false}"#)
-        }
-    }
-
-    /// One page of a custom zone's change feed: each changed record once, in its latest state, ordered by
+    /// Writes one page of a custom zone's change feed, `{"records":[…],"syncToken":…,"moreComing":…}`
+    /// (with `zoneID` first for changes/zone): each changed record once, in its latest state, ordered by
     /// the change that produced that state. The token is the position after the page, so writes between
-    /// pages are neither skipped nor repeated. Records go out as stored: their fields text is copied into
-    /// the answer, not parsed and encoded again, unless `desiredKeys` or `numbersAsStrings` reshape it.
-    func changePage(
+    /// pages are neither skipped nor repeated. Records are written from the rows as they are stepped
+    /// (`RowJSON`): their stored fields text is copied into the answer, not parsed and encoded again,
+    /// unless `desiredKeys` or `numbersAsStrings` reshape it. A bad token or the default zone throws
+    /// before anything is written.
+    func writeChangePage(
         _ db: Database, _ context: RequestContext, _ zone: ZoneRow, syncToken: String?, limit: Int,
-        desiredKeys: [String]?, recordTypes: [String]?, numbersAsStrings: Bool
-    ) throws -> ChangePage {
+        desiredKeys: [String]?, recordTypes: [String]?, numbersAsStrings: Bool, zoneID: ZoneID? = nil,
+        into writer: inout JSONWriter
+    ) throws {
         guard !zone.isDefault else {
             throw ServiceError.badRequest("cannot get changes in default zone")
         }
@@ -441,24 +412,41 @@ extension LocalCloudKit {
             }
             since = seq
         }
-        let verbatim = desiredKeys == nil && !numbersAsStrings
-        var page: [StoredRecord] = []
-        page.reserveCapacity(limit + 1)
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?"),
-            arguments: [context.dbID, zone.name, since, limit + 1])
-        while let row = try rows.next() { page.append(try StoredRecord(row: row, parsingFields: !verbatim)) }
-        let moreComing = page.count > limit
-        if moreComing { page.removeLast() }
-        let last = moreComing ? page.last!.seq : max(since, zone.seq)
+        let reshape = desiredKeys != nil || numbersAsStrings
         let types = recordTypes.map(Set.init)
-        let records = page.filter { record in
-            guard let types, !record.deleted else { return true }
-            return record.type.map(types.contains) ?? false
+        writer.raw("{")
+        if let zoneID {
+            writer.raw(#""zoneID":"#)
+            writer.write(zoneID.json)
+            writer.raw(",")
         }
-        return ChangePage(
-            records: records, syncToken: OpaqueToken.zoneToken(zone: zone.name, incarnation: zone.incarnation, seq: last),
-            moreComing: moreComing, reshape: verbatim ? nil : (desiredKeys, numbersAsStrings))
+        writer.raw(#""records":["#)
+        let statement = try db.cachedStatement(
+            sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?")
+        let rows = try Row.fetchCursor(statement, arguments: [context.dbID, zone.name, since, limit + 1])
+        let current = statement.sqliteStatement
+        var stepped = 0, written = 0, last = since
+        // One row past the limit says whether more are coming; the cursor is stepped to its end so the
+        // statement is finished.
+        while let row = try rows.next() {
+            stepped += 1
+            guard stepped <= limit else { continue }
+            last = RowJSON.seq(current)
+            if let types, !RowJSON.isDeleted(current), !(RowJSON.type(current).map(types.contains) ?? false) { continue }
+            if written > 0 { writer.raw(",") }
+            written += 1
+            if reshape {
+                let record = try StoredRecord(row: row)
+                writer.write(record.wire(zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings))
+            } else {
+                RowJSON.writeRecord(current, into: &writer)
+            }
+        }
+        let moreComing = stepped > limit
+        let token = OpaqueToken.zoneToken(zone: zone.name, incarnation: zone.incarnation, seq: moreComing ? last : max(since, zone.seq))
+        writer.raw(#"],"syncToken":"#)
+        writer.writeString(token)
+        writer.raw(moreComing ? #","moreComing":true}"# : #","moreComing":false}"#)
     }
 }
 

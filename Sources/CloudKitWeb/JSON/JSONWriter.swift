@@ -10,9 +10,32 @@ package struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    /// Bytes that are already JSON (or punctuation), copied as they are.
+    /// Bytes that are already JSON (or punctuation), copied as they are. Contiguous bytes (a native
+    /// string's UTF-8, an array) are copied at once: called from another module this function is not
+    /// specialized, and appending a generic sequence goes element by element.
     package mutating func raw(_ encoded: some Sequence<UInt8>) {
+        if encoded.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: encoded)
+        }
+    }
+
+    package mutating func raw(_ encoded: UnsafeBufferPointer<UInt8>) {
         bytes.append(contentsOf: encoded)
+    }
+
+    /// A JSON integer, written without making a `String`.
+    package mutating func writeInt(_ value: Int64) {
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     package mutating func raw(_ text: StaticString) {
@@ -23,7 +46,7 @@ package struct JSONWriter {
         switch value {
         case .null: append("null")
         case .bool(let b): append(b ? "true" : "false")
-        case .int(let i): append(String(i))
+        case .int(let i): writeInt(i)
         case .double(let d): writeDouble(d)
         case .string(let s): writeString(s)
         case .array(let elements):
@@ -74,20 +97,24 @@ package struct JSONWriter {
     }
 
     package mutating func writeString(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
         var s = s
-        s.withUTF8 { utf8 in
-            // Runs of bytes that need no escaping are copied at once.
-            var start = 0
-            for i in 0..<utf8.count {
-                let byte = utf8[i]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
-                writeEscape(byte)
-                start = i + 1
-            }
-            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
+        s.withUTF8 { writeString(utf8: $0) }
+    }
+
+    /// A string given as UTF-8 bytes, which must be valid UTF-8 (they are copied as they are, escapes
+    /// aside).
+    package mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        // Runs of bytes that need no escaping are copied at once.
+        var start = 0
+        for i in 0..<utf8.count {
+            let byte = utf8[i]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
+            writeEscape(byte)
+            start = i + 1
         }
+        if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
         bytes.append(UInt8(ascii: "\""))
     }
 
