@@ -40,7 +40,10 @@ public struct LocalHTTPServer: Sendable {
         logger.logLevel = .warning
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [CachedAnswerHandler(service: service, shared: shared)])),
+            // In pipeline order: FinishAnswersBeforeClose sees the cache's answers and Hummingbird's.
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                FinishAnswersBeforeClose(), CachedAnswerHandler(service: service, shared: shared),
+            ])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -206,7 +206,7 @@ struct KeypressBench: AsyncParsableCommand {
         _ = benchKeypresses(&state, cache, 0)  // the first window, outside the count
         var rows = 0
         let start = state
-        let seconds = try await medianSeconds(5) {
+        let seconds = await medianSeconds(5) {
             state = start
             rows = benchKeypresses(&state, cache, presses)
         }
