@@ -61,6 +61,11 @@ final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHand
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        // The channel closed some other way while a close waited: its promises still get an answer.
+        if let promises = waitingClose {
+            waitingClose = nil
+            for promise in promises { promise?.fail(ChannelError.alreadyClosed) }
+        }
     }
 
     private func closeIfWaiting(context: ChannelHandlerContext) {
