@@ -139,7 +139,9 @@ extension Database {
             arguments: [key.container, key.environment.rawValue, key.scope.rawValue, key.owner])
     }
 
-    /// Advances and returns the database's change counter.
+    /// Advances and returns the database's change counter, for requests that change a few things (zones,
+    /// subscriptions). records/modify counts through its `ChangeLog` instead, which reads the counter
+    /// once and writes it back once; a request uses one or the other, never both.
     func nextSeq(_ db: Int64) throws -> Int64 {
         // One cached statement (SQLite ≥ 3.35: RETURNING) instead of an UPDATE and a SELECT.
         try Int64.fetchOne(cachedStatement(sql: "UPDATE ckdb SET seq = seq + 1 WHERE id = ? RETURNING seq"), arguments: [db]) ?? 0
