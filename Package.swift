@@ -49,7 +49,11 @@ let package = Package(
         // The browser's local SQLite cache of fetched records and sync tokens.
         .target(
             name: "BrowserCache",
-            dependencies: ["CloudKitWeb", "RecordBrowser", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "CloudKitWeb", "RecordBrowser", .product(name: "GRDB", package: "GRDB.swift"),
+                // SHA-256 of the account in cache and journal file names.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // ncursesw macros, globals and wide-character helpers Swift cannot import directly.
         .target(

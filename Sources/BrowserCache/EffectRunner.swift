@@ -10,13 +10,17 @@ public struct EffectRunner: Sendable {
     public let cache: RecordCache?
     /// Where commits are recorded before they are sent (nil: no journal, e.g. in tests).
     public let journal: StagingJournal?
+    /// The account the cache belongs to (nil without a cache).
+    public var account: Account? { journal?.account ?? cacheAccount }
+    let cacheAccount: Account?
     /// Records per change-feed page.
     public var pageSize = 200
 
-    public init(client: CloudKitClient, cache: RecordCache?, journal: StagingJournal? = nil) {
+    public init(client: CloudKitClient, cache: RecordCache?, journal: StagingJournal? = nil, account: Account? = nil) {
         self.client = client
         self.cache = cache
         self.journal = journal
+        self.cacheAccount = account
     }
 
     public func execute(_ effect: BrowserEffect) async -> [BrowserEvent] {
@@ -25,8 +29,8 @@ public struct EffectRunner: Sendable {
             do {
                 let zones = try await client.database(scope).listZones()
                 var events: [BrowserEvent] = [.zonesLoaded(scope, .success(zones))]
-                if let cache, let cached = try? cache.cachedZones(container: client.configuration.container, environment: client.configuration.environment, database: scope) {
-                    events.append(.cachedZones(scope, cached))
+                if let cache, let account, let cached = try? cache.cachedZones(Scope(account: account, database: scope)) {
+                    events.append(.cachedZones(Scope(account: account, database: scope), cached))
                 }
                 return events
             } catch { return [.zonesLoaded(scope, .failure(BrowserFailure(error)))] }
@@ -38,12 +42,12 @@ public struct EffectRunner: Sendable {
             } catch {
                 return [.listOpened(generation: generation, total: 0, syncToken: nil, moreComing: true), .notice("the local cache could not be read: \(error)")]
             }
-        case .loadChanges(let scope, let zoneID, let key, let token, let generation):
-            return [.pageApplied(generation: generation, await loadChanges(scope, zoneID, key, token))]
-        case .runQuery(let scope, let request, let key, let reset, let generation):
+        case .loadChanges(let key, let token, let generation):
+            return [.pageApplied(generation: generation, await loadChanges(key, token))]
+        case .runQuery(let request, let key, let reset, let generation):
             do {
                 if reset { try cache?.reset(key) }
-                let page = try await client.database(scope).query(request)
+                let page = try await client.database(key.zone.database).query(request)
                 let outcome = try apply(key, page.records, syncToken: nil, marker: page.continuationMarker, more: page.continuationMarker != nil)
                 return [.pageApplied(generation: generation, .success(outcome))]
             } catch { return [.pageApplied(generation: generation, .failure(BrowserFailure(error)))] }
@@ -52,24 +56,26 @@ public struct EffectRunner: Sendable {
                 return [.windowLoaded(generation: generation, start: start, rows: [], matching: 0)]
             }
             return [.windowLoaded(generation: generation, start: start, rows: window.rows, matching: window.matching)]
-        case .lookupRecord(let scope, let zoneID, let name):
+        case .lookupRecord(let key):
             do {
-                let results = try await client.database(scope).lookupRecordsWithJSON(LookupRecordsRequest(recordNames: [name], zoneID: zoneID))
-                guard let first = results.first else { return [.recordLoaded(name, .failure(BrowserFailure(message: "no result for \(name)")))] }
-                return [.recordLoaded(name, .success(first))]
-            } catch { return [.recordLoaded(name, .failure(BrowserFailure(error)))] }
+                let request = LookupRecordsRequest(recordNames: [key.recordName], zoneID: key.zone.zoneID)
+                let results = try await client.database(key.zone.database).lookupRecordsWithJSON(request)
+                guard let first = results.first else { return [.recordLoaded(key, .failure(BrowserFailure(message: "no result for \(key.recordName)")))] }
+                return [.recordLoaded(key, .success(first))]
+            } catch { return [.recordLoaded(key, .failure(BrowserFailure(error)))] }
         case .loadSubscriptions(let scope):
             do { return [.subscriptionsLoaded(scope, .success(try await client.database(scope).listSubscriptions()))] } catch {
                 return [.subscriptionsLoaded(scope, .failure(BrowserFailure(error)))]
             }
-        case .loadRecordToDelete(let key, let zoneID, let name):
-            return [.recordToDelete(zoneID, name, try? cache?.record(key, name: name))]
+        case .loadRecordToDelete(let key, let name):
+            return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache?.record(key, name: name))]
         case .commit(let plan):
             return [.commitFinished(await commit(plan))]
-        case .lookupConflicts(let scope, let zoneID, let names):
+        case .lookupConflicts(let zone, let names):
             do {
-                return [.conflictVersions(scope, zoneID, .success(try await client.database(scope).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zoneID))))]
-            } catch { return [.conflictVersions(scope, zoneID, .failure(BrowserFailure(error)))] }
+                let results = try await client.database(zone.database).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zone.zoneID))
+                return [.conflictVersions(zone, .success(results))]
+            } catch { return [.conflictVersions(zone, .failure(BrowserFailure(error)))] }
         case .verifyCommit(let requests):
             return [await verify(requests)]
         case .storeRecords(let key, let records, let generation):
@@ -78,7 +84,7 @@ public struct EffectRunner: Sendable {
                 let state = try cache.store(key, records: records)
                 return [.recordsStored(generation: generation, total: state.count)]
             } catch { return [.notice("the local cache could not be updated: \(error)")] }
-        case .copy, .copyRecord, .quit, .editJSON, .startNotifications:
+        case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal:
             return []
         }
     }
@@ -117,13 +123,13 @@ public struct EffectRunner: Sendable {
         var verdicts: [CommitVerdict] = []
         do {
             for request in requests {
-                let zone = request.body.zoneID ?? .default
                 let names = request.body.operations.map(\.record.recordName)
-                let results = try await client.database(request.database).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zone))
+                let lookup = LookupRecordsRequest(recordNames: names, zoneID: request.body.zoneID ?? request.zone.zoneID)
+                let results = try await client.database(request.database).lookupRecords(lookup)
                 for operation in request.body.operations {
                     let name = operation.record.recordName
                     let server = results.first { $0.recordName == name } ?? .failure(RecordError(recordName: name, info: ServerErrorInfo(serverErrorCode: .notFound, reason: "no result")))
-                    verdicts.append(CommitVerdict.judge(operation, database: request.database, zoneID: zone, server: server))
+                    verdicts.append(CommitVerdict.judge(operation, zone: request.zone, server: server))
                 }
             }
         } catch { return .commitVerified(verdicts, failure: BrowserFailure(error)) }
@@ -132,16 +138,28 @@ public struct EffectRunner: Sendable {
 
     /// One page of the change feed into the cache. A token the server no longer understands starts a
     /// clean fetch (and says so) instead of failing.
-    func loadChanges(_ scope: DatabaseScope, _ zoneID: ZoneID, _ key: ListKey, _ token: String?) async -> Result<PageOutcome, BrowserFailure> {
-        let database = client.database(scope)
+    ///
+    /// Which answers mean "token refused" is decided on types, not on the reason's wording: the
+    /// reference observes an unusable token as BAD_REQUEST (reason "Unknown sync continuation type")
+    /// and mentions CHANGE_TOKEN_EXPIRED (unconfirmed). BAD_REQUEST could also have another cause, so
+    /// the zone is first fetched from no token: only if that succeeds was the token the problem, and
+    /// only then is the cache replaced. Otherwise the original error is reported and the cache kept.
+    func loadChanges(_ key: ListKey, _ token: String?) async -> Result<PageOutcome, BrowserFailure> {
+        let database = client.database(key.zone.database)
+        let zoneID = key.zone.zoneID
         do {
             let page = try await database.recordChanges(RecordChangesRequest(zoneID: zoneID, syncToken: token, resultsLimit: pageSize))
             return .success(try apply(key, page.records, syncToken: page.syncToken, marker: nil, more: page.moreComing))
-        } catch let error as CloudKitError where token != nil && Self.isRefusedToken(error) {
+        } catch let error as CloudKitError where token != nil && Self.mayBeRefusedToken(error) {
+            let fresh: RecordChangesPage
+            do {
+                fresh = try await database.recordChanges(RecordChangesRequest(zoneID: zoneID, syncToken: nil, resultsLimit: pageSize))
+            } catch {
+                return .failure(BrowserFailure(error))
+            }
             do {
                 try cache?.reset(key)
-                let page = try await database.recordChanges(RecordChangesRequest(zoneID: zoneID, syncToken: nil, resultsLimit: pageSize))
-                var outcome = try apply(key, page.records, syncToken: page.syncToken, marker: nil, more: page.moreComing)
+                var outcome = try apply(key, fresh.records, syncToken: fresh.syncToken, marker: nil, more: fresh.moreComing)
                 outcome.tokenRefused = true
                 return .success(outcome)
             } catch { return .failure(BrowserFailure(error)) }
@@ -150,9 +168,9 @@ public struct EffectRunner: Sendable {
         }
     }
 
-    static func isRefusedToken(_ error: CloudKitError) -> Bool {
-        if error.serverErrorCode?.rawValue == "CHANGE_TOKEN_EXPIRED" { return true }
-        return error.serverErrorCode == .badRequest && (error.reason?.localizedCaseInsensitiveContains("sync continuation") ?? false)
+    /// A server error that an unusable sync token produces (see `loadChanges`).
+    static func mayBeRefusedToken(_ error: CloudKitError) -> Bool {
+        error.serverErrorCode == .badRequest || error.serverErrorCode == .changeTokenExpired
     }
 
     func apply(_ key: ListKey, _ records: [RecordResult], syncToken: String?, marker: String?, more: Bool) throws -> PageOutcome {

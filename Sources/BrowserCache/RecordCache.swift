@@ -4,27 +4,35 @@ import GRDB
 import RecordBrowser
 
 /// The browser's local cache: records fetched from a zone, with the zone's sync token, in SQLite under
-/// the XDG cache directory (one file per container and environment; lists keyed by database, owner
-/// and zone). Reopening a zone shows these records at once and fetches only the changes since the
-/// token. The file is readable by its owner only.
+/// the XDG cache directory (one file per account: server, container, environment and signed-in
+/// identity; lists keyed by database, zone owner and zone). Reopening a zone shows these records at
+/// once and fetches only the changes since the token. The file is readable by its owner only.
 public final class RecordCache: Sendable {
     let pool: DatabasePool
     public let path: String
+    /// A cache file of the earlier layout (one per container and environment, whatever the server)
+    /// that was removed when this one opened: its records could belong to any server.
+    public let droppedLegacyFile: String?
 
     public static func defaultDirectory() -> String {
-        let env = ProcessInfo.processInfo.environment
-        let base = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache")
-        return (base as NSString).appendingPathComponent("ckbrowse")
+        (XDG.cacheHome() as NSString).appendingPathComponent("ckbrowse")
     }
 
-    /// Opens (or creates) the cache for a container and environment.
-    public init(directory: String = RecordCache.defaultDirectory(), container: String, environment: CloudKitEnvironment) throws {
+    /// Opens (or creates) the cache for an account.
+    public init(directory: String = RecordCache.defaultDirectory(), account: Account) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA cache_size = -2048")  // 2 MB: memory stays flat however large the zone
         }
-        (pool, path) = try OwnerOnlyDatabase.open(directory: directory, prefix: "", container: container, environment: environment, configuration: configuration)
+        (pool, path) = try OwnerOnlyDatabase.open(directory: directory, prefix: "", account: account, configuration: configuration)
+        let legacy = OwnerOnlyDatabase.legacyPath(directory: directory, prefix: "", container: account.container, environment: account.environment)
+        if FileManager.default.fileExists(atPath: legacy) {
+            OwnerOnlyDatabase.remove(legacy)
+            droppedLegacyFile = legacy
+        } else {
+            droppedLegacyFile = nil
+        }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -187,14 +195,15 @@ public final class RecordCache: Sendable {
         }
     }
 
-    /// Names of zones (of one database and owner) that have a saved sync token.
-    public func cachedZones(container: String, environment: CloudKitEnvironment, database: DatabaseScope) throws -> Set<String> {
+    /// Zones of one database (of this file's account) that have a saved sync token.
+    public func cachedZones(_ scope: Scope) throws -> Set<ZoneKey> {
         try pool.read { db in
-            let prefix = [container, environment.rawValue, database.rawValue].joined(separator: "\u{1F}") + "\u{1F}"
+            let prefix = scope.database.rawValue + "\u{1F}"
             let keys = try String.fetchAll(db, sql: "SELECT key FROM list WHERE sync_token IS NOT NULL AND substr(key, 1, ?) = ?", arguments: [prefix.utf8.count, prefix])
             return Set(keys.compactMap { key in
+                // database, owner, zone, query (empty for a change feed)
                 let parts = key.components(separatedBy: "\u{1F}")
-                return parts.count == 6 && parts[5].isEmpty ? parts[4] : nil
+                return parts.count == 4 && parts[3].isEmpty ? ZoneKey(scope: scope, owner: parts[1], zoneName: parts[2]) : nil
             })
         }
     }

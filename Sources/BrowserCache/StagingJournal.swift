@@ -6,20 +6,23 @@ import RecordBrowser
 /// Staged operations on disk (XDG state dir, owner-only), written on every change, so a crash, a
 /// `kill -9` or a dropped SSH connection loses nothing staged. A commit records the requests it is
 /// about to send before sending them, so the next start can find out whether they were applied.
+///
+/// One file per account (server, container, environment, signed-in identity): staged edits are never
+/// restored under another server or user. Each entry also names its database, zone owner and zone.
 public final class StagingJournal: Sendable {
     let pool: DatabasePool
     public let path: String
+    public let account: Account
 
     public static func defaultDirectory() -> String {
-        let env = ProcessInfo.processInfo.environment
-        let base = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
-        return (base as NSString).appendingPathComponent("ckbrowse")
+        (XDG.stateHome() as NSString).appendingPathComponent("ckbrowse")
     }
 
-    public init(directory: String = StagingJournal.defaultDirectory(), container: String, environment: CloudKitEnvironment) throws {
+    public init(directory: String = StagingJournal.defaultDirectory(), account: Account) throws {
+        self.account = account
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        (pool, path) = try OwnerOnlyDatabase.open(directory: directory, prefix: "journal-", container: container, environment: environment, configuration: configuration)
+        (pool, path) = try OwnerOnlyDatabase.open(directory: directory, prefix: "journal-", account: account, configuration: configuration)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -27,7 +30,33 @@ public final class StagingJournal: Sendable {
                 CREATE TABLE inflight (position INTEGER PRIMARY KEY, database TEXT NOT NULL, body TEXT NOT NULL, sent_at INTEGER NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2-owner") { db in
+            try db.execute(sql: "ALTER TABLE inflight ADD COLUMN owner TEXT")
+        }
         try migrator.migrate(pool)
+    }
+
+    /// What a journal of the earlier layout (one file per container and environment, whatever the
+    /// server or user) holds: it is never restored silently; the user decides.
+    public static func legacy(directory: String = StagingJournal.defaultDirectory(), account: Account) -> LegacyJournal? {
+        let path = OwnerOnlyDatabase.legacyPath(directory: directory, prefix: "journal-", container: account.container, environment: account.environment)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+            return try queue.read { db in
+                let texts = try String.fetchAll(db, sql: "SELECT operation FROM staged ORDER BY position")
+                let batch = StagedBatch(operations: try texts.map { try decode(JSON(parsing: $0), account: account) })
+                let inflight = try inflight(db, account: account, hasOwner: false)
+                return LegacyJournal(path: path, batch: batch, inflight: inflight)
+            }
+        } catch {
+            return LegacyJournal(path: path, batch: StagedBatch(), inflight: [], unreadable: String(describing: error))
+        }
+    }
+
+    /// Removes a journal of the earlier layout (after the user kept its entries here, or discarded them).
+    public static func removeLegacy(path: String) {
+        OwnerOnlyDatabase.remove(path)
     }
 
     /// Replaces the journal's staged operations with `batch` (one transaction).
@@ -42,7 +71,7 @@ public final class StagingJournal: Sendable {
 
     public func load() throws -> StagedBatch {
         let texts = try pool.read { db in try String.fetchAll(db, sql: "SELECT operation FROM staged ORDER BY position") }
-        return StagedBatch(operations: try texts.map { try Self.decode(JSON(parsing: $0)) })
+        return StagedBatch(operations: try texts.map { try Self.decode(JSON(parsing: $0), account: account) })
     }
 
     /// Records the requests of a commit before they are sent.
@@ -50,8 +79,8 @@ public final class StagingJournal: Sendable {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM inflight")
             for (i, request) in plan.requests.enumerated() {
-                try db.execute(sql: "INSERT INTO inflight (position, database, body, sent_at) VALUES (?, ?, ?, ?)",
-                               arguments: [i, request.database.rawValue, request.body.json.text, milliseconds])
+                try db.execute(sql: "INSERT INTO inflight (position, database, owner, body, sent_at) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [i, request.database.rawValue, request.zone.owner, request.body.json.text, milliseconds])
             }
         }
     }
@@ -75,11 +104,17 @@ public final class StagingJournal: Sendable {
 
     /// Requests sent by a process that died before reading the answer.
     public func inflight() throws -> [CommitPlan.Request] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT database, body FROM inflight ORDER BY position").compactMap { row in
-                guard let scope = DatabaseScope(rawValue: row["database"]) else { return nil }
-                return CommitPlan.Request(database: scope, body: try ModifyRecordsRequest(json: JSON(parsing: row["body"] as String)))
-            }
+        try pool.read { db in try Self.inflight(db, account: account, hasOwner: true) }
+    }
+
+    static func inflight(_ db: Database, account: Account, hasOwner: Bool) throws -> [CommitPlan.Request] {
+        try Row.fetchAll(db, sql: "SELECT * FROM inflight ORDER BY position").compactMap { row in
+            guard let database = DatabaseScope(rawValue: row["database"]) else { return nil }
+            let body = try ModifyRecordsRequest(json: JSON(parsing: row["body"] as String))
+            let zoneID = body.zoneID ?? .default
+            let scope = Scope(account: account, database: database)
+            let zone = hasOwner ? ZoneKey(scope: scope, owner: row["owner"] ?? "", zoneName: zoneID.zoneName) : ZoneKey(scope: scope, zoneID: zoneID)
+            return CommitPlan.Request(zone: zone, body: body)
         }
     }
 
@@ -88,7 +123,8 @@ public final class StagingJournal: Sendable {
         object.set("kind", o.kind.rawValue)
         if o.mode != .conditional { object.set("mode", o.mode.rawValue) }
         object.set("database", o.database.rawValue)
-        object.set("zoneID", o.zoneID)
+        object.set("owner", o.zone.owner)
+        object.set("zoneName", o.zone.zoneName)
         object.set("recordName", o.recordName)
         object.set("recordType", o.recordType)
         object.set("baseTag", o.baseTag)
@@ -97,15 +133,26 @@ public final class StagingJournal: Sendable {
         return .object(object)
     }
 
-    static func decode(_ json: JSON) throws -> StagedOperation {
+    /// An entry of this layout (`owner` + `zoneName`) or of the earlier one (`zoneID`), as an operation
+    /// of `account`.
+    static func decode(_ json: JSON, account: Account) throws -> StagedOperation {
         guard case .object(let o) = json, let kind = o["kind"]?.stringValue.flatMap(StagedOperation.Kind.init(rawValue:)),
-            let scope = o["database"]?.stringValue.flatMap(DatabaseScope.init(rawValue:)), let zone = o["zoneID"],
+            let database = o["database"]?.stringValue.flatMap(DatabaseScope.init(rawValue:)),
             let name = o["recordName"]?.stringValue
         else { throw JSONDecodingError(message: "damaged journal entry") }
+        let scope = Scope(account: account, database: database)
+        let zone: ZoneKey
+        if let zoneName = o["zoneName"]?.stringValue {
+            zone = ZoneKey(scope: scope, owner: o["owner"]?.stringValue ?? "", zoneName: zoneName)
+        } else if let zoneID = o["zoneID"] {
+            zone = ZoneKey(scope: scope, zoneID: try ZoneID(json: zoneID))
+        } else {
+            throw JSONDecodingError(message: "damaged journal entry: no zone")
+        }
         var base = Record(recordName: name, recordType: o["recordType"]?.stringValue, recordChangeTag: o["baseTag"]?.stringValue)
         base.fields = try o["baseFields"].map { try Record.decodeFields($0).0 } ?? [:]
         let changes = try o["changes"].map { try Record.decodeFields($0).0 } ?? [:]
-        var operation = StagedOperation(kind: kind, database: scope, zoneID: try ZoneID(json: zone), base: base, changes: changes)
+        var operation = StagedOperation(kind: kind, zone: zone, base: base, changes: changes)
         operation.mode = o["mode"]?.stringValue.flatMap(StagedOperation.Mode.init(rawValue:)) ?? .conditional
         return operation
     }

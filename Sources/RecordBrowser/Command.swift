@@ -17,12 +17,12 @@ extension Browser {
             }
             return switchDatabase(scope, &state)
         case "open":
-            guard words.count == 2, let zone = state.list?.zoneID else {
+            guard words.count == 2, let zone = state.list?.zone else {
                 state.lastError = BrowserFailure(message: ":open takes a record name (open a zone first)")
                 return []
             }
             state.detailHistory = []
-            return openRecord(words[1], zoneID: zone, &state)
+            return openRecord(RecordKey(zone: zone, recordName: words[1]), &state)
         case "query":
             do {
                 let query = try parseQuery(Array(words.dropFirst()))
@@ -30,7 +30,7 @@ extension Browser {
                     guard state.zones.indices.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else {
                         return []
                     }
-                    state.list = RecordList(key: listKey(state, zone.zoneID), zoneID: zone.zoneID, source: .changes)
+                    state.list = RecordList(key: listKey(state, zone.zoneID), source: .changes)
                 }
                 return runQuery(QueryRequest(query: query), &state)
             } catch let failure as BrowserFailure {

@@ -21,18 +21,57 @@ public struct CommitSession: Sendable {
     public var scroll = 0
     public var conflicts: [Conflict] = []
     /// Ops that failed only because another op of their atomic batch failed.
-    public var innocent: [String] = []
-    /// Ops refused for another reason (target → "CODE: reason"); they stay staged.
-    public var failed: [String: String] = [:]
+    public var innocent: [RecordKey] = []
+    /// Ops refused for another reason; they stay staged.
+    public var failed: [RecordKey: FailedOperation] = [:]
     /// The conflict being shown.
     public var selection = 0
-    /// The outcome, once known.
-    public var outcome: [String] = []
+    /// The outcome, once known: typed entries, worded and coloured by the renderer.
+    public var outcome: [CommitReport] = []
 
     public init(plan: CommitPlan, phase: Phase = .preview) {
         self.plan = plan
         self.phase = phase
     }
+}
+
+/// One entry of a commit's report. Rendering derives every word and colour from these values, so no
+/// behaviour depends on how a line is worded.
+public enum CommitReport: Sendable, Hashable {
+    /// What became of one request.
+    public enum RequestResult: Sendable, Hashable {
+        case appliedAll(Int)
+        /// An atomic request of which nothing was applied: `refused` operations failed.
+        case nothingApplied(refused: Int)
+        /// A non-atomic request: some applied, some failed.
+        case partial(applied: Int, failed: Int)
+        /// The whole request was refused (nothing applied).
+        case refused(BrowserFailure)
+        /// No answer: whether it was applied is being checked.
+        case unknown(BrowserFailure)
+        /// Not sent, because an earlier request's outcome is unknown.
+        case notSent
+    }
+
+    /// The batch was rebuilt after conflicts: what the user chose per record, and how many innocent
+    /// operations (ATOMIC_ERROR only) are sent again unchanged.
+    case resolved([ResolvedConflict], innocent: Int)
+    case request(zone: ZoneKey, atomic: Bool, RequestResult)
+    /// An operation refused for another reason than a conflict: it stays staged.
+    case failedOperation(RecordKey, FailedOperation)
+    /// A commit whose answer was lost could not be checked.
+    case verificationFailed(BrowserFailure)
+    /// A commit whose answer was lost, checked by looking its records up.
+    case verified(applied: Int, notApplied: Int, unclear: Int)
+    case verdict(CommitVerdict)
+}
+
+/// How one conflict was resolved, for the report of the commit sent again.
+public struct ResolvedConflict: Sendable, Hashable {
+    public var key: RecordKey
+    public var resolution: Conflict.Resolution
+    /// The server's change tag it was re-based on; nil when the server's record is deleted.
+    public var serverTag: String?
 }
 
 /// One record that came back with CONFLICT (or NOT_FOUND: deleted on the server meanwhile).
@@ -58,17 +97,26 @@ public struct Conflict: Sendable, Hashable {
         case recreate
     }
 
-    public var target: String
-    public var database: DatabaseScope
-    public var zoneID: ZoneID
-    public var recordName: String
-    public var code: String
+    public var key: RecordKey
+    public var code: ServerErrorCode
     public var reason: String
     public var server: ServerVersion = .loading
     public var resolution: Resolution?
     /// Merge mode: field → keep mine.
     public var merge: [String: Bool]?
     public var fieldSelection = 0
+
+    public var zone: ZoneKey { key.zone }
+    public var database: DatabaseScope { key.zone.database }
+    public var zoneID: ZoneID { key.zone.zoneID }
+    public var recordName: String { key.recordName }
+}
+
+/// An operation a commit's answer refused for a reason other than a conflict (it stays staged).
+public struct FailedOperation: Sendable, Hashable {
+    /// nil: the answer had no result for the operation.
+    public var code: ServerErrorCode?
+    public var reason: String?
 }
 
 /// What one request of a commit came back with.
@@ -97,31 +145,38 @@ public struct CommitOutcome: Sendable, Hashable {
 /// current version on the server.
 public struct CommitVerdict: Sendable, Hashable {
     public enum Applied: Sendable, Hashable { case yes, no, unclear }
-    public var database: DatabaseScope
-    public var zoneID: ZoneID
-    public var recordName: String
-    public var applied: Applied
-    public var explanation: String
-
-    public init(database: DatabaseScope, zoneID: ZoneID, recordName: String, applied: Applied, explanation: String) {
-        self.database = database
-        self.zoneID = zoneID
-        self.recordName = recordName
-        self.applied = applied
-        self.explanation = explanation
+    /// What the lookup showed.
+    public enum Evidence: Sendable, Hashable {
+        case gone
+        case stillHasTag(String)
+        case hasAnotherTag
+        case doesNotExist
+        case holdsSentValues(tag: String?)
+        case changedDifferently
+        case lookupFailed(ServerErrorCode)
     }
 
-    public var target: String { "\(database.rawValue)/\(zoneID.zoneName)/\(recordName)" }
+    public var key: RecordKey
+    public var applied: Applied
+    public var evidence: Evidence
+
+    public init(key: RecordKey, applied: Applied, evidence: Evidence) {
+        self.key = key
+        self.applied = applied
+        self.evidence = evidence
+    }
+
+    public var recordName: String { key.recordName }
 
     /// Judges one operation by the server's current answer for its record:
     /// - a conditional update/delete whose tag is still the record's tag was not applied;
     /// - an update whose fields all hold the sent values, or a delete whose record is gone, was
     ///   (or someone made the same change: indistinguishable, and harmless to treat as applied);
     /// - anything else (the record moved on differently) is unclear and stays staged.
-    public static func judge(_ operation: RecordOperation, database: DatabaseScope, zoneID: ZoneID, server: RecordResult) -> CommitVerdict {
+    public static func judge(_ operation: RecordOperation, zone: ZoneKey, server: RecordResult) -> CommitVerdict {
         let name = operation.record.recordName
-        func verdict(_ applied: Applied, _ why: String) -> CommitVerdict {
-            CommitVerdict(database: database, zoneID: zoneID, recordName: name, applied: applied, explanation: why)
+        func verdict(_ applied: Applied, _ evidence: Evidence) -> CommitVerdict {
+            CommitVerdict(key: RecordKey(zone: zone, recordName: name), applied: applied, evidence: evidence)
         }
         let gone: Bool
         var current: Record?
@@ -129,22 +184,21 @@ public struct CommitVerdict: Sendable, Hashable {
         case .record(let record): current = record; gone = false
         case .deleted: gone = true
         case .failure(let error):
-            if error.serverErrorCode == .notFound { gone = true } else { return verdict(.unclear, "lookup failed: \(error.serverErrorCode.rawValue)") }
+            if error.serverErrorCode == .notFound { gone = true } else { return verdict(.unclear, .lookupFailed(error.serverErrorCode)) }
         }
         if operation.operationType.isDelete {
-            if gone { return verdict(.yes, "the record is gone") }
-            if let tag = operation.record.recordChangeTag, current?.recordChangeTag == tag { return verdict(.no, "the record still has change tag \(tag)") }
-            return verdict(.unclear, "the record exists with another change tag")
+            if gone { return verdict(.yes, .gone) }
+            if let tag = operation.record.recordChangeTag, current?.recordChangeTag == tag { return verdict(.no, .stillHasTag(tag)) }
+            return verdict(.unclear, .hasAnotherTag)
         }
         guard let current else {
-            return verdict(operation.operationType == .create ? .unclear : .no, "the record does not exist on the server")
+            return verdict(operation.operationType == .create ? .unclear : .no, .doesNotExist)
         }
         if operation.operationType == .update, let tag = operation.record.recordChangeTag, current.recordChangeTag == tag {
-            return verdict(.no, "the record still has change tag \(tag)")
+            return verdict(.no, .stillHasTag(tag))
         }
         let sent = operation.record.fields
         let holds = sent.allSatisfy { name, value in value == .null ? current.fields[name] == nil || current.fields[name] == .null : current.fields[name] == value }
-        return holds ? verdict(.yes, "the record holds the sent values (change tag \(current.recordChangeTag ?? "?"))")
-            : verdict(.unclear, "the record changed, but not to the sent values")
+        return holds ? verdict(.yes, .holdsSentValues(tag: current.recordChangeTag)) : verdict(.unclear, .changedDifferently)
     }
 }

@@ -7,32 +7,35 @@ public enum BrowserEffect: Sendable, Hashable {
     /// Open a list in the local cache (cached rows and token, shown at once).
     case openList(ListKey, generation: Int)
     /// Fetch one page of a zone's change feed after `syncToken` into the cache.
-    case loadChanges(DatabaseScope, ZoneID, ListKey, syncToken: String?, generation: Int)
+    case loadChanges(ListKey, syncToken: String?, generation: Int)
     /// Fetch one page of a query into the cache (`reset`: a new query, forget earlier results).
-    case runQuery(DatabaseScope, QueryRequest, ListKey, reset: Bool, generation: Int)
+    case runQuery(QueryRequest, ListKey, reset: Bool, generation: Int)
     /// Read rows `start ..< start + count` of a list (matching `filter`) from the cache.
     case loadWindow(ListKey, filter: String?, start: Int, count: Int, generation: Int)
     /// Copy a cached record as JSON (OSC 52).
     case copyRecord(ListKey, String)
-    case lookupRecord(DatabaseScope, ZoneID, String)
+    case lookupRecord(RecordKey)
     case loadSubscriptions(DatabaseScope)
     /// Put text on the clipboard (OSC 52).
     case copy(String)
     case quit
     /// Read a cached record to stage its deletion from a list.
-    case loadRecordToDelete(ListKey, ZoneID, String)
+    case loadRecordToDelete(ListKey, String)
     /// Suspend the screen and edit the fields in `$EDITOR`.
     case editJSON(JSONEdit)
     /// Send the requests of a commit (recorded in the journal first).
     case commit(CommitPlan)
     /// Look up the server's current versions of conflicting records.
-    case lookupConflicts(DatabaseScope, ZoneID, [String])
+    case lookupConflicts(ZoneKey, [String])
     /// Find out, by looking the records up, whether requests whose answer was lost were applied.
     case verifyCommit([CommitPlan.Request])
     /// Write records (saved by a commit, or the server's versions) into a list of the cache.
     case storeRecords(ListKey, [RecordResult], generation: Int)
     /// Create a push token and long-poll its webcourier URL until the browser quits.
     case startNotifications
+    /// Remove a journal of the earlier layout: its entries were kept here (and are journaled anew), or
+    /// the user discarded them.
+    case removeLegacyJournal(path: String)
 }
 
 /// Input to `update`: keys, terminal changes, and results of effects.
@@ -47,23 +50,25 @@ public enum BrowserEvent: Sendable {
     case pageApplied(generation: Int, Result<PageOutcome, BrowserFailure>)
     case windowLoaded(generation: Int, start: Int, rows: [RecordSummary], matching: Int)
     /// A looked-up record (or its per-item error), with the record dictionary as the server sent it.
-    case recordLoaded(String, Result<(RecordResult, JSON), BrowserFailure>)
+    case recordLoaded(RecordKey, Result<(RecordResult, JSON), BrowserFailure>)
     case subscriptionsLoaded(DatabaseScope, Result<[SubscriptionResult], BrowserFailure>)
     case requestFinished(RequestRecord)
     case notice(String)
-    /// Zones of the current database whose records and sync token are in the local cache.
-    case cachedZones(DatabaseScope, Set<String>)
+    /// Zones of a database whose records and sync token are in the local cache.
+    case cachedZones(Scope, Set<ZoneKey>)
     /// The cached record a list's `d` asked for (nil: not in the cache).
-    case recordToDelete(ZoneID, String, Record?)
+    case recordToDelete(RecordKey, Record?)
     /// `$EDITOR` returned: the file's content (nil if it could not be read) and the editor's exit status.
     case jsonEdited(JSONEdit, edited: String?, status: Int32)
     case commitFinished([CommitOutcome])
-    case conflictVersions(DatabaseScope, ZoneID, Result<[RecordResult], BrowserFailure>)
+    case conflictVersions(ZoneKey, Result<[RecordResult], BrowserFailure>)
     case commitVerified([CommitVerdict], failure: BrowserFailure?)
     /// Records were written to the open list in the cache.
     case recordsStored(generation: Int, total: Int)
     /// The journal was read at start: staged ops, and requests of a commit that was in flight.
     case journalRestored(StagedBatch, inflight: [CommitPlan.Request])
+    /// A journal of the earlier layout holds entries made against an unrecorded server: ask the user.
+    case legacyJournalFound(LegacyJournal)
     /// The long-poll's connection changed.
     case notificationsStatus(NotificationFeed.Connection, at: Int64)
     /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).

@@ -93,16 +93,14 @@ public enum Confirmation: Sendable, Hashable {
 
 /// A whole-record edit in `$EDITOR`: the text handed to the editor, and the record it was made from.
 public struct JSONEdit: Sendable, Hashable {
-    public var database: DatabaseScope
-    public var zoneID: ZoneID
+    public var zone: ZoneKey
     /// The record as the server sent it (the base, unless the record is already staged).
     public var record: Record
     /// The file's content: a `//` header (with the last error, if any) and the fields as JSON.
     public var text: String
 
-    public init(database: DatabaseScope, zoneID: ZoneID, record: Record, text: String) {
-        self.database = database
-        self.zoneID = zoneID
+    public init(zone: ZoneKey, record: Record, text: String) {
+        self.zone = zone
         self.record = record
         self.text = text
     }

@@ -4,8 +4,24 @@ import TerminalUI
 
 /// How values read on screen.
 public enum Format {
-    /// The zone "local" times are shown in (tests pin it for stable snapshots).
-    nonisolated(unsafe) public static var localTimeZone: TimeZone = .current
+    /// The zone "local" times are shown in (tests pin it for stable snapshots). Behind a lock: test
+    /// suites run in parallel and any of them may set it.
+    public static var localTimeZone: TimeZone {
+        get { zoneBox.lock.withLock { zoneBox.zone } }
+        set { zoneBox.lock.withLock { zoneBox.zone = newValue } }
+    }
+
+    private final class ZoneBox: @unchecked Sendable {
+        let lock = NSLock()
+        var zone: TimeZone = .current
+    }
+
+    private static let zoneBox = ZoneBox()
+
+    /// `1 operation`, `3 operations`, `1,200 records` (regular English plurals only).
+    public static func plural(_ n: Int, _ noun: String) -> String {
+        "\(count(n)) \(noun)\(n == 1 ? "" : "s")"
+    }
 
     /// `2024-03-01 12:00:00 UTC`.
     public static func utc(_ milliseconds: Int64) -> String {

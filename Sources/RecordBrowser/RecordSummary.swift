@@ -26,25 +26,17 @@ public struct RecordSummary: Sendable, Hashable {
 }
 
 /// Identifies a list of records in the local cache: a zone's change feed, or the results of a query.
+/// The cache file belongs to one account (server, container, environment, identity); inside it a list
+/// is keyed by database, zone owner, zone and query.
 public struct ListKey: Sendable, Hashable, CustomStringConvertible {
-    public var container: String
-    public var environment: CloudKitEnvironment
-    public var database: DatabaseScope
-    public var zoneName: String
-    public var owner: String
+    public var zone: ZoneKey
     /// Empty for the change feed; the query's canonical JSON for query results.
     public var query: String
 
-    public init(container: String, environment: CloudKitEnvironment, database: DatabaseScope, zoneName: String, owner: String, query: String = "") {
-        self.container = container
-        self.environment = environment
-        self.database = database
-        self.zoneName = zoneName
-        self.owner = owner
+    public init(zone: ZoneKey, query: String = "") {
+        self.zone = zone
         self.query = query
     }
 
-    public var description: String {
-        [container, environment.rawValue, database.rawValue, owner, zoneName, query].joined(separator: "\u{1F}")
-    }
+    public var description: String { zone.description + "\u{1F}" + query }
 }

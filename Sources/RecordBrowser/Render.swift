@@ -68,6 +68,7 @@ extension Browser {
         drawStatus(&screen, state)
         if state.showHelp { drawHelp(&screen, state) }
         if let notice = state.signInNotice { drawSignIn(&screen, notice, state) }
+        if let legacy = state.legacyJournal { drawLegacyJournal(&screen, legacy, state) }
         return screen
     }
 
@@ -134,8 +135,9 @@ extension Browser {
             switch state.zones[i] {
             case .zone(let zone):
                 let kind = zone.zoneID.isDefaultZone ? "default" : "custom"
-                var cached = state.cachedZones.contains(zone.zoneID.zoneName) ? "cached" : "—"
-                let staged = state.staged.operations.filter { $0.database == state.connection.database && $0.zoneID.zoneName == zone.zoneID.zoneName }.count
+                let key = state.connection.zone(zone.zoneID)
+                var cached = state.cachedZones.contains(key) ? "cached" : "—"
+                let staged = state.staged.operations.filter { $0.zone == key }.count
                 if staged > 0 { cached = "\(staged) staged" }
                 return (row([zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", cached], cols), staged > 0 ? Theme.staged : .plain)
             case .failure(let error):
@@ -162,7 +164,7 @@ extension Browser {
             let by = record.modifiedBy.map { String($0.prefix(13)) } ?? ""
             return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
         }
-        drawStageMarks(&screen, state, zoneID: list.zoneID, first: list.scroll, count: min(list.matching - list.scroll, screen.height - 4)) { list.row($0)?.recordName }
+        drawStageMarks(&screen, state, zone: list.zone, first: list.scroll, count: min(list.matching - list.scroll, screen.height - 4)) { list.row($0)?.recordName }
     }
 
     static func drawDetail(_ screen: inout Screen, _ state: BrowserState) {
@@ -284,10 +286,8 @@ extension Browser {
             }
         } else if let prompt = commitPrompt(state) {
             screen.put(prompt.text, x: 0, y: y, style: prompt.style, maxWidth: screen.width - 1)
-        } else if let input = state.input, input.prompt == "+" {
-            screen.put("add field (NAME TYPE): " + input.text + "▏", x: 0, y: y, style: .plain)
         } else if let input = state.input {
-            screen.put(String(input.prompt) + input.text + "▏", x: 0, y: y, style: .plain)
+            screen.put(input.prompt + input.text + "▏", x: 0, y: y, style: .plain)
         } else if let message = state.message {
             screen.put(" " + message, x: 0, y: y, maxWidth: screen.width - 1)
         } else {
@@ -295,8 +295,8 @@ extension Browser {
         }
     }
 
-    /// container · environment (production in red) · database · zone · counts │ last error. When the
-    /// row is too narrow the container name gives way first, then the error.
+    /// [server ›] container · environment (production in red) · database · zone · counts │ last error.
+    /// When the row is too narrow the container name gives way first, then the error.
     static func drawStatus(_ screen: inout Screen, _ state: BrowserState) {
         let y = screen.height - 1
         screen.fill(y: y, style: Theme.status)
@@ -307,8 +307,7 @@ extension Browser {
             var counts = "\(Format.count(list.total)) loaded"
             if state.filter != nil { counts += " · \(Format.count(list.matching)) match" }
             if list.loading { counts += " · loading" }
-            if list.moreComing && list.source == .changes { counts += " · more coming" }
-            if list.moreComing, case .query = list.source { counts += " · more coming" }
+            if list.moreComing && list.source != .awaitingQuery { counts += " · more coming" }
             parts.append(counts)
         } else if state.pane == .zones {
             parts.append("\(state.zones.count) zones")
@@ -323,9 +322,11 @@ extension Browser {
             // Narrow: shorter words before anything is cut.
             tail = tail.replacing(" · more coming", with: " · more…").replacing(" loaded", with: "")
         }
-        let fixed = TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 4
+        // The server, whenever it is not Apple's: the same container ID lives on several servers.
+        let server = c.server.isAppleDefault ? "" : TextWidth.truncate(c.server.displayName, to: 22) + " › "
+        let fixed = TextWidth.width(server) + TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 4
         let container = TextWidth.truncate(c.container, to: max(8, screen.width - fixed))
-        var x = screen.put(" \(container) · ", x: 0, y: y, style: Theme.status)
+        var x = screen.put(" \(server)\(container) · ", x: 0, y: y, style: Theme.status)
         x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
         x += screen.put(tail, x: x, y: y, style: Theme.status)
         if let error = state.lastError, x < screen.width - 4 {
@@ -395,6 +396,22 @@ extension Browser {
 
     static func drawHelp(_ screen: inout Screen, _ state: BrowserState) {
         box(&screen, title: "Keys", lines: helpLines(state))
+    }
+
+    static func drawLegacyJournal(_ screen: inout Screen, _ legacy: LegacyJournal, _ state: BrowserState) {
+        let ops = legacy.batch.operations
+        var lines = ["An earlier version of ckbrowse kept staged edits for \(state.connection.container) (\(state.connection.environment.rawValue)) without recording which server or user they were made against:", ""]
+        let shown = 6
+        for op in ops.prefix(shown) {
+            lines.append("\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(op.zone.displayName) › \(op.recordName)")
+        }
+        if ops.count > shown { lines.append("… and \(ops.count - shown) more") }
+        if !legacy.inflight.isEmpty {
+            lines.append("and a commit that was in flight (\(Format.plural(legacy.inflight.count, "request"))): keeping it checks it against this server")
+        }
+        lines += ["", "k  keep them for \(state.connection.server.displayName) (as \(state.connection.account.identity.displayName))",
+                  "D  discard them", "Esc  decide later (the file is left as it is)"]
+        box(&screen, title: "Staged edits from an earlier version", lines: lines)
     }
 
     static func drawSignIn(_ screen: inout Screen, _ notice: BrowserFailure, _ state: BrowserState) {

@@ -4,11 +4,10 @@ import TerminalUI
 /// Drawing of staged edits: list marks, the inline editor, the batch, the commit and the conflicts.
 extension Browser {
     /// `M` (modified) or `D` (deleted) in the first column of staged rows.
-    static func drawStageMarks(_ screen: inout Screen, _ state: BrowserState, zoneID: ZoneID, first: Int, count: Int, name: (Int) -> String?) {
+    static func drawStageMarks(_ screen: inout Screen, _ state: BrowserState, zone: ZoneKey, first: Int, count: Int, name: (Int) -> String?) {
         guard !state.staged.isEmpty, count > 0 else { return }
-        let database = state.connection.database
         for i in 0..<count {
-            guard let recordName = name(first + i), let op = state.staged.operation(for: target(database, zoneID, recordName)) else { continue }
+            guard let recordName = name(first + i), let op = state.staged.operation(for: RecordKey(zone: zone, recordName: recordName)) else { continue }
             let style = op.kind == .delete ? Theme.stagedDelete : Theme.staged
             screen.put(op.kind == .delete ? "D" : "M", x: 0, y: 2 + i, style: style)
         }
@@ -25,7 +24,7 @@ extension Browser {
     static func batchLines(_ state: BrowserState) -> [(op: Int, text: String, style: Style)] {
         var lines: [(Int, String, Style)] = []
         for (i, op) in state.staged.operations.enumerated() {
-            var head = "\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(op.zoneID.zoneName) › \(op.recordName)"
+            var head = "\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(op.zone.displayName) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
             head += " · based on change tag \(op.baseTag ?? "none")"
             switch op.mode {
@@ -49,8 +48,12 @@ extension Browser {
             screen.put(" Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 2)
             return
         }
-        let zones = Set(ops.map { "\($0.database.rawValue)/\($0.zoneID.zoneName)" }).count
-        screen.put(" \(ops.count) staged operation\(ops.count == 1 ? "" : "s") in \(zones) zone\(zones == 1 ? "" : "s") · old → new per field", x: 0, y: 1, style: Theme.header)
+        let zones = Set(ops.map(\.zone)).count
+        var header = " \(Format.plural(ops.count, "staged operation")) in \(Format.plural(zones, "zone"))"
+        // Staged edits belong to one server: say which, unless it is Apple's.
+        let server = state.connection.server
+        if !server.isAppleDefault { header += " on \(server.displayName)" }
+        screen.put(header + " · old → new per field", x: 0, y: 1, style: Theme.header, maxWidth: screen.width - 1)
         let lines = batchLines(state)
         let height = screen.height - 4
         let first = lines.firstIndex { $0.op == state.batchSelection } ?? 0
@@ -66,17 +69,23 @@ extension Browser {
 
     static func drawCommit(_ screen: inout Screen, _ state: BrowserState) {
         guard let commit = state.commit else { return }
-        let lines = previewLines(state).flatMap { line in TextWidth.wrap(line, to: screen.width - 2).map { (line, $0) } }
+        let lines = previewLines(state).flatMap { line in TextWidth.wrap(line.text, to: screen.width - 2).map { ($0, line.tone) } }
         let height = screen.height - 3
         let scroll = min(commit.scroll, max(0, lines.count - height))
         for i in 0..<height where scroll + i < lines.count {
-            let (logical, part) = lines[scroll + i]
-            var style = Style.plain
-            if logical.hasPrefix("NOTE:") { style = Theme.staged }
-            else if logical.hasPrefix("POST ") || logical.hasPrefix("zone ") { style = Style(bold: true) }
-            else if logical.contains("NOTHING") || logical.contains("NOT applied") || logical.contains("refused") || logical.contains("— stays staged") { style = Theme.error }
-            else if logical.contains("applied all") || logical.contains("WAS applied") { style = Style(foreground: .green, bold: true) }
-            screen.put(" " + part, x: 0, y: 1 + i, style: style)
+            let (part, tone) = lines[scroll + i]
+            screen.put(" " + part, x: 0, y: 1 + i, style: style(tone))
+        }
+    }
+
+    static func style(_ tone: Tone) -> Style {
+        switch tone {
+        case .plain: return .plain
+        case .good: return Style(foreground: .green, bold: true)
+        case .bad: return Theme.error
+        case .note: return Theme.staged
+        case .emphasis: return Style(bold: true)
+        case .dim: return Theme.dim
         }
     }
 
@@ -101,7 +110,7 @@ extension Browser {
         guard state.pane == .conflict, commit.conflicts.indices.contains(commit.selection) else { return nil }
         let conflict = commit.conflicts[commit.selection]
         if conflict.merge != nil { return (" MERGE: j/k field · Space toggles mine/server · m mine · t server · Enter done · Esc back", Theme.staged) }
-        let op = state.staged.operation(for: conflict.target)
+        let op = state.staged.operation(for: conflict.key)
         switch conflict.server {
         case .loading: return (" fetching the server's version… · a abort", Theme.dim)
         case .failed: return (" f force mine · t drop mine · n next · a abort the commit", Theme.staged)
@@ -119,7 +128,7 @@ extension Browser {
     static func drawConflict(_ screen: inout Screen, _ state: BrowserState) {
         guard let commit = state.commit, commit.conflicts.indices.contains(commit.selection) else { return }
         let conflict = commit.conflicts[commit.selection]
-        let op = state.staged.operation(for: conflict.target)
+        let op = state.staged.operation(for: conflict.key)
         var y = 1
         func line(_ text: String, _ style: Style = .plain) {
             for part in TextWidth.wrap(text, to: screen.width - 2) where y < screen.height - 2 {
@@ -128,8 +137,8 @@ extension Browser {
             }
         }
         let n = commit.conflicts.count
-        let atomicZone = commit.plan.requests.first { $0.database == conflict.database && $0.body.zoneID?.zoneName == conflict.zoneID.zoneName }?.atomic ?? true
-        line(atomicZone ? "Nothing was applied in zone \(conflict.zoneID.zoneName): the batch is atomic, and \(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them")."
+        let atomicZone = commit.plan.requests.first { $0.zone == conflict.zone }?.atomic ?? true
+        line(atomicZone ? "Nothing was applied in zone \(conflict.zone.displayName): the batch is atomic, and \(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them")."
                 : "\(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them"); the other operations were applied on their own.", Theme.error)
         if !commit.innocent.isEmpty {
             let k = commit.innocent.count
@@ -137,7 +146,7 @@ extension Browser {
         }
         let resolved = commit.conflicts.filter { $0.resolution != nil }.count
         let kind = op?.kind == .delete ? "DELETE" : "UPDATE"
-        line("Conflict \(commit.selection + 1) of \(n) (\(resolved) resolved) · \(kind) '\(conflict.recordName)' (\(op?.recordType ?? "?")) · you edited from change tag \(op?.baseTag ?? "none") · \(conflict.code): \(conflict.reason)", Theme.header)
+        line("Conflict \(commit.selection + 1) of \(n) (\(resolved) resolved) · \(kind) '\(conflict.recordName)' (\(op?.recordType ?? "?")) · you edited from change tag \(op?.baseTag ?? "none") · \(conflict.code.rawValue): \(conflict.reason)", Theme.header)
         guard let op else { return }
         var serverFields: [String: FieldValue] = [:]
         switch conflict.server {

@@ -11,9 +11,9 @@ public struct StagedOperation: Sendable, Hashable {
 
     public var kind: Kind
     public var mode: Mode = .conditional
-    public var database: DatabaseScope
-    public var zoneID: ZoneID
-    public var recordName: String
+    /// The record: server, container, environment, signed-in identity, database, zone owner, zone and
+    /// name. At most one operation per key in a batch.
+    public var key: RecordKey
     public var recordType: String?
     /// The change tag the user edited from: `update` and `delete` carry it.
     public var baseTag: String?
@@ -22,19 +22,20 @@ public struct StagedOperation: Sendable, Hashable {
     /// Field → new value for updates (`.null` clears the field).
     public var changes: [String: FieldValue]
 
-    public init(kind: Kind, database: DatabaseScope, zoneID: ZoneID, base: Record, changes: [String: FieldValue] = [:]) {
+    public init(kind: Kind, zone: ZoneKey, base: Record, changes: [String: FieldValue] = [:]) {
         self.kind = kind
-        self.database = database
-        self.zoneID = zoneID
-        self.recordName = base.recordName
+        self.key = RecordKey(zone: zone, recordName: base.recordName)
         self.recordType = base.recordType
         self.baseTag = base.recordChangeTag
         self.baseFields = base.fields
         self.changes = changes
     }
 
-    /// Identifies the record: at most one operation per record in a batch.
-    public var target: String { "\(database.rawValue)/\(zoneID.zoneName)/\(recordName)" }
+    public var zone: ZoneKey { key.zone }
+    public var database: DatabaseScope { key.zone.database }
+    /// The zone ID to send (with its owner in the shared database).
+    public var zoneID: ZoneID { key.zone.zoneID }
+    public var recordName: String { key.recordName }
 
     /// The operation as records/modify takes it.
     public var recordOperation: RecordOperation {
@@ -98,7 +99,7 @@ public struct StagedBatch: Sendable, Hashable {
     /// first base tag and base fields); a delete replaces an update; an update of a record staged for
     /// deletion replaces the delete.
     public mutating func stage(_ operation: StagedOperation) {
-        guard let index = operations.firstIndex(where: { $0.target == operation.target }) else {
+        guard let index = operations.firstIndex(where: { $0.key == operation.key }) else {
             operations.append(operation)
             return
         }
@@ -121,12 +122,12 @@ public struct StagedBatch: Sendable, Hashable {
     /// field set. No change left unstages the record.
     public mutating func replaceChanges(_ operation: StagedOperation) {
         var replacement = operation
-        if let existing = self.operation(for: operation.target) {
+        if let existing = self.operation(for: operation.key) {
             replacement.baseTag = existing.baseTag
             replacement.baseFields = existing.baseFields
         }
         replacement.changes = replacement.changes.filter { !StagedOperation.isNoChange($0.value, base: replacement.baseFields[$0.key]) }
-        if let index = operations.firstIndex(where: { $0.target == operation.target }) {
+        if let index = operations.firstIndex(where: { $0.key == operation.key }) {
             if replacement.changes.isEmpty && replacement.kind == .update { operations.remove(at: index) } else { operations[index] = replacement }
         } else if !(replacement.changes.isEmpty && replacement.kind == .update) {
             operations.append(replacement)
@@ -135,26 +136,31 @@ public struct StagedBatch: Sendable, Hashable {
 
     /// Puts `operation` in place of the op for the same record (as is: base and mode included).
     public mutating func replace(_ operation: StagedOperation) {
-        if let index = operations.firstIndex(where: { $0.target == operation.target }) { operations[index] = operation } else { operations.append(operation) }
+        if let index = operations.firstIndex(where: { $0.key == operation.key }) { operations[index] = operation } else { operations.append(operation) }
     }
 
-    public mutating func unstage(target: String) { operations.removeAll { $0.target == target } }
+    public mutating func unstage(_ key: RecordKey) { operations.removeAll { $0.key == key } }
     public mutating func discardAll() { operations.removeAll() }
 
-    public func operation(for target: String) -> StagedOperation? { operations.first { $0.target == target } }
+    public func operation(for key: RecordKey) -> StagedOperation? { operations.first { $0.key == key } }
 }
 
 /// The requests a commit sends, and what the user must be told before confirming.
 public struct CommitPlan: Sendable, Hashable {
     public struct Request: Sendable, Hashable {
-        public var database: DatabaseScope
+        /// The zone every operation of the request belongs to (one request per database, owner and zone).
+        public var zone: ZoneKey
         public var body: ModifyRecordsRequest
         public var atomic: Bool { body.atomic ?? true }
+        public var database: DatabaseScope { zone.database }
 
-        public init(database: DatabaseScope, body: ModifyRecordsRequest) {
-            self.database = database
+        public init(zone: ZoneKey, body: ModifyRecordsRequest) {
+            self.zone = zone
             self.body = body
         }
+
+        /// The key of the record an operation of this request names.
+        public func key(_ recordName: String) -> RecordKey { RecordKey(zone: zone, recordName: recordName) }
     }
 
     public var requests: [Request]
@@ -163,37 +169,58 @@ public struct CommitPlan: Sendable, Hashable {
     /// Some request is not atomic: the user must accept that explicitly.
     public var hasNonAtomic: Bool { requests.contains { !$0.atomic } }
 
-    /// Groups the batch into one request per database and zone. Custom zones are sent with
+    /// Groups the batch into one request per database, zone owner and zone (two owners' zones called
+    /// `Notes` in the shared database are two requests, each addressed to its owner's zone). Custom zones are sent with
     /// `atomic: true`. Default zones (the public database has only its default zone) are not: the
     /// reference says `atomic` is ignored there (7.1; it also notes the private default zone was once
     /// observed reporting `atomic: true`, which we do not rely on), so their requests say
     /// `atomic: false` and a note asks the user to accept that. More operations in one zone than one
     /// request allows is refused: an atomic batch is never split silently.
     public static func make(_ batch: StagedBatch) throws -> CommitPlan {
-        var groups: [(DatabaseScope, ZoneID, [StagedOperation])] = []
+        var groups: [(ZoneKey, [StagedOperation])] = []
         for operation in batch.operations {
-            if let i = groups.firstIndex(where: { $0.0 == operation.database && $0.1.zoneName == operation.zoneID.zoneName }) {
-                groups[i].2.append(operation)
+            if let i = groups.firstIndex(where: { $0.0 == operation.zone }) {
+                groups[i].1.append(operation)
             } else {
-                groups.append((operation.database, operation.zoneID, [operation]))
+                groups.append((operation.zone, [operation]))
             }
         }
         var requests: [Request] = []
         var notes: [String] = []
-        for (database, zoneID, operations) in groups {
+        for (zone, operations) in groups {
             guard operations.count <= ModifyRecordsRequest.maximumOperations else {
-                throw BrowserFailure(message: "\(operations.count) staged operations in zone \(zoneID.zoneName): one request allows at most \(ModifyRecordsRequest.maximumOperations), and ckbrowse will not split an atomic batch. Unstage some and commit in parts.")
+                throw BrowserFailure(message: "\(operations.count) staged operations in zone \(zone.displayName): one request allows at most \(ModifyRecordsRequest.maximumOperations), and ckbrowse will not split an atomic batch. Unstage some and commit in parts.")
             }
-            let atomic = database != .public && !zoneID.isDefaultZone
+            let atomic = zone.database != .public && zone.zoneName != ZoneID.defaultZoneName
             if !atomic {
-                notes.append("\(database.rawValue) \(zoneID.zoneName): CloudKit cannot apply these \(operations.count) operations atomically (a default zone); each succeeds or fails on its own.")
+                notes.append("\(zone.database.rawValue) \(zone.displayName): CloudKit cannot apply these \(operations.count) operations atomically (a default zone); each succeeds or fails on its own.")
             }
-            let zone = ZoneID(zoneName: zoneID.zoneName, ownerRecordName: zoneID.ownerRecordName)
-            requests.append(Request(database: database, body: ModifyRecordsRequest(operations: operations.map(\.recordOperation), zoneID: zone, atomic: atomic)))
+            requests.append(Request(zone: zone, body: ModifyRecordsRequest(operations: operations.map(\.recordOperation), zoneID: zone.zoneID, atomic: atomic)))
         }
         if requests.count > 1 {
             notes.insert("\(requests.count) requests: atomicity holds within each zone only, not across them.", at: 0)
         }
         return CommitPlan(requests: requests, notes: notes)
     }
+}
+
+/// Staged operations (and a commit in flight) found in a journal of the earlier layout, which kept one
+/// file per container and environment without saying which server or user they were made against.
+/// They are shown and the user decides: keep them for the server open now, or discard them.
+public struct LegacyJournal: Sendable, Hashable {
+    public var path: String
+    /// Read as operations of the account open now (that is the question put to the user).
+    public var batch: StagedBatch
+    public var inflight: [CommitPlan.Request]
+    /// Why the file could not be read (it is then left untouched).
+    public var unreadable: String?
+
+    public init(path: String, batch: StagedBatch, inflight: [CommitPlan.Request], unreadable: String? = nil) {
+        self.path = path
+        self.batch = batch
+        self.inflight = inflight
+        self.unreadable = unreadable
+    }
+
+    public var isEmpty: Bool { batch.isEmpty && inflight.isEmpty && unreadable == nil }
 }

@@ -1,20 +1,24 @@
 import CloudKitWeb
 import TerminalUI
 
-/// What the browser is connected to (shown in the status bar; never a token).
+/// What the browser is connected to (shown in the status bar; never a token): the account (server,
+/// container, environment, signed-in identity) and the database open now.
 public struct ConnectionInfo: Sendable, Hashable {
-    public var container: String
-    public var environment: CloudKitEnvironment
+    public var account: Account
     public var database: DatabaseScope
-    /// e.g. "local demo (in-process)" or "api.apple-cloudkit.com".
-    public var server: String
 
-    public init(container: String, environment: CloudKitEnvironment, database: DatabaseScope, server: String) {
-        self.container = container
-        self.environment = environment
+    public init(account: Account, database: DatabaseScope) {
+        self.account = account
         self.database = database
-        self.server = server
     }
+
+    public var container: String { account.container }
+    public var environment: CloudKitEnvironment { account.environment }
+    public var server: ServerID { account.server }
+    /// The open database of the account.
+    public var scope: Scope { Scope(account: account, database: database) }
+    /// The key of a zone of the open database.
+    public func zone(_ zoneID: ZoneID) -> ZoneKey { ZoneKey(scope: scope, zoneID: zoneID) }
 }
 
 /// The screens, as a navigation stack.
@@ -36,10 +40,13 @@ public enum Pane: Hashable, Sendable {
 }
 
 /// A failure as the browser shows it: one line, plus the sign-in URL for AUTHENTICATION_REQUIRED.
+/// Decisions read `error` (its kind, `serverErrorCode` and HTTP status), never `message`.
 public struct BrowserFailure: Error, Sendable, Hashable {
     public var message: String
     public var redirectURL: String?
     public var isAuthenticationRequired: Bool
+    /// The client's typed error, when the failure came from a request.
+    public var error: CloudKitError?
 
     public init(message: String, redirectURL: String? = nil, isAuthenticationRequired: Bool = false) {
         self.message = message
@@ -50,10 +57,17 @@ public struct BrowserFailure: Error, Sendable, Hashable {
     public init(_ error: any Error) {
         if let error = error as? CloudKitError {
             self.init(message: error.description, redirectURL: error.redirectURL, isAuthenticationRequired: error.isAuthenticationRequired)
+            self.error = error
+        } else if let failure = error as? BrowserFailure {
+            self = failure
         } else {
+            // Not a request's failure (the local cache, the journal): its description is for reading only.
             self.init(message: String(describing: error))
         }
     }
+
+    public var serverErrorCode: ServerErrorCode? { error?.serverErrorCode }
+    public var httpStatus: Int? { error?.httpStatus }
 }
 
 /// The records of the open zone, from its change feed or a query. Only a window of row summaries is
@@ -62,10 +76,11 @@ public struct RecordList: Sendable {
     public enum Source: Sendable, Hashable {
         case changes
         case query(QueryRequest)
+        /// The default zone has no change feed: nothing is listed until the user types `:query`.
+        case awaitingQuery
     }
 
     public var key: ListKey
-    public var zoneID: ZoneID
     public var source: Source
     /// Rows in the cache for this list.
     public var total = 0
@@ -89,16 +104,64 @@ public struct RecordList: Sendable {
     public var selection = 0
     public var scroll = 0
 
-    public init(key: ListKey, zoneID: ZoneID, source: Source) {
+    public init(key: ListKey, source: Source) {
         self.key = key
-        self.zoneID = zoneID
         self.source = source
     }
+
+    public var zone: ZoneKey { key.zone }
+    /// The zone ID to send.
+    public var zoneID: ZoneID { key.zone.zoneID }
 
     /// The summary of row `index`, if it is in the window.
     public func row(_ index: Int) -> RecordSummary? {
         let i = index - windowStart
         return window.indices.contains(i) ? window[i] : nil
+    }
+}
+
+/// What a hint-line message is.
+public enum MessageKind: Sendable, Hashable {
+    case plain
+    /// A firesOnce subscription fired and the server deleted it: a later push summary does not
+    /// replace this message.
+    case subscriptionFiredOnce
+}
+
+extension BrowserState {
+    /// Shows a message of a kind other than plain.
+    public mutating func show(_ text: String, kind: MessageKind) {
+        message = text
+        messageKind = kind
+    }
+}
+
+/// Text typed on the hint line, and what it is for.
+public struct InputLine: Sendable, Hashable {
+    public enum Mode: Sendable, Hashable {
+        /// `:` a command.
+        case command
+        /// `/` filters the list as it is typed.
+        case filter
+        /// `a` in a record: `NAME TYPE` of a field to add.
+        case addField
+    }
+
+    public var mode: Mode
+    public var text: String
+
+    public init(_ mode: Mode, text: String = "") {
+        self.mode = mode
+        self.text = text
+    }
+
+    /// What stands before the text.
+    public var prompt: String {
+        switch mode {
+        case .command: return ":"
+        case .filter: return "/"
+        case .addField: return "add field (NAME TYPE): "
+        }
     }
 }
 
@@ -130,8 +193,7 @@ public enum StageMark: Sendable, Hashable {
 
 /// The open record.
 public struct RecordDetail: Sendable {
-    public var zoneID: ZoneID
-    public var recordName: String
+    public var key: RecordKey
     public var record: Record?
     /// The record dictionary exactly as the server sent it.
     public var raw: JSON?
@@ -140,6 +202,17 @@ public struct RecordDetail: Sendable {
     public var error: BrowserFailure?
     public var selection = 0
     public var scroll = 0
+
+    public init(key: RecordKey, record: Record? = nil, raw: JSON? = nil, loading: Bool = true) {
+        self.key = key
+        self.record = record
+        self.raw = raw
+        self.loading = loading
+    }
+
+    public var zone: ZoneKey { key.zone }
+    public var zoneID: ZoneID { key.zone.zoneID }
+    public var recordName: String { key.recordName }
 }
 
 /// Everything the browser shows. A value: `update` changes it, `render` draws it.
@@ -152,7 +225,7 @@ public struct BrowserState: Sendable {
     public var zonesLoading = false
     public var zoneSelection = 0
     /// Zones whose sync token is cached locally (filled in by the app's cache).
-    public var cachedZones: Set<String> = []
+    public var cachedZones: Set<ZoneKey> = []
 
     public var list: RecordList?
     public var detail: RecordDetail?
@@ -166,13 +239,18 @@ public struct BrowserState: Sendable {
 
     /// `/` filter over the loaded list.
     public var filter: String?
-    /// Text being typed after `/` or `:`.
-    public var input: (prompt: Character, text: String)?
+    /// The input line: a `:` command, a `/` filter, or a field to add.
+    public var input: InputLine?
     public var showHelp = false
-    public var message: String?
+    /// The hint line's message. Setting it makes it an ordinary message (`messageKind` `.plain`).
+    public var message: String? { didSet { messageKind = .plain } }
+    /// What the message is, for decisions that must not read its words.
+    public private(set) var messageKind: MessageKind = .plain
     public var lastError: BrowserFailure?
     /// Shown until dismissed when the database needs a signed-in user.
     public var signInNotice: BrowserFailure?
+    /// Entries of an earlier-layout journal waiting for the user's decision (keep here / discard).
+    public var legacyJournal: LegacyJournal?
     public var requests: [RequestRecord] = []
     public var quitRequested = false
 

@@ -44,7 +44,7 @@ public enum Browser {
                 list.loading = true
                 state.list = list
                 if total > 0 { state.message = "showing \(Format.count(total)) cached records; fetching changes since the saved sync token…" }
-                return [.loadChanges(state.connection.database, list.zoneID, list.key, syncToken: token, generation: generation)] + window(&state, force: true)
+                return [.loadChanges(list.key, syncToken: token, generation: generation)] + window(&state, force: true)
             }
             state.list = list
             return window(&state, force: true)
@@ -70,7 +70,7 @@ public enum Browser {
                 return window(&state, force: true) + prefetch(&state)
             case .failure(let failure):
                 list.loadingToEnd = false
-                if case .query = list.source { list.moreComing = false }
+                if list.source != .changes { list.moreComing = false }
                 state.list = list
                 fail(&state, failure)
                 return []
@@ -86,8 +86,9 @@ public enum Browser {
             list.scroll = scroll
             state.list = list
             return window(&state, force: false)
-        case .recordLoaded(let name, let result):
-            guard var detail = state.detail, detail.recordName == name else { return [] }
+        case .recordLoaded(let key, let result):
+            guard var detail = state.detail, detail.key == key else { return [] }
+            let name = key.recordName
             detail.loading = false
             switch result {
             case .success((.record(let record), let raw)):
@@ -120,20 +121,20 @@ public enum Browser {
             if state.requests.count > 200 { state.requests.removeFirst(state.requests.count - 200) }
             return []
         case .cachedZones(let scope, let zones):
-            if scope == state.connection.database { state.cachedZones = zones }
+            if scope == state.connection.scope { state.cachedZones = zones }
             return []
         case .notice(let text):
             state.message = text
             return []
-        case .recordToDelete(let zoneID, let name, let record):
-            if writable(&state) { recordToDelete(zoneID, name, record, &state) }
+        case .recordToDelete(let key, let record):
+            if writable(&state) { recordToDelete(key, record, &state) }
             return []
         case .jsonEdited(let edit, let edited, let status):
             return jsonEdited(edit, edited: edited, status: status, &state)
         case .commitFinished(let outcomes):
             return commitFinished(outcomes, &state)
-        case .conflictVersions(let scope, let zone, let result):
-            conflictVersions(scope, zone, result, &state)
+        case .conflictVersions(let zone, let result):
+            conflictVersions(zone, result, &state)
             return []
         case .commitVerified(let verdicts, let failure):
             commitVerified(verdicts, failure: failure, &state)
@@ -142,6 +143,9 @@ public enum Browser {
             return recordsStored(generation: generation, total: total, &state)
         case .journalRestored(let batch, let inflight):
             return journalRestored(batch, inflight: inflight, &state)
+        case .legacyJournalFound(let legacy):
+            state.legacyJournal = legacy
+            return []
         case .notificationsStatus(let connection, let at):
             notificationsStatus(connection, at: at, &state)
             return []
@@ -159,6 +163,7 @@ public enum Browser {
 
     static func handle(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         if key == .resize { return [] }
+        if state.legacyJournal != nil { return legacyJournalKey(key, &state) }
         if state.input != nil { return handleInput(key, &state) }
         if state.signInNotice != nil {
             // Any key dismisses the notice; the user continues in the public database.
@@ -183,10 +188,10 @@ public enum Browser {
             state.showHelp = true
             return []
         case .char(":"):
-            state.input = (":", "")
+            state.input = InputLine(.command)
             return []
         case .char("/") where [.records, .zones, .subscriptions].contains(state.pane):
-            state.input = ("/", "")
+            state.input = InputLine(.filter)
             return []
         case .char("D"):
             if state.pane == .debug { state.stack.removeLast() } else { state.stack.append(.debug) }
@@ -334,9 +339,7 @@ public enum Browser {
     }
 
     static func listKey(_ state: BrowserState, _ zoneID: ZoneID, query: String = "") -> ListKey {
-        ListKey(
-            container: state.connection.container, environment: state.connection.environment, database: state.connection.database,
-            zoneName: zoneID.zoneName, owner: zoneID.ownerRecordName ?? "", query: query)
+        ListKey(zone: state.connection.zone(zoneID), query: query)
     }
 
     /// Custom zones open their change feed (cached rows first, then the changes since the saved token);
@@ -346,7 +349,7 @@ public enum Browser {
         state.filter = nil
         state.stack = [.zones, .records]
         if zoneID.isDefaultZone {
-            var list = RecordList(key: listKey(state, zoneID, query: "-"), zoneID: zoneID, source: .query(QueryRequest(query: Query(recordType: ""))))
+            var list = RecordList(key: listKey(state, zoneID), source: .awaitingQuery)
             list.moreComing = false
             list.opened = true
             list.generation = generation
@@ -354,7 +357,7 @@ public enum Browser {
             state.message = "The default zone has no change feed: type  :query TYPE [FIELD COMPARATOR VALUE]"
             return []
         }
-        var list = RecordList(key: listKey(state, zoneID), zoneID: zoneID, source: .changes)
+        var list = RecordList(key: listKey(state, zoneID), source: .changes)
         list.generation = generation
         list.loading = true
         state.list = list
@@ -400,7 +403,7 @@ public enum Browser {
         case .enter, .char("l"), .right:
             guard let row = list.row(list.selection) else { return [] }
             state.detailHistory = []
-            return openRecord(row.recordName, zoneID: list.zoneID, &state)
+            return openRecord(RecordKey(zone: list.zone, recordName: row.recordName), &state)
         case .char("r"):
             return refresh(&state)
         case .char("n"), .char("N"):
@@ -425,10 +428,11 @@ public enum Browser {
             list.loading = true
             state.list = list
             state.message = "refreshing changes since the last sync token…"
-            return [.loadChanges(state.connection.database, list.zoneID, list.key, syncToken: list.syncToken, generation: list.generation)]
+            return [.loadChanges(list.key, syncToken: list.syncToken, generation: list.generation)]
         case .query(let request):
-            guard !request.query.recordType.isEmpty else { return [] }
             return runQuery(request, &state)
+        case .awaitingQuery:
+            return []
         }
     }
 
@@ -440,18 +444,20 @@ public enum Browser {
         state.list = list
         switch list.source {
         case .changes:
-            return [.loadChanges(state.connection.database, list.zoneID, list.key, syncToken: list.syncToken, generation: list.generation)]
+            return [.loadChanges(list.key, syncToken: list.syncToken, generation: list.generation)]
         case .query(var request):
             request.continuationMarker = list.continuationMarker
-            return [.runQuery(state.connection.database, request, list.key, reset: false, generation: list.generation)]
+            return [.runQuery(request, list.key, reset: false, generation: list.generation)]
+        case .awaitingQuery:
+            return []
         }
     }
 
     static func runQuery(_ request: QueryRequest, _ state: inout BrowserState) -> [BrowserEffect] {
         let zoneID = state.list?.zoneID ?? .default
         var request = request
-        request.zoneID = zoneID.isDefaultZone ? nil : ZoneID(zoneName: zoneID.zoneName)
-        var list = RecordList(key: listKey(state, zoneID, query: request.query.json.text), zoneID: zoneID, source: .query(request))
+        request.zoneID = zoneID.isDefaultZone ? nil : zoneID
+        var list = RecordList(key: listKey(state, zoneID, query: request.query.json.text), source: .query(request))
         list.generation = (state.list?.generation ?? 0) + 1
         list.loading = true
         list.opened = true
@@ -459,15 +465,15 @@ public enum Browser {
         state.filter = nil
         state.message = nil
         state.stack = [.zones, .records]
-        return [.runQuery(state.connection.database, request, list.key, reset: true, generation: list.generation)]
+        return [.runQuery(request, list.key, reset: true, generation: list.generation)]
     }
 
     // MARK: Record detail
 
-    static func openRecord(_ name: String, zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
-        state.detail = RecordDetail(zoneID: zoneID, recordName: name)
+    static func openRecord(_ key: RecordKey, _ state: inout BrowserState) -> [BrowserEffect] {
+        state.detail = RecordDetail(key: key)
         if state.pane != .recordDetail { state.stack.append(.recordDetail) }
-        return [.lookupRecord(state.connection.database, zoneID, name)]
+        return [.lookupRecord(key)]
     }
 
     static func detailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
@@ -495,8 +501,8 @@ public enum Browser {
                 return []
             }
             state.detailHistory.append(detail)
-            let zone = reference.zoneID.map { ZoneID(zoneName: $0.zoneName, ownerRecordName: $0.ownerRecordName) } ?? detail.zoneID
-            return openRecord(reference.recordName, zoneID: zone, &state)
+            let zone = reference.zoneID.map { state.connection.zone(ZoneID(zoneName: $0.zoneName, ownerRecordName: $0.ownerRecordName)) } ?? detail.zone
+            return openRecord(RecordKey(zone: zone, recordName: reference.recordName), &state)
         case .char("y"):
             if !detail.showRaw, lines.indices.contains(detail.selection), let json = lines[detail.selection].copyJSON {
                 state.message = "copied field '\(lines[detail.selection].field)' as JSON"
@@ -506,7 +512,7 @@ public enum Browser {
             state.message = "copied record '\(detail.recordName)' as JSON"
             return [.copy(raw.prettyPrinted())]
         case .char("r"):
-            return [.lookupRecord(state.connection.database, detail.zoneID, detail.recordName)]
+            return [.lookupRecord(detail.key)]
         default:
             break
         }
@@ -563,7 +569,7 @@ public enum Browser {
         switch key {
         case .escape, .ctrl("c"):
             state.input = nil
-            if input.prompt == "/" {
+            if input.mode == .filter {
                 state.filter = nil
                 return filterChanged(&state)
             }
@@ -578,17 +584,17 @@ public enum Browser {
             input.text.append(c)
         case .enter:
             state.input = nil
-            if input.prompt == "/" {
+            if input.mode == .filter {
                 state.filter = input.text.isEmpty ? nil : input.text
                 return filterChanged(&state)
             }
-            if input.prompt == "+" { return addField(input.text, &state) }
+            if input.mode == .addField { return addField(input.text, &state) }
             return command(input.text, &state)
         default:
             return []
         }
         state.input = input
-        if input.prompt == "/" {
+        if input.mode == .filter {
             state.filter = input.text
             return filterChanged(&state)
         }

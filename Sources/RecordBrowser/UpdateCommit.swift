@@ -35,31 +35,102 @@ extension Browser {
         if state.stack.isEmpty { state.stack = [.zones] }
     }
 
-    /// The preview: notes, then each request as it will be sent.
-    public static func previewLines(_ state: BrowserState) -> [String] {
+    /// How a line of the commit screen is shown.
+    public enum Tone: Sendable, Hashable { case plain, good, bad, note, emphasis, dim }
+
+    /// The preview: the outcome so far, notes, then each request as it will be sent.
+    public static func previewLines(_ state: BrowserState) -> [(text: String, tone: Tone)] {
         guard let commit = state.commit else { return [] }
-        var lines: [String] = []
+        var lines: [(text: String, tone: Tone)] = []
         let plan = commit.plan
         let count = plan.requests.reduce(0) { $0 + $1.body.operations.count }
-        lines += commit.outcome
+        lines += commit.outcome.flatMap { reportLines($0) }
         switch commit.phase {
-        case .preview: lines.append("\(count) operation\(count == 1 ? "" : "s") in \(plan.requests.count) request\(plan.requests.count == 1 ? "" : "s"); nothing is sent until you confirm:")
-        case .sending: lines.append("sending \(count) operation\(count == 1 ? "" : "s")…")
-        case .verifying: lines.append("No answer came back: looking the records up to find out whether the commit was applied…")
-        case .done, .conflicts: lines.append("The requests that were sent:")
+        case .preview: lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count, "request")); nothing is sent until you confirm:", .plain))
+        case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
+        case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
+        case .done, .conflicts: lines.append(("The requests that were sent:", .plain))
         }
-        lines += plan.notes.map { "NOTE: " + $0 }
-        lines.append("")
+        lines += plan.notes.map { ("NOTE: " + $0, .note) }
+        lines.append(("", .plain))
         let c = state.connection
         for request in plan.requests {
             let path = Endpoint.recordsModify.path(container: c.container, environment: c.environment, database: request.database)
             // The summary on a line of its own: the path alone fits an 80-column terminal.
-            lines.append("zone \(request.body.zoneID?.zoneName ?? "_defaultZone") · atomic: \(request.atomic) · \(request.body.operations.count) operations")
-            lines.append("POST \(path)")
-            lines += request.body.json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            lines.append("")
+            var summary = "zone \(request.zone.displayName) · atomic: \(request.atomic) · \(Format.plural(request.body.operations.count, "operation"))"
+            if !c.server.isAppleDefault { summary += " · to \(c.server.displayName)" }
+            lines.append((summary, .emphasis))
+            lines.append(("POST \(path)", .emphasis))
+            lines += request.body.json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
+            lines.append(("", .plain))
         }
         return lines
+    }
+
+    /// The words and tone of one report entry.
+    static func reportLines(_ report: CommitReport) -> [(text: String, tone: Tone)] {
+        switch report {
+        case .resolved(let choices, let innocent):
+            var lines: [(String, Tone)] = [("Conflicts resolved — confirm to commit the batch again, atomically:", .emphasis)]
+            for c in choices {
+                let server = c.serverTag.map { "tag \($0)" } ?? "deleted"
+                let name = c.key.recordName
+                switch c.resolution {
+                case .rebase: lines.append(("  '\(name)': keep mine, re-based on the server's \(server)", .plain))
+                case .force: lines.append(("  '\(name)': keep mine, FORCED (no change tag: overwrites whatever the server has)", .note))
+                case .takeServer: lines.append(("  '\(name)': the server's version kept, my operation dropped", .plain))
+                case .merge: lines.append(("  '\(name)': merged field by field, re-based on the server's \(server)", .plain))
+                case .recreate: lines.append(("  '\(name)': re-created with my version (create)", .plain))
+                }
+            }
+            if innocent > 0 {
+                lines.append(("  \(Format.plural(innocent, "operation")) that failed only with ATOMIC_ERROR: unchanged, sent again", .plain))
+            }
+            return lines
+        case .request(let zone, let atomic, let result):
+            let label = "\(zone.database.rawValue) zone \(zone.displayName)"
+            switch result {
+            case .appliedAll(let n): return [("\(label): applied all \(Format.plural(n, "operation"))\(atomic ? " atomically" : "").", .good)]
+            case .nothingApplied(let refused): return [("\(label): NOTHING was applied (the batch is atomic): \(Format.plural(refused, "operation")) refused.", .bad)]
+            case .partial(let applied, let failed): return [("\(label): \(applied) applied, \(failed) failed (not atomic: each on its own).", .bad)]
+            case .refused(let failure): return [("\(label): the request was refused, nothing applied: \(failure.message)", .bad)]
+            case .unknown(let failure): return [("\(label): no answer (\(failure.message)); checking whether it was applied…", .note)]
+            case .notSent: return [("\(label): not sent, because an earlier request's outcome is unknown.", .note)]
+            }
+        case .failedOperation(let key, let failure):
+            let why = failure.code.map { "\($0.rawValue): \(failure.reason ?? "")" } ?? "the answer has no result for this operation"
+            return [("  \(key.recordName) (\(key.zone.displayName)): \(why) — stays staged", .bad)]
+        case .verificationFailed(let failure):
+            return [("Could not find out whether the commit was applied: \(failure.message)", .bad),
+                    ("Its operations stay staged. Reload the records (r) and check before committing again.", .plain)]
+        case .verified(let applied, let notApplied, let unclear):
+            if notApplied == 0 && unclear == 0 {
+                return [("The commit WAS applied (\(Format.plural(applied, "operation"))): cleared from the staged batch.", .good)]
+            } else if applied == 0 && unclear == 0 {
+                return [("The commit was NOT applied: its \(Format.plural(notApplied, "operation")) stay staged; c sends them again.", .bad)]
+            }
+            return [("The commit was partly confirmed: \(applied) applied (cleared), \(notApplied) not applied, \(unclear) unclear (staged).", .note)]
+        case .verdict(let v):
+            let word: String
+            switch v.applied {
+            case .yes: word = "applied"
+            case .no: word = "not applied"
+            case .unclear: word = "unclear"
+            }
+            return [("  \(v.recordName): \(word) — \(evidenceText(v.evidence))", .plain)]
+        }
+    }
+
+    static func evidenceText(_ evidence: CommitVerdict.Evidence) -> String {
+        switch evidence {
+        case .gone: return "the record is gone"
+        case .stillHasTag(let tag): return "the record still has change tag \(tag)"
+        case .hasAnotherTag: return "the record exists with another change tag"
+        case .doesNotExist: return "the record does not exist on the server"
+        case .holdsSentValues(let tag): return "the record holds the sent values (change tag \(tag ?? "?"))"
+        case .changedDifferently: return "the record changed, but not to the sent values"
+        case .lookupFailed(let code): return "lookup failed: \(code.rawValue)"
+        }
     }
 
     static func commitKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
@@ -133,86 +204,85 @@ extension Browser {
 
     static func commitFinished(_ outcomes: [CommitOutcome], _ state: inout BrowserState) -> [BrowserEffect] {
         var commit = state.commit ?? CommitSession(plan: CommitPlan(requests: outcomes.map(\.request), notes: []))
-        var lines: [String] = []
+        var report: [CommitReport] = []
         var conflicts: [Conflict] = []
-        var innocent: [String] = []
-        var failed: [String: String] = [:]
+        var innocent: [RecordKey] = []
+        var failed: [RecordKey: FailedOperation] = [:]
         var unknown: [CommitPlan.Request] = []
-        var applied: [(DatabaseScope, ZoneID, RecordResult)] = []
+        var applied: [(RecordKey, RecordResult)] = []
         var updated = 0, deleted = 0
         for outcome in outcomes {
             let request = outcome.request
-            let zone = request.body.zoneID ?? .default
-            let label = "\(request.database.rawValue) zone \(zone.zoneName)"
             switch outcome.answer {
             case .answered(let results):
                 var done = 0
                 for (i, operation) in request.body.operations.enumerated() {
                     let name = operation.record.recordName
-                    let t = target(request.database, zone, name)
+                    let key = request.key(name)
                     let result = results.first { $0.recordName == name } ?? (results.indices.contains(i) ? results[i] : nil)
                     switch result {
                     case .record(let record)?:
-                        state.staged.unstage(target: t)
-                        applied.append((request.database, zone, .record(record)))
+                        state.staged.unstage(key)
+                        applied.append((key, .record(record)))
                         updated += 1
                         done += 1
                     case .deleted?:
-                        state.staged.unstage(target: t)
-                        applied.append((request.database, zone, .deleted(recordName: name, zoneID: zone)))
+                        state.staged.unstage(key)
+                        applied.append((key, .deleted(recordName: name, zoneID: request.zone.zoneID)))
                         deleted += 1
                         done += 1
                     case .failure(let error)?:
                         switch error.serverErrorCode {
                         case .conflict, .notFound:
-                            conflicts.append(Conflict(target: t, database: request.database, zoneID: zone, recordName: name,
-                                                      code: error.serverErrorCode.rawValue, reason: error.reason ?? ""))
+                            conflicts.append(Conflict(key: key, code: error.serverErrorCode, reason: error.reason ?? ""))
                         case .atomicError:
-                            innocent.append(t)
+                            innocent.append(key)
                         default:
-                            failed[t] = "\(error.serverErrorCode.rawValue): \(error.reason ?? "")"
+                            failed[key] = FailedOperation(code: error.serverErrorCode, reason: error.reason)
                         }
                     case nil:
-                        failed[t] = "the answer has no result for this operation"
+                        failed[key] = FailedOperation(code: nil, reason: nil)
                     }
                 }
                 let refusedCount = request.body.operations.count - done
+                let result: CommitReport.RequestResult
                 if refusedCount == 0 {
-                    lines.append("\(label): applied all \(done) operation\(done == 1 ? "" : "s")\(request.atomic ? " atomically" : "").")
+                    result = .appliedAll(done)
                 } else if request.atomic {
-                    lines.append("\(label): NOTHING was applied (the batch is atomic): \(refusedCount) operation\(refusedCount == 1 ? "" : "s") refused.")
+                    result = .nothingApplied(refused: refusedCount)
                 } else {
-                    lines.append("\(label): \(done) applied, \(refusedCount) failed (not atomic: each on its own).")
+                    result = .partial(applied: done, failed: refusedCount)
                 }
+                report.append(.request(zone: request.zone, atomic: request.atomic, result))
             case .refused(let failure):
-                lines.append("\(label): the request was refused, nothing applied: \(failure.message)")
+                report.append(.request(zone: request.zone, atomic: request.atomic, .refused(failure)))
             case .unknown(let failure):
                 unknown.append(request)
-                lines.append("\(label): no answer (\(failure.message)); checking whether it was applied…")
+                report.append(.request(zone: request.zone, atomic: request.atomic, .unknown(failure)))
             case .notSent:
-                lines.append("\(label): not sent, because an earlier request's outcome is unknown.")
+                report.append(.request(zone: request.zone, atomic: request.atomic, .notSent))
             }
         }
-        for (t, why) in failed.sorted(by: { $0.key < $1.key }) { lines.append("  \(t): \(why) — stays staged") }
+        for (key, why) in failed.sorted(by: { $0.key.description < $1.key.description }) { report.append(.failedOperation(key, why)) }
         var effects = showApplied(applied, &state)
-        commit.outcome = lines
+        commit.outcome = report
         commit.conflicts = conflicts
         commit.innocent = innocent
         commit.failed = failed
         commit.selection = 0
-        var summary = "committed \(updated + deleted) operation\(updated + deleted == 1 ? "" : "s") (\(updated) saved, \(deleted) deleted)"
+        var summary = "committed \(Format.plural(updated + deleted, "operation")) (\(updated) saved, \(deleted) deleted)"
         if !failed.isEmpty { summary += "; \(failed.count) failed and stay staged" }
         if !conflicts.isEmpty {
             commit.phase = .conflicts
             state.commit = commit
             state.stack = state.stack.filter { ![.commit, .conflict].contains($0) }
             state.stack.append(.conflict)
-            state.message = "\(conflicts.count) record\(conflicts.count == 1 ? "" : "s") changed on the server: nothing of their batch was applied; fetching the server's versions…"
-            var groups: [(DatabaseScope, ZoneID, [String])] = []
+            state.message = "\(Format.plural(conflicts.count, "record")) changed on the server: nothing of their batch was applied; fetching the server's versions…"
+            var groups: [(ZoneKey, [String])] = []
             for c in conflicts {
-                if let i = groups.firstIndex(where: { $0.0 == c.database && $0.1 == c.zoneID }) { groups[i].2.append(c.recordName) } else { groups.append((c.database, c.zoneID, [c.recordName])) }
+                if let i = groups.firstIndex(where: { $0.0 == c.zone }) { groups[i].1.append(c.recordName) } else { groups.append((c.zone, [c.recordName])) }
             }
-            effects += groups.map { .lookupConflicts($0.0, $0.1, $0.2) }
+            effects += groups.map { .lookupConflicts($0.0, $0.1) }
         } else if !unknown.isEmpty {
             commit.phase = .verifying
             state.commit = commit
@@ -228,11 +298,10 @@ extension Browser {
 
     /// Shows records a commit saved or deleted (or the server's versions the user took): the open
     /// record, and the open list through the cache.
-    static func showApplied(_ applied: [(DatabaseScope, ZoneID, RecordResult)], _ state: inout BrowserState) -> [BrowserEffect] {
+    static func showApplied(_ applied: [(RecordKey, RecordResult)], _ state: inout BrowserState) -> [BrowserEffect] {
         guard !applied.isEmpty else { return [] }
-        let database = state.connection.database
         if var detail = state.detail {
-            for (scope, zone, result) in applied where scope == database && zone.zoneName == detail.zoneID.zoneName && result.recordName == detail.recordName {
+            for (key, result) in applied where key == detail.key {
                 switch result {
                 case .record(let record):
                     detail.record = record
@@ -247,7 +316,7 @@ extension Browser {
             state.detail = detail
         }
         guard let list = state.list else { return [] }
-        let rows = applied.filter { $0.0 == database && $0.1.zoneName == list.zoneID.zoneName }.map(\.2)
+        let rows = applied.filter { $0.0.zone == list.zone }.map(\.1)
         return rows.isEmpty ? [] : [.storeRecords(list.key, rows, generation: list.generation)]
     }
 
@@ -261,9 +330,9 @@ extension Browser {
 
     // MARK: Conflicts
 
-    static func conflictVersions(_ scope: DatabaseScope, _ zone: ZoneID, _ result: Result<[RecordResult], BrowserFailure>, _ state: inout BrowserState) {
+    static func conflictVersions(_ zone: ZoneKey, _ result: Result<[RecordResult], BrowserFailure>, _ state: inout BrowserState) {
         guard var commit = state.commit else { return }
-        for i in commit.conflicts.indices where commit.conflicts[i].database == scope && commit.conflicts[i].zoneID.zoneName == zone.zoneName {
+        for i in commit.conflicts.indices where commit.conflicts[i].zone == zone {
             let name = commit.conflicts[i].recordName
             switch result {
             case .success(let results):
@@ -288,7 +357,7 @@ extension Browser {
             return []
         }
         var conflict = commit.conflicts[commit.selection]
-        guard let op = state.staged.operation(for: conflict.target) else {
+        guard let op = state.staged.operation(for: conflict.key) else {
             conflict.resolution = .takeServer
             commit.conflicts[commit.selection] = conflict
             state.commit = commit
@@ -372,11 +441,11 @@ extension Browser {
                 // and open the record.
                 commit.conflicts[commit.selection].resolution = .rebase
                 state.commit = commit
-                let effects = applyResolutions(&state, only: Set(commit.conflicts.filter { $0.resolution != nil }.map(\.target)))
+                let effects = applyResolutions(&state, only: Set(commit.conflicts.filter { $0.resolution != nil }.map(\.key)))
                 closeCommit(&state)
                 state.detailHistory = []
-                if conflict.database == state.connection.database {
-                    state.detail = RecordDetail(zoneID: conflict.zoneID, recordName: conflict.recordName, record: server, raw: nil, loading: false)
+                if conflict.zone.scope == state.connection.scope {
+                    state.detail = RecordDetail(key: conflict.key, record: server, raw: nil, loading: false)
                     state.stack.append(.recordDetail)
                 }
                 state.message = "re-based '\(conflict.recordName)' on the server's version (tag \(server.recordChangeTag ?? "?")): edit it, then c commits again"
@@ -399,21 +468,11 @@ extension Browser {
             state.commit = commit
             return []
         }
-        var notes: [String] = []
+        var choices: [ResolvedConflict] = []
         for c in commit.conflicts {
-            let server: String
-            if case .record(let r) = c.server { server = "tag \(r.recordChangeTag ?? "?")" } else { server = "deleted" }
-            switch c.resolution {
-            case .rebase?: notes.append("'\(c.recordName)': keep mine, re-based on the server's \(server)")
-            case .force?: notes.append("'\(c.recordName)': keep mine, FORCED (no change tag: overwrites whatever the server has)")
-            case .takeServer?: notes.append("'\(c.recordName)': the server's version kept, my operation dropped")
-            case .merge?: notes.append("'\(c.recordName)': merged field by field, re-based on the server's \(server)")
-            case .recreate?: notes.append("'\(c.recordName)': re-created with my version (create)")
-            case nil: break
-            }
-        }
-        if !commit.innocent.isEmpty {
-            notes.append("\(commit.innocent.count) operation\(commit.innocent.count == 1 ? "" : "s") that failed only with ATOMIC_ERROR: unchanged, sent again")
+            guard let resolution = c.resolution else { continue }
+            let tag: String? = { if case .record(let r) = c.server { return r.recordChangeTag ?? "?" } else { return nil } }()
+            choices.append(ResolvedConflict(key: c.key, resolution: resolution, serverTag: tag))
         }
         let effects = applyResolutions(&state, only: nil)
         closeCommit(&state)
@@ -423,7 +482,7 @@ extension Browser {
         }
         _ = beginCommit(&state)
         if var again = state.commit {
-            again.outcome = ["Conflicts resolved — confirm to commit the batch again, atomically:"] + notes.map { "  " + $0 }
+            again.outcome = [.resolved(choices, innocent: commit.innocent.count)]
             state.commit = again
             state.message = "review the new requests; confirm to commit again"
         }
@@ -431,27 +490,27 @@ extension Browser {
     }
 
     /// Applies the chosen resolutions to the staged batch (all, or those of `only`).
-    static func applyResolutions(_ state: inout BrowserState, only: Set<String>?) -> [BrowserEffect] {
+    static func applyResolutions(_ state: inout BrowserState, only: Set<RecordKey>?) -> [BrowserEffect] {
         guard let commit = state.commit else { return [] }
-        var shown: [(DatabaseScope, ZoneID, RecordResult)] = []
+        var shown: [(RecordKey, RecordResult)] = []
         for c in commit.conflicts {
-            guard let resolution = c.resolution, only?.contains(c.target) ?? true, var op = state.staged.operation(for: c.target) else { continue }
+            guard let resolution = c.resolution, only?.contains(c.key) ?? true, var op = state.staged.operation(for: c.key) else { continue }
             let server: Record? = { if case .record(let r) = c.server { return r } else { return nil } }()
             switch resolution {
             case .rebase:
                 if let server { op.rebase(on: server) }
-                if op.kind == .update && op.changes.isEmpty { state.staged.unstage(target: c.target) } else { state.staged.replace(op) }
+                if op.kind == .update && op.changes.isEmpty { state.staged.unstage(c.key) } else { state.staged.replace(op) }
             case .force:
                 op.mode = .force
                 state.staged.replace(op)
             case .takeServer:
-                state.staged.unstage(target: c.target)
-                shown.append((c.database, c.zoneID, server.map { .record($0) } ?? .deleted(recordName: c.recordName, zoneID: c.zoneID)))
+                state.staged.unstage(c.key)
+                shown.append((c.key, server.map { .record($0) } ?? .deleted(recordName: c.recordName, zoneID: c.zoneID)))
             case .merge:
                 let merge = c.merge ?? [:]
                 if let server { op.rebase(on: server) }
                 op.changes = op.changes.filter { merge[$0.key] ?? true }
-                if op.changes.isEmpty { state.staged.unstage(target: c.target) } else { state.staged.replace(op) }
+                if op.changes.isEmpty { state.staged.unstage(c.key) } else { state.staged.replace(op) }
             case .recreate:
                 op.mode = .recreate
                 state.staged.replace(op)
@@ -463,7 +522,7 @@ extension Browser {
     // MARK: Journal and lost answers
 
     static func journalRestored(_ batch: StagedBatch, inflight: [CommitPlan.Request], _ state: inout BrowserState) -> [BrowserEffect] {
-        for op in batch.operations where state.staged.operation(for: op.target) == nil { state.staged.replace(op) }
+        for op in batch.operations where state.staged.operation(for: op.key) == nil { state.staged.replace(op) }
         if !inflight.isEmpty {
             state.message = "a commit was in flight when ckbrowse stopped: checking whether it was applied…"
             return [.verifyCommit(inflight)]
@@ -475,27 +534,47 @@ extension Browser {
         return []
     }
 
-    static func commitVerified(_ verdicts: [CommitVerdict], failure: BrowserFailure?, _ state: inout BrowserState) {
-        var lines: [String] = []
-        if let failure {
-            lines = ["Could not find out whether the commit was applied: \(failure.message)",
-                     "Its operations stay staged. Reload the records (r) and check before committing again."]
-        } else {
-            let yes = verdicts.filter { $0.applied == .yes }, no = verdicts.filter { $0.applied == .no }, unclear = verdicts.filter { $0.applied == .unclear }
-            for v in yes { state.staged.unstage(target: v.target) }
-            if no.isEmpty && unclear.isEmpty {
-                lines.append("The commit WAS applied (\(yes.count) operation\(yes.count == 1 ? "" : "s")): cleared from the staged batch.")
-            } else if yes.isEmpty && unclear.isEmpty {
-                lines.append("The commit was NOT applied: its \(no.count) operation\(no.count == 1 ? "" : "s") stay staged; c sends them again.")
-            } else {
-                lines.append("The commit was partly confirmed: \(yes.count) applied (cleared), \(no.count) not applied, \(unclear.count) unclear (staged).")
+    /// The question about an earlier-layout journal: `k` keeps its entries for the server open now,
+    /// `D` discards them, Esc leaves the file alone (asked again at the next start).
+    static func legacyJournalKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard let legacy = state.legacyJournal else { return [] }
+        switch key {
+        case .char("k"):
+            state.legacyJournal = nil
+            var effects: [BrowserEffect] = [.removeLegacyJournal(path: legacy.path)]
+            effects = journalRestored(legacy.batch, inflight: legacy.inflight, &state) + effects
+            if legacy.inflight.isEmpty {
+                state.message = "kept \(Format.plural(legacy.batch.operations.count, "staged operation")) for \(state.connection.server.displayName) — b reviews them"
             }
-            for v in verdicts { lines.append("  \(v.recordName): \(v.applied == .yes ? "applied" : v.applied == .no ? "not applied" : "unclear") — \(v.explanation)") }
+            return effects
+        case .char("D"):
+            state.legacyJournal = nil
+            state.message = "discarded \(Format.plural(legacy.batch.operations.count, "staged operation")) of the earlier journal"
+            return [.removeLegacyJournal(path: legacy.path)]
+        case .escape, .char("q"), .ctrl("c"):
+            state.legacyJournal = nil
+            state.message = "the earlier journal is left as it was; ckbrowse asks again at the next start"
+            return []
+        default:
+            return []
         }
-        state.message = lines.first
+    }
+
+    static func commitVerified(_ verdicts: [CommitVerdict], failure: BrowserFailure?, _ state: inout BrowserState) {
+        var report: [CommitReport] = []
+        if let failure {
+            report = [.verificationFailed(failure)]
+        } else {
+            let yes = verdicts.filter { $0.applied == .yes }
+            for v in yes { state.staged.unstage(v.key) }
+            report.append(.verified(applied: yes.count, notApplied: verdicts.filter { $0.applied == .no }.count,
+                                    unclear: verdicts.filter { $0.applied == .unclear }.count))
+            report += verdicts.map { .verdict($0) }
+        }
+        state.message = report.first.flatMap { reportLines($0).first?.text }
         if var commit = state.commit, commit.phase == .verifying {
             commit.phase = .done
-            commit.outcome += lines
+            commit.outcome += report
             state.commit = commit
         }
     }

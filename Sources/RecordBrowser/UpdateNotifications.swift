@@ -48,9 +48,9 @@ extension Browser {
         if dropped > 0 { state.message = "the server dropped \(dropped) notification\(dropped == 1 ? "" : "s") from a full queue" }
         // A firesOnce subscription is gone once it fired: show that in the subscriptions list.
         if let s = state.subscriptions.compactMap(\.subscription).first(where: { $0.subscriptionID == sid }), s.firesOnce == true {
-            state.message = "subscription '\(sid)' fired once: the server deleted it"
+            state.show("subscription '\(sid)' fired once: the server deleted it", kind: .subscriptionFiredOnce)
             effects.append(.loadSubscriptions(state.connection.database))
-        } else if state.pane != .notifications, state.message?.contains("fired once") != true {
+        } else if state.pane != .notifications, !(state.message != nil && state.messageKind == .subscriptionFiredOnce) {
             state.message = "push: \(summary(notification)) (N shows all)"
         }
         return effects
@@ -110,7 +110,7 @@ extension Browser {
                     return []
                 }
                 state.detailHistory = []
-                return openRecord(name, zoneID: zone, &state)
+                return openRecord(RecordKey(zone: state.connection.zone(zone), recordName: name), &state)
             case .recordZone:
                 guard n.zoneName != nil else { return [] }
                 return openZone(zone, &state)

@@ -3,14 +3,10 @@ import TerminalUI
 
 /// Staging: the inline editor, `$EDITOR`, deletes, unstaging and the batch screen.
 extension Browser {
-    static func target(_ database: DatabaseScope, _ zoneID: ZoneID, _ name: String) -> String {
-        "\(database.rawValue)/\(zoneID.zoneName)/\(name)"
-    }
-
     /// The staged op of the open record, if any.
     static func detailOperation(_ state: BrowserState) -> StagedOperation? {
         guard let detail = state.detail else { return nil }
-        return state.staged.operation(for: target(state.connection.database, detail.zoneID, detail.recordName))
+        return state.staged.operation(for: detail.key)
     }
 
     /// False (with the reason on the hint line) when the connection refuses writes.
@@ -48,7 +44,7 @@ extension Browser {
             guard writable(&state) else { return [] }
             return editKey(key, record, detail, &state)
         case .char("u"):
-            unstage(target(state.connection.database, detail.zoneID, detail.recordName), name: detail.recordName, &state)
+            unstage(detail.key, &state)
             return []
         default:
             return nil
@@ -56,7 +52,6 @@ extension Browser {
     }
 
     static func editKey(_ key: Key, _ record: Record, _ detail: RecordDetail, _ state: inout BrowserState) -> [BrowserEffect] {
-        let database = state.connection.database
         switch key {
         case .char("e"):
             guard let (name, value) = selectedField(state) else {
@@ -78,7 +73,7 @@ extension Browser {
             }
             state.editor = FieldEditor(field: name, type: value.type, original: record.fields[name], text: FieldInput.text(of: value))
         case .char("a"):
-            state.input = ("+", "")
+            state.input = InputLine(.addField)
         case .char("x"):
             guard let (name, value) = selectedField(state) else {
                 state.message = "select a field to clear"
@@ -88,14 +83,14 @@ extension Browser {
                 state.message = "'\(name)' is already cleared"
                 return []
             }
-            stage(StagedOperation(kind: .update, database: database, zoneID: detail.zoneID, base: record, changes: [name: .null]), &state,
+            stage(StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [name: .null]), &state,
                   message: "staged: clear '\(name)' of '\(record.recordName)'")
         case .char("d"):
-            stage(StagedOperation(kind: .delete, database: database, zoneID: detail.zoneID, base: record), &state,
+            stage(StagedOperation(kind: .delete, zone: detail.zone, base: record), &state,
                   message: "staged: delete '\(record.recordName)'")
         case .char("E"):
             let op = detailOperation(state)
-            return [.editJSON(JSONEdit(database: database, zoneID: detail.zoneID, record: record, text: FieldsJSON.text(record: record, operation: op, error: nil)))]
+            return [.editJSON(JSONEdit(zone: detail.zone, record: record, text: FieldsJSON.text(record: record, operation: op, error: nil)))]
         default:
             break
         }
@@ -143,8 +138,8 @@ extension Browser {
             case .success(let value):
                 state.editor = nil
                 guard let detail = state.detail, let record = detail.record else { return [] }
-                let op = StagedOperation(kind: .update, database: state.connection.database, zoneID: detail.zoneID, base: record, changes: [editor.field: value])
-                if value == record.fields[editor.field], state.staged.operation(for: op.target)?.changes[editor.field] == nil {
+                let op = StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [editor.field: value])
+                if value == record.fields[editor.field], state.staged.operation(for: op.key)?.changes[editor.field] == nil {
                     state.message = "'\(editor.field)' is unchanged: nothing staged"
                     return []
                 }
@@ -171,17 +166,17 @@ extension Browser {
             state.message = "no change: nothing staged"
             return []
         }
-        let op = state.staged.operation(for: target(edit.database, edit.zoneID, edit.record.recordName))
+        let op = state.staged.operation(for: RecordKey(zone: edit.zone, recordName: edit.record.recordName))
         let base = op?.baseFields ?? edit.record.fields
         do throws(FieldInputError) {
             guard let changes = try FieldsJSON.changes(from: edited, base: base) else {
                 state.message = "the file was emptied: edit cancelled, nothing staged"
                 return []
             }
-            var update = StagedOperation(kind: .update, database: edit.database, zoneID: edit.zoneID, base: edit.record, changes: changes)
+            var update = StagedOperation(kind: .update, zone: edit.zone, base: edit.record, changes: changes)
             if let op { update.baseTag = op.baseTag; update.baseFields = op.baseFields }
             state.staged.replaceChanges(update)
-            let count = state.staged.operation(for: update.target)?.changes.count ?? 0
+            let count = state.staged.operation(for: update.key)?.changes.count ?? 0
             state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(edit.record.recordName)'"
                 : "staged \(count) field change\(count == 1 ? "" : "s") to '\(edit.record.recordName)' · \(state.staged.operations.count) staged (b batch, c commit)"
         } catch {
@@ -197,7 +192,7 @@ extension Browser {
 
     static func listStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
         guard let list = state.list, let row = list.row(list.selection) else { return nil }
-        let t = target(state.connection.database, list.zoneID, row.recordName)
+        let recordKey = RecordKey(zone: list.zone, recordName: row.recordName)
         switch key {
         case .char("d"):
             guard writable(&state) else { return [] }
@@ -205,9 +200,9 @@ extension Browser {
                 state.message = "'\(row.recordName)' is already deleted"
                 return []
             }
-            return [.loadRecordToDelete(list.key, list.zoneID, row.recordName)]
+            return [.loadRecordToDelete(list.key, row.recordName)]
         case .char("u"):
-            unstage(t, name: row.recordName, &state)
+            unstage(recordKey, &state)
             return []
         default:
             return nil
@@ -215,21 +210,23 @@ extension Browser {
     }
 
     /// `u` in a record or a list: drops the record's staged op, or says there is none.
-    static func unstage(_ target: String, name: String, _ state: inout BrowserState) {
-        guard state.staged.operation(for: target) != nil else {
+    static func unstage(_ key: RecordKey, _ state: inout BrowserState) {
+        let name = key.recordName
+        guard state.staged.operation(for: key) != nil else {
             state.message = "'\(name)' has nothing staged"
             return
         }
-        state.staged.unstage(target: target)
+        state.staged.unstage(key)
         state.message = "unstaged '\(name)' · \(state.staged.operations.count) staged"
     }
 
-    static func recordToDelete(_ zoneID: ZoneID, _ name: String, _ record: Record?, _ state: inout BrowserState) {
+    static func recordToDelete(_ key: RecordKey, _ record: Record?, _ state: inout BrowserState) {
+        let name = key.recordName
         guard let record else {
             state.message = "'\(name)' is not in the local cache: open it (Enter) and press d there"
             return
         }
-        stage(StagedOperation(kind: .delete, database: state.connection.database, zoneID: zoneID, base: record), &state, message: "staged: delete '\(name)'")
+        stage(StagedOperation(kind: .delete, zone: key.zone, base: record), &state, message: "staged: delete '\(name)'")
     }
 
     // MARK: Batch screen
@@ -254,18 +251,18 @@ extension Browser {
         let op = ops[state.batchSelection]
         switch key {
         case .char("u"):
-            state.staged.unstage(target: op.target)
+            state.staged.unstage(op.key)
             state.batchSelection = min(state.batchSelection, max(0, state.staged.operations.count - 1))
             state.message = "unstaged '\(op.recordName)' · \(state.staged.operations.count) staged"
         case .char("X"):
             state.confirmation = .discardAll
         case .enter, .char("l"), .right:
-            guard op.database == state.connection.database else {
+            guard op.zone.scope == state.connection.scope else {
                 state.message = "'\(op.recordName)' is in the \(op.database.rawValue) database: :db \(op.database.rawValue) first"
                 return []
             }
             state.detailHistory = []
-            return openRecord(op.recordName, zoneID: op.zoneID, &state)
+            return openRecord(op.key, &state)
         default: break
         }
         return []

@@ -9,11 +9,11 @@ func tempDirectory(_ name: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
 }
 
-let key = ListKey(container: "iCloud.t", environment: .development, database: .private, zoneName: "Z", owner: "_me")
+let key = ListKey(zone: zoneKey(.private, ZoneID(zoneName: "Z")))
 
 @Suite struct RecordCacheTests {
     @Test func pagesReplaceInPlaceAppendAndTombstone() throws {
-        let cache = try RecordCache(directory: tempDirectory("cache"), container: "iCloud.t", environment: .development)
+        let cache = try RecordCache(directory: tempDirectory("cache"), account: testAccount())
         try cache.apply(key, records: [.record(Record(recordName: "a", recordType: "T", recordChangeTag: "1")), .record(Record(recordName: "b", recordType: "T"))], syncToken: "t1", continuationMarker: nil, moreComing: true)
         let state = try cache.apply(key, records: [.record(Record(recordName: "a", recordType: "T", recordChangeTag: "2")), .deleted(recordName: "b", zoneID: nil), .record(Record(recordName: "c", recordType: "T"))], syncToken: "t2", continuationMarker: nil, moreComing: false)
         #expect(state.count == 3 && state.syncToken == "t2" && !state.moreComing)
@@ -28,7 +28,7 @@ let key = ListKey(container: "iCloud.t", environment: .development, database: .p
         try cache.apply(key, records: [.record(Record(recordName: "d", recordType: "T"))], syncToken: "t3", continuationMarker: nil, moreComing: false)
         #expect(try cache.window(key, filter: nil, start: 0, count: 10) .rows.map(\.recordName) == ["a", "c", "d"])
         #expect(try cache.window(key, filter: "C", start: 0, count: 10).rows.map(\.recordName) == ["c"])
-        #expect(try cache.cachedZones(container: "iCloud.t", environment: .development, database: .private) == ["Z"])
+        #expect(try cache.cachedZones(Scope(account: testAccount(), database: .private)) == [zoneKey(.private, ZoneID(zoneName: "Z"))])
         try cache.reset(key)
         let reopened = try cache.open(key)
         #expect(reopened.count == 0 && reopened.syncToken == nil && reopened.moreComing)
@@ -36,7 +36,7 @@ let key = ListKey(container: "iCloud.t", environment: .development, database: .p
 
     @Test func theCacheFileIsOwnerOnly() throws {
         let directory = tempDirectory("cache-perm")
-        let cache = try RecordCache(directory: directory, container: "iCloud.t", environment: .production)
+        let cache = try RecordCache(directory: directory, account: testAccount(.production))
         let mode = try FileManager.default.attributesOfItem(atPath: cache.path)[.posixPermissions] as? NSNumber
         #expect(mode.map { $0.intValue & 0o077 } == 0)
         let dirMode = try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? NSNumber
@@ -58,12 +58,12 @@ let key = ListKey(container: "iCloud.t", environment: .development, database: .p
         _ = try await db.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Z"))])
         _ = try await db.modifyRecords(ModifyRecordsRequest(operations: (0..<450).map { .create(Record(recordName: "r\($0)", recordType: "T")) }.prefix(200).map { $0 }, zoneID: ZoneID(zoneName: "Z")))
         _ = try await db.modifyRecords(ModifyRecordsRequest(operations: (200..<450).map { .create(Record(recordName: "r\($0)", recordType: "T")) }.prefix(200).map { $0 }, zoneID: ZoneID(zoneName: "Z")))
-        let cache = try RecordCache(directory: tempDirectory("cache"), container: "iCloud.t", environment: .development)
-        return (EffectRunner(client: client, cache: cache), db, service)
+        let cache = try RecordCache(directory: tempDirectory("cache"), account: testAccount())
+        return (EffectRunner(client: client, cache: cache, account: testAccount()), db, service)
     }
 
     func page(_ runner: EffectRunner, token: String?) async throws -> PageOutcome {
-        let events = await runner.execute(.loadChanges(.private, ZoneID(zoneName: "Z"), key, syncToken: token, generation: 1))
+        let events = await runner.execute(.loadChanges(key, syncToken: token, generation: 1))
         guard case .pageApplied(1, let result)? = events.first else { throw BrowserFailure(message: "no page event") }
         return try result.get()
     }
@@ -108,7 +108,7 @@ let key = ListKey(container: "iCloud.t", environment: .development, database: .p
 @Suite struct StagingJournalTests {
     @Test func stagedOperationsAndInflightCommitsSurviveAReopen() throws {
         let directory = tempDirectory("journal")
-        let journal = try StagingJournal(directory: directory, container: "iCloud.t", environment: .development)
+        let journal = try StagingJournal(directory: directory, account: testAccount())
         var batch = StagedBatch()
         let base = Record(recordName: "a", recordType: "T", recordChangeTag: "t1", fields: ["n": .int64(9_007_199_254_740_993), "s": .string("東京")])
         batch.stage(StagedOperation(kind: .update, database: .private, zoneID: ZoneID(zoneName: "Z"), base: base, changes: ["n": .int64(1), "s": .null]))
@@ -116,7 +116,7 @@ let key = ListKey(container: "iCloud.t", environment: .development, database: .p
         try journal.save(batch)
         try journal.beginCommit(try CommitPlan.make(batch), at: 1)
         // A new process (a crash, kill -9) opens the same journal.
-        let reopened = try StagingJournal(directory: directory, container: "iCloud.t", environment: .development)
+        let reopened = try StagingJournal(directory: directory, account: testAccount())
         #expect(try reopened.load() == batch)
         let inflight = try reopened.inflight()
         #expect(inflight.count == 1 && inflight[0].body.operations.count == 2 && inflight[0].atomic)

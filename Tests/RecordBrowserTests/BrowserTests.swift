@@ -35,11 +35,11 @@ struct Harness {
 
     init(width: Int = 80, height: Int = 24, environment: CloudKitEnvironment = .development, cacheDirectory: String? = nil) {
         Format.localTimeZone = TimeZone(identifier: "UTC")!
-        state = BrowserState(connection: ConnectionInfo(container: "iCloud.com.example.Gallery", environment: environment, database: .private, server: "test"))
+        state = BrowserState(connection: ConnectionInfo(account: testAccount(environment), database: .private))
         state.size = (width, height)
         cache = try! RecordCache(
             directory: cacheDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckb-cache-\(UUID().uuidString)").path,
-            container: "iCloud.com.example.Gallery", environment: environment)
+            account: testAccount(environment))
         effects = Browser.start(&state)
     }
 
@@ -76,7 +76,7 @@ struct Harness {
     }
 
     var loadChangesTokens: [String?] {
-        effects.compactMap { if case .loadChanges(_, _, _, let token, _) = $0 { return token } else { return nil } }
+        effects.compactMap { if case .loadChanges(_, let token, _) = $0 { return token } else { return nil } }
     }
     mutating func keys(_ keys: Key...) { for key in keys { send(.key(key)) } }
     mutating func type(_ text: String) { for c in text { send(.key(.char(c))) } }
@@ -233,15 +233,15 @@ struct Harness {
         h.keys(.char("j"), .enter)
         h.page([.record(Harness.detailRecord)], token: "t", more: false)
         h.keys(.enter)
-        #expect(h.effects == [.lookupRecord(.private, h.state.list!.zoneID, "artwork-7")])
-        h.send(.recordLoaded("artwork-7", .success((.record(Harness.detailRecord), Harness.detailRecord.json))))
+        #expect(h.effects == [.lookupRecord(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7"))])
+        h.send(.recordLoaded(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7"), .success((.record(Harness.detailRecord), Harness.detailRecord.json))))
         try assertSnapshot(h.screen, "detail-120x40")
         // Select the REFERENCE line and follow it.
         let lines = Browser.detailLines(h.state.detail!)
         let index = try #require(lines.firstIndex { $0.reference != nil })
         for _ in 0..<index { h.keys(.char("j")) }
         h.keys(.enter)
-        #expect(h.effects == [.lookupRecord(.private, h.state.list!.zoneID, "artist-hokusai")])
+        #expect(h.effects == [.lookupRecord(RecordKey(zone: h.state.list!.zone, recordName: "artist-hokusai"))])
         h.keys(.escape)
         #expect(h.state.detail?.recordName == "artwork-7", "Esc returns to the record the reference came from")
         h.keys(.char("v"))
@@ -276,7 +276,7 @@ struct Harness {
         h.keys(.char(":"))
         h.type("query Artist firstName BEGINS_WITH Me")
         h.keys(.enter)
-        guard case .runQuery(.private, let request, _, true, _)? = h.effects.first else {
+        guard case .runQuery(let request, let key, true, _)? = h.effects.first, key.zone.database == .private else {
             Issue.record("expected a query effect")
             return
         }

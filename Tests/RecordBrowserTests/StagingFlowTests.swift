@@ -14,7 +14,7 @@ extension Harness {
         page(records ?? [.record(record)], token: "t", more: false)
         while let list = state.list, list.row(list.selection)?.recordName != record.recordName, list.selection < list.matching - 1 { keys(.char("j")) }
         keys(.enter)
-        send(.recordLoaded(record.recordName, .success((.record(record), record.json))))
+        send(.recordLoaded(RecordKey(zone: state.list!.zone, recordName: record.recordName), .success((.record(record), record.json))))
     }
 
     /// Moves the detail selection to the line of `field`.
@@ -111,14 +111,14 @@ extension Harness {
         // d in the list reads the record from the cache and stages its deletion.
         h.keys(.char("g"), .char("j"))
         h.keys(.char("d"))
-        guard case .loadRecordToDelete(_, _, let name)? = h.effects.first else {
+        guard case .loadRecordToDelete(_, let name)? = h.effects.first else {
             Issue.record("expected a cache read, got \(h.effects)")
             return
         }
         #expect(name == "artwork-1")
         var cached = Record(recordName: "artwork-1", recordType: "Artwork", recordChangeTag: "1")
         cached.fields = ["title": .string("One")]
-        h.send(.recordToDelete(Harness.gallery, name, cached))
+        h.send(.recordToDelete(recordKey(.private, Harness.gallery, name), cached))
         #expect(h.state.staged.operations.map(\.kind) == [.update, .delete])
         try assertSnapshot(h.screen, "records-staged-marks-100x30")
         h.keys(.char("b"))
@@ -144,7 +144,7 @@ extension Harness {
         h.keys(.enter)
         var other = Record(recordName: "artwork-1", recordType: "Artwork", recordChangeTag: "1")
         other.fields = ["title": .string("One")]
-        h.state.staged.stage(StagedOperation(kind: .delete, database: .private, zoneID: Harness.gallery, base: other))
+        h.state.staged.stage(StagedOperation(kind: .delete, zone: h.state.connection.zone(Harness.gallery), base: other))
         h.keys(.char("c"))
         return h
     }
@@ -201,7 +201,7 @@ extension Harness {
         h.keys(.char("c"))
         let plan = try #require(h.state.commit?.plan)
         #expect(plan.requests.map(\.atomic) == [false] && plan.hasNonAtomic && plan.requests[0].body.atomic == false)
-        #expect(Browser.previewLines(h.state).contains { $0.contains("cannot apply") })
+        #expect(Browser.previewText(h.state).contains { $0.contains("cannot apply") })
         #expect(h.screen.line(28).contains("NOT ATOMIC"))
     }
 
@@ -228,9 +228,9 @@ extension Harness {
     @Test func aConflictShowsBaseMineAndServerAndRebasesOnKeepMine() throws {
         var (h, _) = try conflicted()
         #expect(h.state.pane == .conflict && h.state.staged.operations.count == 2, "nothing was applied, everything stays staged")
-        #expect(h.effects == [.lookupConflicts(.private, ZoneID(zoneName: "Gallery", ownerRecordName: Harness.owner), ["artwork-7"])])
-        #expect(h.state.commit?.innocent == ["private/Gallery/artwork-1"])
-        h.send(.conflictVersions(.private, Harness.gallery, .success([.record(Self.serverVersion)])))
+        #expect(h.effects == [.lookupConflicts(zoneKey(.private, Harness.gallery), ["artwork-7"])])
+        #expect(h.state.commit?.innocent == [recordKey(.private, Harness.gallery, "artwork-1")])
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
         try assertSnapshot(h.screen, "conflict-100x30")
         h.keys(.char("m"))
         // All resolved: the new preview, on the server's tag; the innocent delete unchanged.
@@ -238,7 +238,7 @@ extension Harness {
         let op = try #require(h.state.staged.operations.first)
         #expect(op.baseTag == "5abc" && op.changes == ["year": .int64(1900)] && op.mode == .conditional)
         #expect(h.state.staged.operations[1].baseTag == "1")
-        #expect(Browser.previewLines(h.state).contains { $0.contains("keep mine, re-based") })
+        #expect(Browser.previewText(h.state).contains { $0.contains("keep mine, re-based") })
         h.keys(.char("y"))
         let again = try #require(h.commitPlans.first)
         #expect(again.requests[0].atomic && again.requests[0].body.operations.count == 2)
@@ -253,21 +253,21 @@ extension Harness {
     @Test func takeTheServersForceAndMerge() throws {
         // Take the server's: my op is dropped and the view shows the server's version.
         var (h, _) = try conflicted()
-        h.send(.conflictVersions(.private, Harness.gallery, .success([.record(Self.serverVersion)])))
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
         h.keys(.char("t"))
         #expect(h.state.staged.operations.map(\.recordName) == ["artwork-1"])
         #expect(h.state.detail?.record?.recordChangeTag == "5abc")
         // Force: forceUpdate without a tag, said in the preview.
         (h, _) = try conflicted()
-        h.send(.conflictVersions(.private, Harness.gallery, .success([.record(Self.serverVersion)])))
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
         h.keys(.char("f"))
         #expect(h.state.staged.operations[0].recordOperation.operationType == .forceUpdate)
         #expect(h.state.staged.operations[0].recordOperation.record.recordChangeTag == nil)
-        #expect(Browser.previewLines(h.state).contains { $0.contains("FORCED") })
+        #expect(Browser.previewText(h.state).contains { $0.contains("FORCED") })
         // Merge: two fields of mine, keep one, take the server's for the other.
         (h, _) = try conflicted()
         h.state.staged.stage(StagedOperation(kind: .update, database: .private, zoneID: Harness.gallery, base: Harness.detailRecord, changes: ["price": .double(1)]))
-        h.send(.conflictVersions(.private, Harness.gallery, .success([.record(Self.serverVersion)])))
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
         h.keys(.char("g"))
         try assertSnapshot(h.screen, "conflict-merge-100x30")
         h.keys(.char(" "))  // price (first, sorted) → the server's
@@ -278,7 +278,7 @@ extension Harness {
 
     @Test func deletedOnTheServerAndAbort() throws {
         var (h, _) = try conflicted()
-        h.send(.conflictVersions(.private, Harness.gallery, .success([.failure(RecordError(recordName: "artwork-7", info: ServerErrorInfo(serverErrorCode: .notFound, reason: "Record not found")))])))
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.failure(RecordError(recordName: "artwork-7", info: ServerErrorInfo(serverErrorCode: .notFound, reason: "Record not found")))])))
         #expect(h.screen.snapshot.contains("DELETED on the server"))
         h.keys(.char("m"))
         #expect(h.state.pane == .conflict, "keep mine is not a choice for a record that is gone")
@@ -288,7 +288,7 @@ extension Harness {
                 && op.recordOperation.record.fields["title"] == Harness.detailRecord.fields["title"])
         // Abort: nothing changes, everything stays staged on its original tags.
         (h, _) = try conflicted()
-        h.send(.conflictVersions(.private, Harness.gallery, .success([.record(Self.serverVersion)])))
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
         h.keys(.char("a"))
         #expect(h.state.pane == .batch && h.state.commit == nil)
         #expect(h.state.staged.operations.map(\.baseTag) == ["4trx", "1"])
@@ -296,7 +296,7 @@ extension Harness {
 
     @Test func editAgainRebasesAndOpensTheServersVersion() throws {
         var (h, _) = try conflicted()
-        h.send(.conflictVersions(.private, Harness.gallery, .success([.record(Self.serverVersion)])))
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
         h.keys(.char("e"))
         #expect(h.state.pane == .recordDetail && h.state.detail?.record?.recordChangeTag == "5abc")
         #expect(h.state.staged.operations[0].baseTag == "5abc" && h.state.staged.operations[0].changes == ["year": .int64(1900)])
@@ -309,8 +309,8 @@ extension Harness {
         h.send(.commitFinished([CommitOutcome(request: plan.requests[0], answer: .unknown(BrowserFailure(message: "connection reset")))]))
         #expect(h.state.commit?.phase == .verifying && h.effects == [.verifyCommit(plan.requests)])
         let verdicts = [
-            CommitVerdict(database: .private, zoneID: Harness.gallery, recordName: "artwork-7", applied: .yes, explanation: "holds the sent values"),
-            CommitVerdict(database: .private, zoneID: Harness.gallery, recordName: "artwork-1", applied: .yes, explanation: "gone"),
+            CommitVerdict(key: recordKey(.private, Harness.gallery, "artwork-7"), applied: .yes, evidence: .holdsSentValues(tag: "9")),
+            CommitVerdict(key: recordKey(.private, Harness.gallery, "artwork-1"), applied: .yes, evidence: .gone),
         ]
         h.send(.commitVerified(verdicts, failure: nil))
         #expect(h.state.staged.isEmpty && h.state.commit?.phase == .done && h.state.message?.contains("WAS applied") == true)
@@ -331,7 +331,7 @@ extension Harness {
         let zone = ZoneID(zoneName: "Z")
         let update = RecordOperation.update(Record(recordName: "a", recordChangeTag: "t1", fields: ["n": .int64(2), "gone": .null]))
         func judge(_ op: RecordOperation, _ server: RecordResult) -> CommitVerdict.Applied {
-            CommitVerdict.judge(op, database: .private, zoneID: zone, server: server).applied
+            CommitVerdict.judge(op, zone: zoneKey(.private, zone), server: server).applied
         }
         #expect(judge(update, .record(Record(recordName: "a", recordChangeTag: "t1", fields: ["n": .int64(1), "gone": .int64(1)]))) == .no)
         #expect(judge(update, .record(Record(recordName: "a", recordChangeTag: "t2", fields: ["n": .int64(2)]))) == .yes)

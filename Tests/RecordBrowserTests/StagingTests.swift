@@ -29,7 +29,7 @@ import Testing
         batch.stage(StagedOperation(kind: .update, database: .private, zoneID: Self.gallery, base: Self.base, changes: ["title": .string("x")]))
         batch.stage(StagedOperation(kind: .delete, database: .private, zoneID: Self.gallery, base: Self.base))
         #expect(batch.operations.map(\.kind) == [.delete] && batch.operations[0].recordOperation == .delete(recordName: "a", recordChangeTag: "t1"))
-        batch.unstage(target: batch.operations[0].target)
+        batch.unstage(batch.operations[0].key)
         #expect(batch.isEmpty)
     }
 

@@ -23,6 +23,8 @@ public struct ServerErrorCode: OpenStringEnum {
     public static let zoneNotFound: Self = "ZONE_NOT_FOUND"
     /// Listed by CloudKit JS only; HTTP status unconfirmed (409 assumed).
     public static let uniqueFieldError: Self = "UNIQUE_FIELD_ERROR"
+    /// Not in Apple's table; one client handles it for an expired sync token (unconfirmed).
+    public static let changeTokenExpired: Self = "CHANGE_TOKEN_EXPIRED"
 
     /// The 14 codes of Apple's reference table.
     public static let documented: [ServerErrorCode] = [

@@ -44,7 +44,7 @@ struct BenchContainer {
 
     /// A headless browser on this container with a fresh (or the given) cache, zones loaded.
     func browser(cache: RecordCache? = nil, width: Int = 100, height: Int = 30) async throws -> (HeadlessBrowser, RecordCache) {
-        let cache = try cache ?? RecordCache(directory: directory + "/cache", container: "iCloud.bench", environment: .development)
+        let cache = try cache ?? RecordCache(directory: directory + "/cache", account: benchAccount)
         var browser = HeadlessBrowser(client: client, cache: cache, width: width, height: height)
         await browser.start()
         return (browser, cache)
@@ -174,8 +174,8 @@ struct KeypressBench: AsyncParsableCommand {
 
     func run() async throws {
         let directory = cacheDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-keypress-\(records)").path
-        let cache = try RecordCache(directory: directory, container: "iCloud.bench", environment: .development)
-        let key = ListKey(container: "iCloud.bench", environment: .development, database: .private, zoneName: "Big", owner: "_bench")
+        let cache = try RecordCache(directory: directory, account: benchAccount)
+        let key = ListKey(zone: ZoneKey(scope: Scope(account: benchAccount, database: .private), owner: "", zoneName: "Big"))
         var listState = try cache.open(key)
         if listState.count < records {
             var next = listState.count
@@ -194,9 +194,9 @@ struct KeypressBench: AsyncParsableCommand {
             print("cache with \(listState.count) records at \(directory)")
             return
         }
-        var state = BrowserState(connection: ConnectionInfo(container: "iCloud.bench", environment: .development, database: .private, server: "bench"))
+        var state = BrowserState(connection: ConnectionInfo(account: benchAccount, database: .private))
         state.size = (100, 30)
-        var list = RecordList(key: key, zoneID: ZoneID(zoneName: "Big"), source: .changes)
+        var list = RecordList(key: key, source: .changes)
         list.opened = true
         list.total = listState.count
         list.matching = listState.count
@@ -233,3 +233,6 @@ func benchKeypresses(_ state: inout BrowserState, _ cache: RecordCache, _ count:
     }
     return drawn
 }
+
+/// The account of the benchmarks' in-process container (what `HeadlessBrowser` derives from its client).
+let benchAccount = Account(server: .url(normalizing: "http://in-process"), container: "iCloud.bench", environment: .development, identity: .none)

@@ -10,9 +10,12 @@ struct HeadlessBrowser {
     let runner: EffectRunner
 
     init(client: CloudKitClient, cache: RecordCache?, database: DatabaseScope = .private, width: Int = 100, height: Int = 30) {
-        state = BrowserState(connection: ConnectionInfo(container: client.configuration.container, environment: client.configuration.environment, database: database, server: "bench"))
+        let account = Account(
+            server: .url(normalizing: client.configuration.serverURL), container: client.configuration.container,
+            environment: client.configuration.environment, identity: .none)
+        state = BrowserState(connection: ConnectionInfo(account: account, database: database))
         state.size = (width, height)
-        runner = EffectRunner(client: client, cache: cache)
+        runner = EffectRunner(client: client, cache: cache, account: account)
     }
 
     /// Feeds an event and runs every effect it causes (and theirs) to completion; `onEvent` sees each

@@ -27,20 +27,40 @@ struct Browse: AsyncParsableCommand {
         let resolved = try await connection.resolve(observer: { record in
             Task { @MainActor in reference.app?.record(record) }
         })
-        // A cache that cannot be opened is not fatal: the browser then works from the server only.
-        let cache = try? RecordCache(container: resolved.info.container, environment: resolved.info.environment)
-        let journal = Result { try StagingJournal(container: resolved.info.container, environment: resolved.info.environment) }
-        let info = ConnectionInfo(container: resolved.info.container, environment: resolved.info.environment, database: resolved.info.database, server: resolved.info.server)
-        let code = try await runBrowser(client: resolved.client, cache: cache, journal: journal, connection: info, readOnlyReason: resolved.readOnlyReason, reference: reference)
+        // Everything kept on disk belongs to one account: server, container, environment and who is
+        // signed in. When the user cannot be identified, nothing is kept (rather than kept under the
+        // wrong user): the browser works from the server only and says so.
+        let (identity, identityProblem) = await resolved.identify()
+        let info = resolved.info
+        let account = Account(server: resolved.serverID, container: info.container, environment: info.environment, identity: identity ?? .none)
+        var cache: RecordCache?
+        var journal: Result<StagingJournal, any Error>
+        var legacy: LegacyJournal?
+        if let identityProblem {
+            journal = .failure(BrowserFailure(message: identityProblem))
+        } else {
+            // A cache that cannot be opened is not fatal: the browser then works from the server only.
+            cache = try? RecordCache(account: account)
+            journal = Result { try StagingJournal(account: account) }
+            legacy = StagingJournal.legacy(account: account)
+            if let found = legacy, found.isEmpty {
+                StagingJournal.removeLegacy(path: found.path)
+                legacy = nil
+            }
+        }
+        let connection = ConnectionInfo(account: account, database: info.database)
+        let code = try await runBrowser(
+            client: resolved.client, cache: cache, journal: journal, legacy: legacy, connection: connection, readOnlyReason: resolved.readOnlyReason,
+            reference: reference)
         if code != 0 { throw ExitCode(code) }
     }
 
     @MainActor
     func runBrowser(
-        client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, connection: ConnectionInfo, readOnlyReason: String?,
-        reference: AppReference
+        client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, legacy: LegacyJournal?, connection: ConnectionInfo,
+        readOnlyReason: String?, reference: AppReference
     ) async throws -> Int32 {
-        let app = BrowserApp(client: client, cache: cache, journal: journal, connection: connection, readOnlyReason: readOnlyReason)
+        let app = BrowserApp(client: client, cache: cache, journal: journal, legacy: legacy, connection: connection, readOnlyReason: readOnlyReason)
         reference.app = app
         return try await app.run()
     }

@@ -28,15 +28,22 @@ final class BrowserApp {
     private var continuation: CheckedContinuation<Int32, Never>?
     private var renderScheduled = false
     private var emptyWakeups = 0
-    private var tasks: [Task<Void, Never>] = []
+    private var tasks: [Int: Task<Void, Never>] = [:]
+    private var nextTaskID = 0
     private var listener: Task<Void, Never>?
+    /// A journal of the earlier layout, to put to the user at start.
+    private let legacy: LegacyJournal?
 
-    init(client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, connection: ConnectionInfo, readOnlyReason: String?) {
+    init(
+        client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, legacy: LegacyJournal?, connection: ConnectionInfo,
+        readOnlyReason: String?
+    ) {
         self.client = client
         self.cache = cache
+        self.legacy = legacy
         switch journal {
         case .success(let j): self.journal = j
-        case .failure(let error): journalProblem = "the staging journal could not be opened (\(error)): staged edits will not survive a crash"
+        case .failure(let error): journalProblem = "the staging journal could not be opened (\(BrowserFailure(error).message)): staged edits will not survive a crash"
         }
         self.state = BrowserState(connection: connection)
         self.state.readOnlyReason = readOnlyReason
@@ -118,6 +125,16 @@ final class BrowserApp {
     /// Staged ops from the last session, and a commit that was in flight when it ended.
     private func restoreJournal() {
         if let journalProblem { state.message = journalProblem }
+        if let dropped = cache?.droppedLegacyFile {
+            state.message = "removed the cache of an earlier version (\((dropped as NSString).lastPathComponent)): it did not record its server, so zones are fetched again"
+        }
+        if let legacy {
+            send(.legacyJournalFound(legacy))
+            if let unreadable = legacy.unreadable {
+                state.legacyJournal = nil
+                state.message = "the earlier journal \(legacy.path) could not be read (\(unreadable)); it is left untouched"
+            }
+        }
         guard let journal else { return }
         do {
             let batch = try journal.load()
@@ -183,6 +200,8 @@ final class BrowserApp {
                 listener = Task { @MainActor [weak self] in
                     await listen.run { event in await MainActor.run { self?.deliver(event) } }
                 }
+            case .removeLegacyJournal(let path):
+                StagingJournal.removeLegacy(path: path)
             case .editJSON(let edit):
                 // After this frame (an error reopens the editor from within an event).
                 DispatchQueue.main.async { MainActor.assumeIsolated { self.editJSON(edit) } }
@@ -225,17 +244,20 @@ final class BrowserApp {
     }
 
     private func run(_ effect: BrowserEffect) {
-        let runner = EffectRunner(client: client, cache: cache, journal: journal)
+        let runner = EffectRunner(client: client, cache: cache, journal: journal, account: state.connection.account)
         // Fault injection for the reliability tests: a crash inside a network task must still leave
         // the terminal restored (tests/reliability/terminal.sh).
         if ProcessInfo.processInfo.environment["CKBROWSE_FAULT"] == "crash-in-network-task" {
             Task.detached { fatalError("injected fault: crash in a network task") }
         }
-        let task = Task { @MainActor [weak self] in
+        // Each task drops itself from the list when it is done (the list used to keep every task of
+        // the session). The entry is added before the task can run: both happen on the main actor.
+        let id = nextTaskID
+        nextTaskID += 1
+        tasks[id] = Task { @MainActor [weak self] in
             for event in await runner.execute(effect) { self?.deliver(event) }
+            self?.tasks[id] = nil
         }
-        tasks.append(task)
-        tasks.removeAll { $0.isCancelled }
     }
 
     /// Restores the terminal and ends the process with `code`.

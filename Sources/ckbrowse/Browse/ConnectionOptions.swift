@@ -1,7 +1,9 @@
 import ArgumentParser
+import BrowserCache
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
+import RecordBrowser
 
 /// How to reach a container: flags, then environment variables, then a profile. Shared by the browser
 /// and the headless commands. Tokens are not echoed anywhere.
@@ -22,9 +24,33 @@ struct ConnectionOptions: ParsableArguments {
     struct Resolved {
         var client: CloudKitClient
         var info: (container: String, environment: CloudKitEnvironment, database: DatabaseScope, server: String)
+        /// The server as an identity (normalized URL, or the embedded demo and its data directory).
+        var serverID: ServerID
+        var credentials: Credentials
         var isDemo: Bool
         /// Why writes are refused, or nil when they are allowed.
         var readOnlyReason: String? = nil
+
+        /// Who the requests are made as. A web auth token rotates, so the user is identified by the
+        /// record name `users/current` answers: one request at start. Returns nil (with the reason)
+        /// when it cannot be found out; the caller then keeps nothing on disk.
+        func identify() async -> (identity: SignedInIdentity?, problem: String?) {
+            switch credentials {
+            case .serverToServer(let key): return (.serverKey(keyID: key.keyID), nil)
+            case .apiToken(_, let webAuthToken):
+                guard webAuthToken != nil else { return (SignedInIdentity.none, nil) }
+                do {
+                    let user = try await client.database(.public).currentUser()
+                    return (.user(recordName: user.userRecordName), nil)
+                } catch let error as CloudKitError where error.serverErrorCode == .authenticationRequired || error.serverErrorCode == .authenticationFailed {
+                    // The web auth token is not (or no longer) valid: requests go out as no user, so
+                    // that is whose edits these are.
+                    return (SignedInIdentity.none, nil)
+                } catch {
+                    return (nil, "the signed-in user could not be identified (\(BrowserFailure(error).message))")
+                }
+            }
+        }
     }
 
     var environmentVariables: [String: String] { ProcessInfo.processInfo.environment }
@@ -87,26 +113,28 @@ struct ConnectionOptions: ParsableArguments {
         } else if !settings.isEmpty && environment == .production && settings["allow-writes"] != "true" {
             readOnlyReason = "production profiles are read-only unless they say allow-writes = true"
         }
-        return Resolved(client: client, info: (container, environment, database, host), isDemo: false, readOnlyReason: readOnlyReason)
+        return Resolved(
+            client: client, info: (container, environment, database, host), serverID: .url(normalizing: serverURL), credentials: credentials, isDemo: false,
+            readOnlyReason: readOnlyReason)
     }
 
     /// The embedded demo container, in-process, with its data in the user's data directory.
     func demo(observer: (@Sendable (RequestRecord) -> Void)?) async throws -> Resolved {
         let env = environmentVariables
-        let base = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        let directory = (base as NSString).appendingPathComponent("ckbrowse/demo")
+        let directory = (XDG.dataHome() as NSString).appendingPathComponent("ckbrowse/demo")
         var configuration = LocalServerConfiguration()
         DemoSeed.configure(&configuration)
         configuration.baseURL = "http://in-process"
         configuration.answerCacheBytes = LocalServerConfiguration.embeddedAnswerCacheBytes
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         try await DemoSeed.seedIfNeeded(service)
+        let credentials = Credentials.apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken)
         let client = CloudKitClient(
             configuration: CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container),
-            credentials: .apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken), transport: InProcessTransport(service: service),
-            observer: observer)
+            credentials: credentials, transport: InProcessTransport(service: service), observer: observer)
         return Resolved(
-            client: client, info: (DemoSeed.container, .development, database ?? .private, "local demo (in-process)"), isDemo: true,
+            client: client, info: (DemoSeed.container, .development, database ?? .private, "local demo (in-process)"),
+            serverID: .embeddedDemo(dataDirectory: directory), credentials: credentials, isDemo: true,
             readOnlyReason: readOnly ? "--read-only was given" : nil)
     }
 }

@@ -1,3 +1,4 @@
+import BrowserCache
 import Foundation
 
 /// Profiles from `$XDG_CONFIG_HOME/ckbrowse/config.toml`:
@@ -21,9 +22,7 @@ struct ProfileFile {
     var profiles: [String: [String: String]] = [:]
 
     static var defaultPath: String {
-        let base = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
-        return (base as NSString).appendingPathComponent("ckbrowse/config.toml")
+        (XDG.configHome() as NSString).appendingPathComponent("ckbrowse/config.toml")
     }
 
     static func load(path: String = defaultPath) throws -> ProfileFile {
