@@ -86,7 +86,10 @@ let package = Package(
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb"]),
-        .testTarget(name: "BrowserCacheTests", dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb", "CloudKitLocal"]),
+        .testTarget(
+            name: "BrowserCacheTests",
+            dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CloudKitLocalTests",

@@ -102,19 +102,22 @@ extension Browser {
         zip(texts, widths).map { TextWidth.fit($0, to: $1) }.joined(separator: " ")
     }
 
+    /// A list under a column header. `gutter` columns stand before each row (2 where a staged mark
+    /// goes in the first, so it stays apart from the name).
     static func drawList(
-        _ screen: inout Screen, header: [String], widths: [Int], count: Int, selection: Int, scroll: Int,
+        _ screen: inout Screen, header: [String], widths: [Int], count: Int, selection: Int, scroll: Int, gutter: Int = 1,
         row rowText: (Int) -> (String, Style)
     ) {
-        let cols = columns(widths, total: screen.width - 1)
-        screen.put(" " + row(header, cols), x: 0, y: 1, style: Theme.header)
+        let cols = columns(widths, total: screen.width - gutter)
+        let pad = String(repeating: " ", count: gutter)
+        screen.put(pad + row(header, cols), x: 0, y: 1, style: Theme.header)
         let height = screen.height - 4
         for i in 0..<height {
             let index = scroll + i
             guard index < count else { break }
             let (text, style) = rowText(index)
             let y = 2 + i
-            screen.put(" " + text, x: 0, y: y, style: style)
+            screen.put(pad + text, x: 0, y: y, style: style)
             if index == selection { highlight(&screen, y: y) }
         }
     }
@@ -154,9 +157,9 @@ extension Browser {
             if let message = state.message, list.total == 0 { screen.put(" " + message, x: 0, y: 4, maxWidth: screen.width - 2) }
         }
         let widths = [0, 14, 16, 14, 10]
-        let cols = columns(widths, total: screen.width - 1)
+        let cols = columns(widths, total: screen.width - 2)
         drawList(&screen, header: ["RECORD NAME", "TYPE", "MODIFIED", "MODIFIED BY", "CHANGE TAG"], widths: widths, count: list.matching,
-                 selection: list.selection, scroll: list.scroll) { i in
+                 selection: list.selection, scroll: list.scroll, gutter: 2) { i in
             guard let record = list.row(i) else { return (" …", Theme.dim) }
             if record.deleted {
                 return (row(["✝ " + record.recordName, record.recordType ?? "", "deleted", "", ""], cols), Theme.tombstone)

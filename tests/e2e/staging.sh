@@ -66,7 +66,7 @@ check "open draft-1" "recordName                           draft-1"
 edit_field 1 3
 keys Escape j d
 check "d in the list stages a delete" "staged: delete 'draft-2'"
-if screen | grep -q "^Mdraft-0" && screen | grep -q "^Mdraft-1" && screen | grep -q "^Ddraft-2"; then ok "the list marks modified and deleted records"; else bad "list marks"; fi
+if screen | grep -q "^M draft-0" && screen | grep -q "^M draft-1" && screen | grep -q "^D draft-2"; then ok "the list marks modified and deleted records"; else bad "list marks"; fi
 keys b
 check "the batch screen lists every op" "3 staged operations in 1 zone"
 check "with old → new per field" "text: Draft 0 — ideas for the spring show → Edited by e2e"
