@@ -180,24 +180,24 @@ extension Browser {
             screen.put(" " + error.message, x: 0, y: 2, style: Theme.error, maxWidth: screen.width - 2)
             return
         }
-        let height = screen.height - 4
+        let layout = Layout(width: screen.width, height: screen.height)
+        guard let page = detailPage(state) else { return }
+        let lines = page.lines
         if detail.showRaw {
-            screen.put(" RAW JSON (as the server sent it) — v: table view", x: 0, y: 1, style: Theme.header)
-            let lines = rawLines(detail, width: screen.width)
-            for i in 0..<height where detail.scroll + i < lines.count {
-                screen.put(" " + lines[detail.scroll + i], x: 0, y: 2 + i)
-                if detail.scroll + i == detail.selection { highlight(&screen, y: 2 + i) }
+            screen.put(" RAW JSON (as the server sent it) — v: table view", x: 0, y: layout.header, style: Theme.header)
+            for (i, y) in layout.body.enumerated() where detail.scroll + i < lines.count {
+                screen.put(" " + lines[detail.scroll + i].text, x: 0, y: y)
+                if detail.scroll + i == detail.selection { highlight(&screen, y: y) }
             }
             return
         }
-        let nameWidth = 20, typeWidth = 15
-        let valueWidth = screen.width - nameWidth - typeWidth - 4
-        screen.put(" " + row(["FIELD", "TYPE", "VALUE"], [nameWidth, typeWidth, valueWidth]), x: 0, y: 1, style: Theme.header)
-        // Wrap each logical line; the selection is per logical line.
-        let lines = detailLines(detail, staged: detailOperation(state))
-        var y = 2
+        let nameWidth = Layout.detailNameWidth, typeWidth = Layout.detailTypeWidth
+        let valueWidth = layout.detailValueWidth
+        screen.put(" " + row(["FIELD", "TYPE", "VALUE"], [nameWidth, typeWidth, valueWidth]), x: 0, y: layout.header, style: Theme.header)
+        // Each logical line wraps to the rows `page` counted; the selection is per logical line.
+        var y = layout.body.lowerBound
         var index = detail.scroll
-        while y < 2 + height, index < lines.count {
+        while y < layout.body.upperBound, index < lines.count {
             let line = lines[index]
             if line.isHeading {
                 screen.put(" \(line.field) \(line.text)", x: 0, y: y, style: line.mark == .deleted ? Theme.stagedDelete : Theme.heading)
@@ -210,11 +210,11 @@ extension Browser {
                 case .cleared?: valueStyle = Theme.stagedDelete
                 default: valueStyle = line.reference != nil ? Theme.reference : .plain
                 }
-                for (j, part) in wrapped.enumerated() where y < 2 + height {
+                for (j, part) in wrapped.enumerated() where y < layout.body.upperBound {
                     let left = j == 0 ? row([line.field, line.type], [nameWidth, typeWidth]) : String(repeating: " ", count: nameWidth + typeWidth + 1)
                     screen.put(" " + left + " ", x: 0, y: y)
                     if j == 0, line.mark == .changed || line.mark == .cleared, !line.field.isEmpty { screen.put("●", x: 0, y: y, style: valueStyle) }
-                    screen.put(part, x: nameWidth + typeWidth + 3, y: y, style: valueStyle)
+                    screen.put(part, x: layout.detailValueX, y: y, style: valueStyle)
                     if index == detail.selection { highlight(&screen, y: y) }
                     if j < wrapped.count - 1 { y += 1 }
                 }

@@ -92,8 +92,13 @@ public enum Browser {
             detail.loading = false
             switch result {
             case .success((.record(let record), let raw)):
+                let first = detail.record == nil
                 detail.record = record
                 detail.raw = raw
+                state.detail = detail
+                // A record opens with the selection on its first field, never on a section header.
+                settleDetail(&state, toFirst: first)
+                detail = state.detail!
             case .success((.deleted, let raw)):
                 detail.raw = raw
                 detail.error = BrowserFailure(message: "record '\(name)' was deleted")
@@ -297,6 +302,7 @@ public enum Browser {
             move(&list.selection, &list.scroll, count: list.matching, delta: 0, height: h)
             state.list = list
         }
+        settleDetail(&state)
     }
 
     // MARK: Zones
@@ -476,25 +482,48 @@ public enum Browser {
         return [.lookupRecord(key)]
     }
 
+    /// The open record's lines and the rows each takes on this screen (one place for render and keys).
+    static func detailPage(_ state: BrowserState) -> DetailPage? {
+        guard let detail = state.detail else { return nil }
+        let layout = Layout(state)
+        if detail.showRaw {
+            let lines = rawLines(detail, width: layout.width).map { DetailLine(field: "", type: "", text: $0) }
+            return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count))
+        }
+        let lines = detailLines(detail, staged: detailOperation(state))
+        let rows = lines.map { $0.isHeading ? 1 : max(1, TextWidth.wrap($0.text, to: layout.detailValueWidth).count) }
+        return DetailPage(lines: lines, rows: rows)
+    }
+
+    /// Keeps the detail selection on a field and in view (after a load, a resize, a staged change).
+    static func settleDetail(_ state: inout BrowserState, toFirst: Bool = false) {
+        guard var detail = state.detail, let page = detailPage(state) else { return }
+        if toFirst {
+            detail.selection = page.firstSelectable
+            detail.scroll = 0
+        }
+        page.move(&detail.selection, &detail.scroll, delta: 0, height: Layout(state).bodyHeight)
+        state.detail = detail
+    }
+
     static func detailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         if let effects = detailStagingKey(key, &state) { return effects }
-        guard var detail = state.detail else { return [] }
-        let lines = detail.showRaw ? rawLines(detail, width: state.size.width) .map { DetailLine(field: "", type: "", text: $0) } : detailLines(detail, staged: detailOperation(state))
-        let h = listHeight(state)
+        guard var detail = state.detail, let page = detailPage(state) else { return [] }
+        let lines = page.lines
+        let h = Layout(state).bodyHeight
         if let d = delta(key, page: h, count: lines.count) {
-            move(&detail.selection, &detail.scroll, count: lines.count, delta: d, height: h)
+            page.move(&detail.selection, &detail.scroll, delta: d, height: h)
             state.detail = detail
             return []
         }
         switch key {
-        case .char("G"):
-            move(&detail.selection, &detail.scroll, count: lines.count, delta: lines.count, height: h)
+        case .char("G"), .end:
+            page.move(&detail.selection, &detail.scroll, delta: lines.count, height: h)
             state.detail = detail
         case .char("v"):
             detail.showRaw.toggle()
-            detail.selection = 0
-            detail.scroll = 0
             state.detail = detail
+            settleDetail(&state, toFirst: true)
         case .enter, .char("l"), .right:
             guard !detail.showRaw, lines.indices.contains(detail.selection), let reference = lines[detail.selection].reference else {
                 state.message = "Enter follows a REFERENCE: select a reference line"

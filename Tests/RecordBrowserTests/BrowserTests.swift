@@ -239,7 +239,8 @@ struct Harness {
         // Select the REFERENCE line and follow it.
         let lines = Browser.detailLines(h.state.detail!)
         let index = try #require(lines.firstIndex { $0.reference != nil })
-        for _ in 0..<index { h.keys(.char("j")) }
+        #expect(h.state.detail?.selection == 1 && lines[0].isHeading, "a record opens on its first field, not on the FIELDS header")
+        while h.state.detail!.selection < index { h.keys(.char("j")) }
         h.keys(.enter)
         #expect(h.effects == [.lookupRecord(RecordKey(zone: h.state.list!.zone, recordName: "artist-hokusai"))])
         h.keys(.escape)

@@ -45,8 +45,8 @@ ENVS="env LANG=C.UTF-8 TERM=tmux-256color XDG_DATA_HOME=$WORK/xdg XDG_CACHE_HOME
 start() { new_session "$WORK/tmux.conf" "$ENVS $BIN"; wait_for "Drafts" 60 || bad "the browser did not start"; }
 # open NAME: the record from the Drafts list (g to the top, then the :open command).
 open_record() { keys Escape; keys : "open $1" Enter; wait_for "recordName                           $1" 10 || bad "could not open $1"; }
-# edit FIELD-LINE-DOWN VALUE: select the n-th field line and type a new value.
-edit_field() { keys g; for _ in $(seq 1 "$1"); do keys j; done; keys e C-u "$2" Enter; }
+# edit_field N VALUE: the N-th field of the record (g selects the first), typed anew.
+edit_field() { keys g; for _ in $(seq 2 "$1"); do keys j; done; keys e C-u "$2" Enter; }
 
 start
 keys j Enter
