@@ -16,6 +16,7 @@ run: build
 
 ## Run every test: unit and integration tests, then the end-to-end browser test in tmux.
 test: deps
+	tests/architecture/check.py
 	$(SWIFT) test
 	tests/e2e/browser.sh
 	tests/e2e/apply.sh

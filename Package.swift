@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "ckbrowse", targets: ["ckbrowse"]),
         .library(name: "CloudKitWeb", targets: ["CloudKitWeb"]),
+        .library(name: "CloudKitModels", targets: ["CloudKitModels"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -17,15 +18,26 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Already in the graph through the packages above; named because our code imports their modules.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
-        // The shared client module: wire models, JSON, requests, auth, paging, transport.
+        // Wire models, JSON, request bodies, errors and the transport protocol: no I/O, no dependencies,
+        // so the pure browser core can use them without linking networking.
+        .target(name: "CloudKitModels"),
+        // The shared client module: the client, auth, paging and the AsyncHTTPClient transport; it
+        // re-exports CloudKitModels.
         .target(
             name: "CloudKitWeb",
             dependencies: [
+                "CloudKitModels",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The local CloudKit-compatible server: SQLite storage, the service's semantics, HTTP adapter.
@@ -38,6 +50,10 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         // libc pieces Swift's Glibc module hides (wcwidth, locale, SIGWINCH pipe, posix_spawn).
@@ -45,7 +61,7 @@ let package = Package(
         // PURE terminal UI: cells, styles, width-aware text, screen buffer + diff, keys, backends.
         .target(name: "TerminalUI", dependencies: ["CLibc"]),
         // PURE browser: state, events, effects, screens. No curses, no networking.
-        .target(name: "RecordBrowser", dependencies: ["TerminalUI", "CloudKitWeb"]),
+        .target(name: "RecordBrowser", dependencies: ["TerminalUI", "CloudKitModels"]),
         // The browser's local SQLite cache of fetched records and sync tokens.
         .target(
             name: "BrowserCache",

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 
 extension Browser {
     /// `:` commands. `:query TYPE [FIELD COMPARATOR VALUE]...`, `:db public|private|shared`,

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 
 /// A commit from preview to outcome, with the conflict prompt in between.
 public struct CommitSession: Sendable {

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import TerminalUI
 
 /// Something the browser needs done outside the pure core; its result comes back as an event.

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import TerminalUI
 
 /// The inline editor of one field: text with a cursor, the field's type, and the last validation

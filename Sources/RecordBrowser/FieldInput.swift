@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import Foundation
 
 /// Why typed text is not a valid value for a field (shown in place; nothing is staged).

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 
 /// The `$EDITOR` form of a record's fields: a `//` comment header, then the fields as the wire's
 /// field dictionary (`{"title": {"value": "…", "type": "STRING"}, …}`).

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import Foundation
 import TerminalUI
 

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 
 /// Which server the browser talks to. A name alone is not an identity: the same container ID lives
 /// on Apple's service, on a `ckbrowse serve` and in the embedded demo, so everything the browser keeps

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 
 /// Pushes received this session from the webcourier long-poll, and the state of its connection.
 public struct NotificationFeed: Sendable {

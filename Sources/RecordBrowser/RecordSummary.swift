@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 
 /// What a list row needs of a record; the full record stays in the cache.
 public struct RecordSummary: Sendable, Hashable {

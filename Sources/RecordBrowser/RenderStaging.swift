@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import TerminalUI
 
 /// Drawing of staged edits: list marks, the inline editor, the batch, the commit and the conflicts.

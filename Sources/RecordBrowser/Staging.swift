@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 
 /// One staged change to one record, with what the user saw when they made it.
 public struct StagedOperation: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import TerminalUI
 
 /// What the browser is connected to (shown in the status bar; never a token): the account (server,

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import TerminalUI
 
 /// The browser's single update function: an event changes the state and may ask for effects

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import TerminalUI
 
 /// Commit: preview and confirmation, the outcome, the conflict prompt, and the check of a commit

@@ -1,4 +1,4 @@
-import CloudKitWeb
+import CloudKitModels
 import TerminalUI
 
 /// Staging: the inline editor, `$EDITOR`, deletes, unstaging and the batch screen.

@@ -120,7 +120,6 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The embedded demo container, in-process, with its data in the user's data directory.
     func demo(observer: (@Sendable (RequestRecord) -> Void)?) async throws -> Resolved {
-        let env = environmentVariables
         let directory = (XDG.dataHome() as NSString).appendingPathComponent("ckbrowse/demo")
         var configuration = LocalServerConfiguration()
         DemoSeed.configure(&configuration)

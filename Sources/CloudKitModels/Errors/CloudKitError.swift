@@ -53,7 +53,7 @@ public struct CloudKitError: Error, Sendable, Hashable, CustomStringConvertible 
         self.redirectURL = redirectURL
     }
 
-    init(server info: ServerErrorInfo, operation: String?, httpStatus: Int?) {
+    package init(server info: ServerErrorInfo, operation: String?, httpStatus: Int?) {
         self.init(
             kind: .server, operation: operation, httpStatus: httpStatus, serverErrorCode: info.serverErrorCode,
             reason: info.reason, uuid: info.uuid, retryAfter: info.retryAfter, redirectURL: info.redirectURL)
@@ -95,12 +95,12 @@ public struct CloudKitError: Error, Sendable, Hashable, CustomStringConvertible 
         return nil
     }
 
-    static func format(seconds: Double) -> String {
+    package static func format(seconds: Double) -> String {
         seconds.rounded() == seconds ? "\(Int(seconds)) s" : String(Double(Int(seconds * 10)) / 10) + " s"
     }
 
     /// A copy with every occurrence of the given secrets replaced by `<redacted>`.
-    func redacting(_ secrets: [String]) -> CloudKitError {
+    package func redacting(_ secrets: [String]) -> CloudKitError {
         guard !secrets.isEmpty else { return self }
         var copy = self
         copy.reason = reason.map { Redactor.redact($0, secrets: secrets) }

@@ -102,17 +102,32 @@ public struct RequestRecord: Sendable, Hashable {
     public var bytesSent: Int
     public var bytesReceived: Int
     public var attempt: Int
+
+    public init(
+        method: HTTPMethod, operation: String, database: DatabaseScope?, status: Int?, serverErrorCode: ServerErrorCode?, duration: Double,
+        bytesSent: Int, bytesReceived: Int, attempt: Int
+    ) {
+        self.method = method
+        self.operation = operation
+        self.database = database
+        self.status = status
+        self.serverErrorCode = serverErrorCode
+        self.duration = duration
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.attempt = attempt
+    }
 }
 
 /// Minimal URL splitting that does not depend on Foundation's URL parser quirks.
-struct URLParts {
-    var scheme: String
-    var host: String
-    var port: Int?
-    var path: String
-    var query: String?
+package struct URLParts {
+    package var scheme: String
+    package var host: String
+    package var port: Int?
+    package var path: String
+    package var query: String?
 
-    init(_ url: String) {
+    package init(_ url: String) {
         var rest = Substring(url)
         if let range = rest.firstRange(of: "://") {
             scheme = String(rest[..<range.lowerBound]).lowercased()
