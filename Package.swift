@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Wire models, JSON, request bodies, errors and the transport protocol: no I/O, no dependencies,
@@ -109,7 +110,11 @@ let package = Package(
         .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CloudKitLocalTests",
-            dependencies: ["CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -190,6 +190,14 @@ public final class LocalCloudKit: Sendable {
         }
     }
 
+    /// The answer to a request whose body is larger than `maximumBodyBytes` (the HTTP adapter stops
+    /// reading it at the limit, so the service never sees the bytes).
+    public func bodyTooLarge() -> ServerResponse {
+        let uuid = Self.requestUUID()
+        let reason = "request body exceeds the limit of \(configuration.maximumBodyBytes) bytes"
+        return respond(400, errorJSON(.badRequest, reason, uuid), uuid: uuid, extra: [])
+    }
+
     // MARK: - Cached answers
 
     /// What the answer cache has done so far.

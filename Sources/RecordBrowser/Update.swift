@@ -33,7 +33,7 @@ public enum Browser {
             case .failure(let failure): fail(&state, failure)
             }
             return []
-        case .listOpened(let generation, let total, let token, let more):
+        case .listOpened(let generation, let total, let token, _):  // a change feed is always asked again, so the saved moreComing is not used
             guard var list = state.list, list.generation == generation else { return [] }
             list.opened = true
             list.total = total

@@ -2,6 +2,8 @@ import CloudKitLocal
 import CloudKitWeb
 import Foundation
 import Hummingbird
+import Logging
+import ServiceLifecycle
 
 /// A real `ckbrowse serve` stack (Hummingbird on a loopback port, SQLite in a temp directory) for one
 /// test. Stop it with `stop()`.
@@ -15,10 +17,12 @@ final class LiveServer: Sendable {
     let service: LocalCloudKit
     let port: Int
     let task: Task<Void, any Error>
+    let group: ServiceGroup
 
     static func start(
         directory: String? = nil, serverKeys: [(keyID: String, publicKeyPEM: String)] = [],
-        now: @escaping @Sendable () -> Date = { Date() }, notifications: NotificationSettings = NotificationSettings()
+        now: @escaping @Sendable () -> Date = { Date() }, notifications: NotificationSettings = NotificationSettings(),
+        maximumBodyBytes: Int? = nil
     ) async throws -> LiveServer {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckl-\(UUID().uuidString)").path
         var configuration = LocalServerConfiguration()
@@ -27,26 +31,31 @@ final class LiveServer: Sendable {
         configuration.serverKeys = serverKeys
         configuration.now = now
         configuration.notifications = notifications
+        if let maximumBodyBytes { configuration.maximumBodyBytes = maximumBodyBytes }
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let app = LocalHTTPServer(service: service, host: "127.0.0.1", port: 0).application { port in
             continuation.yield(port)
         }
-        let task = Task { try await app.run() }
+        // A service group without signals, stopped by a graceful shutdown: cancelling the task instead
+        // makes Hummingbird log "Waiting on child channel: CancellationError()" for every test.
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: Logger(label: "live-server"))
+        let task = Task { try await group.run() }
         var port = 0
         for await p in stream {
             port = p
             break
         }
         service.setBaseURL("http://127.0.0.1:\(port)")
-        return LiveServer(directory: directory, service: service, port: port, task: task)
+        return LiveServer(directory: directory, service: service, port: port, task: task, group: group)
     }
 
-    private init(directory: String, service: LocalCloudKit, port: Int, task: Task<Void, any Error>) {
+    private init(directory: String, service: LocalCloudKit, port: Int, task: Task<Void, any Error>, group: ServiceGroup) {
         self.directory = directory
         self.service = service
         self.port = port
         self.task = task
+        self.group = group
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
@@ -73,7 +82,9 @@ final class LiveServer: Sendable {
     }
 
     func stop() async {
-        task.cancel()
+        // Long-polls would hold a graceful stop for their whole hold time: end them first, as serve does.
+        service.closeLongPolls()
+        await group.triggerGracefulShutdown()
         _ = try? await task.value
     }
 }

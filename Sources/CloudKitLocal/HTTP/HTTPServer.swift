@@ -26,9 +26,12 @@ public struct LocalHTTPServer: Sendable {
             let body: ByteBuffer
             do {
                 body = try await request.collectBody(upTo: maximumBody)
+            } catch is NIOTooManyBytesError {
+                // Too large: answered without allocating the body.
+                return Self.response(service.bodyTooLarge())
             } catch {
-                return Self.response(
-                    await service.handle(ServerRequest(method: "POST", path: "/", query: nil, headers: [], body: Array(repeating: 0, count: maximumBody + 1))))
+                // The client went away (or the body could not be read): nothing to answer.
+                throw error
             }
             let serverRequest = ServerRequest(
                 method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
