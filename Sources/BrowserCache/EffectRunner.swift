@@ -23,6 +23,33 @@ public struct EffectRunner: Sendable {
         self.cacheAccount = account
     }
 
+    /// Runs one effect; what only the program around the browser can do goes to `host`.
+    public func execute(_ effect: BrowserEffect, host: any EffectHost) async -> [BrowserEvent] {
+        switch effect {
+        case .copy(let text):
+            await host.copy(text)
+            return []
+        case .copyRecord(let key, let name):
+            guard let record = try? cache?.record(key, name: name) else { return [.notice("'\(name)' is not in the local cache: open it and copy it there")] }
+            await host.copy(record.json.prettyPrinted())
+            return []
+        case .quit:
+            await host.quit()
+            return []
+        case .editJSON(let edit):
+            return await host.edit(edit).map { [$0] } ?? []
+        case .startNotifications:
+            await NotificationListener(client: client).run { event in await host.deliver(event) }
+            return []
+        case .removeLegacyJournal(let path):
+            StagingJournal.removeLegacy(path: path)
+            return []
+        default:
+            return await execute(effect)
+        }
+    }
+
+    /// Runs an effect that needs no host (the network and the local cache).
     public func execute(_ effect: BrowserEffect) async -> [BrowserEvent] {
         switch effect {
         case .loadZones(let scope):

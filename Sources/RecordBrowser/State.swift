@@ -239,18 +239,42 @@ public struct BrowserState: Sendable {
 
     /// `/` filter over the loaded list.
     public var filter: String?
+    /// The one modal open now (input line, inline editor, confirmation, help, sign-in, the earlier
+    /// journal's question): keys go to it first. When it closes, the next queued one opens.
+    public var modal: Modal? {
+        didSet { if modal == nil, !queuedModals.isEmpty { modal = queuedModals.removeFirst() } }
+    }
+    /// Modals the program opened while the user was busy in another (typed text is never replaced).
+    public var queuedModals: [Modal] = []
+
     /// The input line: a `:` command, a `/` filter, or a field to add.
-    public var input: InputLine?
-    public var showHelp = false
+    public var input: InputLine? {
+        get { if case .input(let line)? = modal { return line } else { return nil } }
+        set { setModal(newValue.map(Modal.input), isThis: { if case .input = $0 { return true } else { return false } }) }
+    }
+    public var showHelp: Bool {
+        get { if case .help? = modal { return true } else { return false } }
+        set { setModal(newValue ? .help : nil, isThis: { if case .help = $0 { return true } else { return false } }) }
+    }
     /// The hint line's message. Setting it makes it an ordinary message (`messageKind` `.plain`).
     public var message: String? { didSet { messageKind = .plain } }
     /// What the message is, for decisions that must not read its words.
     public private(set) var messageKind: MessageKind = .plain
     public var lastError: BrowserFailure?
     /// Shown until dismissed when the database needs a signed-in user.
-    public var signInNotice: BrowserFailure?
+    public var signInNotice: BrowserFailure? {
+        get { if case .signIn(let failure)? = modal { return failure } else { return nil } }
+        set {
+            if let newValue { present(.signIn(newValue)) } else if case .signIn? = modal { modal = nil }
+        }
+    }
     /// Entries of an earlier-layout journal waiting for the user's decision (keep here / discard).
-    public var legacyJournal: LegacyJournal?
+    public var legacyJournal: LegacyJournal? {
+        get { if case .legacyJournal(let legacy)? = modal { return legacy } else { return nil } }
+        set {
+            if let newValue { present(.legacyJournal(newValue)) } else if case .legacyJournal? = modal { modal = nil }
+        }
+    }
     public var requests: [RequestRecord] = []
     public var quitRequested = false
 
@@ -259,9 +283,15 @@ public struct BrowserState: Sendable {
     /// Why writes are refused (staging included), or nil when they are allowed.
     public var readOnlyReason: String?
     /// The inline field editor, when open.
-    public var editor: FieldEditor?
+    public var editor: FieldEditor? {
+        get { if case .editor(let editor)? = modal { return editor } else { return nil } }
+        set { setModal(newValue.map(Modal.editor), isThis: { if case .editor = $0 { return true } else { return false } }) }
+    }
     /// A yes/no question on the hint line.
-    public var confirmation: Confirmation?
+    public var confirmation: Confirmation? {
+        get { if case .confirmation(let c)? = modal { return c } else { return nil } }
+        set { setModal(newValue.map(Modal.confirmation), isThis: { if case .confirmation = $0 { return true } else { return false } }) }
+    }
     public var batchSelection = 0
     public var batchScroll = 0
     /// The commit being previewed, sent or resolved.
@@ -274,4 +304,33 @@ public struct BrowserState: Sendable {
     }
 
     public var pane: Pane { stack.last ?? .zones }
+
+    /// Opens a modal the user asked for (replacing any), or closes it when `modal` is nil and the open
+    /// one is of this kind.
+    mutating func setModal(_ new: Modal?, isThis: (Modal) -> Bool) {
+        if let new {
+            modal = new
+        } else if let open = modal, isThis(open) {
+            modal = nil
+        }
+    }
+
+    /// Opens a modal the program raised: at once, unless the user is typing or answering in another,
+    /// then when that one closes.
+    public mutating func present(_ new: Modal) {
+        switch modal {
+        case nil, .help?: modal = new
+        default: queuedModals.append(new)
+        }
+    }
+}
+
+/// What can be open over a screen; at most one at a time.
+public enum Modal: Sendable {
+    case input(InputLine)
+    case editor(FieldEditor)
+    case confirmation(Confirmation)
+    case help
+    case signIn(BrowserFailure)
+    case legacyJournal(LegacyJournal)
 }

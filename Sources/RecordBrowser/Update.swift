@@ -168,20 +168,22 @@ public enum Browser {
 
     static func handle(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         if key == .resize { return [] }
-        if state.legacyJournal != nil { return legacyJournalKey(key, &state) }
-        if state.input != nil { return handleInput(key, &state) }
-        if state.signInNotice != nil {
+        // The open modal takes every key.
+        switch state.modal {
+        case .legacyJournal?: return legacyJournalKey(key, &state)
+        case .input?: return handleInput(key, &state)
+        case .signIn?:
             // Any key dismisses the notice; the user continues in the public database.
-            state.signInNotice = nil
+            state.modal = nil
             if state.connection.database != .public { return switchDatabase(.public, &state) }
             return []
-        }
-        if state.showHelp {
-            state.showHelp = false  // any key closes the help
+        case .help?:
+            state.modal = nil  // any key closes the help
             return []
+        case .editor?: return editorKey(key, &state)
+        case .confirmation?: return confirmationKey(key, &state)
+        case nil: break
         }
-        if state.editor != nil { return editorKey(key, &state) }
-        if state.confirmation != nil { return confirmationKey(key, &state) }
         // The commit and conflict screens take every key (a production confirmation is typed there).
         if state.pane == .commit { return commitKey(key, &state) }
         if state.pane == .conflict { return conflictKey(key, &state) }

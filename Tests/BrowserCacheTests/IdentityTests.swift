@@ -154,3 +154,41 @@ final class RecordingModifyTransport: HTTPTransport, @unchecked Sendable {
         #expect(StagingJournal.legacy(directory: journalDirectory, account: account) == nil)
     }
 }
+
+/// A transport that looks at the journal when a commit's request reaches it.
+final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
+    let inner = RecordingModifyTransport()
+    let journal: StagingJournal
+    private let lock = NSLock()
+    private var seen: [Int] = []
+    var inflightAtSend: [Int] { lock.withLock { seen } }
+
+    init(journal: StagingJournal) { self.journal = journal }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let count = (try? journal.inflight().count) ?? -1
+        lock.withLock { seen.append(count) }
+        return try await inner.send(request)
+    }
+}
+
+@Suite struct RuntimeTests {
+    /// The one loop journals a commit before its request leaves, and clears it with the batch once
+    /// the answer is read.
+    @Test func aCommitIsInTheJournalWhileItsRequestIsOut() async throws {
+        let account = Account(server: .url(normalizing: "http://scripted"), container: "iCloud.t", environment: .development, identity: .none)
+        let journal = try StagingJournal(directory: tempDirectory("journal-runtime"), account: account)
+        let transport = JournalCheckingTransport(journal: journal)
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://scripted", container: "iCloud.t"),
+            credentials: .apiToken("t", webAuthToken: nil), transport: transport)
+        var state = BrowserState(connection: ConnectionInfo(account: account, database: .private))
+        state.size = (100, 30)
+        var runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: account))
+        let zone = ZoneKey(scope: Scope(account: account, database: .private), owner: "", zoneName: "Z")
+        runtime.state.staged.stage(StagedOperation(kind: .delete, zone: zone, base: Record(recordName: "r", recordType: "T", recordChangeTag: "1")))
+        await runtime.settle([.key(.char("c")), .key(.char("y"))], host: HeadlessHost())
+        #expect(transport.inflightAtSend == [1], "the request was in the journal when it was sent")
+        #expect(try journal.inflight().isEmpty && journal.load().isEmpty && runtime.state.staged.isEmpty)
+    }
+}

@@ -44,7 +44,7 @@ snap
 keys : "open artwork-0017" Enter
 check "open a record" "FIELDS 14"
 check "every list expanded" "TIMESTAMP_LIST"
-keys j j Enter
+keys j Enter  # the record opens on its first field; the second is the reference
 check "follow a reference" "artist-lee-ufan"
 check "CJK values line up" "이우환"
 snap

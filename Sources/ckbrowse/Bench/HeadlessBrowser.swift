@@ -4,40 +4,34 @@ import Foundation
 import RecordBrowser
 import TerminalUI
 
-/// The browser core with the real effect runner and cache, without a terminal: for benchmarks.
+/// The browser core with the real effect runner and cache, without a terminal: for benchmarks. It
+/// runs the app's own loop (`BrowserRuntime`), effects to completion one at a time.
 struct HeadlessBrowser {
-    var state: BrowserState
-    let runner: EffectRunner
+    var runtime: BrowserRuntime
+    let host = HeadlessHost()
+
+    var state: BrowserState {
+        get { runtime.state }
+        set { runtime.state = newValue }
+    }
 
     init(client: CloudKitClient, cache: RecordCache?, database: DatabaseScope = .private, width: Int = 100, height: Int = 30) {
         let account = Account(
             server: .url(normalizing: client.configuration.serverURL), container: client.configuration.container,
             environment: client.configuration.environment, identity: .none)
-        state = BrowserState(connection: ConnectionInfo(account: account, database: database))
+        var state = BrowserState(connection: ConnectionInfo(account: account, database: database))
         state.size = (width, height)
-        runner = EffectRunner(client: client, cache: cache, account: account)
+        runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, account: account))
     }
 
     /// Feeds an event and runs every effect it causes (and theirs) to completion; `onEvent` sees each
     /// event the runner produces, before it is applied.
     mutating func send(_ event: BrowserEvent, onEvent: (BrowserEvent, BrowserState) -> Void = { _, _ in }) async {
-        var pending = Browser.update(&state, event)
-        while !pending.isEmpty {
-            let effect = pending.removeFirst()
-            if case .quit = effect { continue }
-            for produced in await runner.execute(effect) {
-                onEvent(produced, state)
-                pending += Browser.update(&state, produced)
-            }
-        }
+        await runtime.settle([event], host: host, onEvent: onEvent)
     }
 
     mutating func start() async {
-        var pending = Browser.start(&state)
-        while !pending.isEmpty {
-            let effect = pending.removeFirst()
-            for produced in await runner.execute(effect) { pending += Browser.update(&state, produced) }
-        }
+        await runtime.start(host: host)
     }
 
     /// Opens the zone named `zone` from the zones list.

@@ -16,11 +16,13 @@ import Glibc
 /// and frames are drawn by the curses backend (input at once, background updates at most 60 a second).
 @MainActor
 final class BrowserApp {
-    private var state: BrowserState
-    private let client: CloudKitClient
+    /// The one loop (core update, journal, effect runner) this app shares with the benchmarks and tests.
+    private var runtime: BrowserRuntime
+    private var state: BrowserState {
+        get { runtime.state }
+        set { runtime.state = newValue }
+    }
     private let cache: RecordCache?
-    /// Staged ops on disk; nil when it could not be opened (then staging works, unsaved, and the user is told).
-    private var journal: StagingJournal?
     private var journalProblem: String?
     private var inputSource: (any DispatchSourceRead)?
     private var terminal: CursesTerminal?
@@ -28,25 +30,27 @@ final class BrowserApp {
     private var continuation: CheckedContinuation<Int32, Never>?
     private var renderScheduled = false
     private var emptyWakeups = 0
+    /// Effects in flight (the long-poll among them), each dropping itself when done.
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextTaskID = 0
-    private var listener: Task<Void, Never>?
     /// A journal of the earlier layout, to put to the user at start.
     private let legacy: LegacyJournal?
+    private lazy var host = AppHost(app: self)
 
     init(
         client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, legacy: LegacyJournal?, connection: ConnectionInfo,
         readOnlyReason: String?
     ) {
-        self.client = client
         self.cache = cache
         self.legacy = legacy
+        var opened: StagingJournal?
         switch journal {
-        case .success(let j): self.journal = j
+        case .success(let j): opened = j
         case .failure(let error): journalProblem = "the staging journal could not be opened (\(BrowserFailure(error).message)): staged edits will not survive a crash"
         }
-        self.state = BrowserState(connection: connection)
-        self.state.readOnlyReason = readOnlyReason
+        var state = BrowserState(connection: connection)
+        state.readOnlyReason = readOnlyReason
+        runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, journal: opened, account: connection.account))
     }
 
     /// Runs until the user quits; returns the exit status.
@@ -116,57 +120,28 @@ final class BrowserApp {
     }
 
     private func send(_ event: BrowserEvent) {
-        let before = state.staged
-        let effects = Browser.update(&state, event)
-        persist(after: event, before: before)
-        perform(effects)
+        perform(runtime.apply(event))
     }
 
-    /// Staged ops from the last session, and a commit that was in flight when it ended.
+    /// Staged ops from the last session, a commit that was in flight when it ended, an earlier
+    /// layout's journal, and what could not be opened.
     private func restoreJournal() {
         if let journalProblem { state.message = journalProblem }
         if let dropped = cache?.droppedLegacyFile {
             state.message = "removed the cache of an earlier version (\((dropped as NSString).lastPathComponent)): it did not record its server, so zones are fetched again"
         }
+        perform(runtime.restoreJournal())
         if let legacy {
-            send(.legacyJournalFound(legacy))
             if let unreadable = legacy.unreadable {
-                state.legacyJournal = nil
                 state.message = "the earlier journal \(legacy.path) could not be read (\(unreadable)); it is left untouched"
+            } else {
+                send(.legacyJournalFound(legacy))
             }
-        }
-        guard let journal else { return }
-        do {
-            let batch = try journal.load()
-            let inflight = try journal.inflight()
-            if !batch.isEmpty || !inflight.isEmpty { send(.journalRestored(batch, inflight: inflight)) }
-        } catch {
-            // A damaged journal is kept as it is (not overwritten) for the user to inspect.
-            self.journal = nil
-            state.message = "the staging journal \(journal.path) could not be read (\(error)); it is left untouched and this session's edits are not journaled"
-        }
-    }
-
-    /// Mirrors the staged batch to the journal after every change; a commit's answer clears its
-    /// in-flight record in the same transaction.
-    private func persist(after event: BrowserEvent, before: StagedBatch) {
-        guard let journal else { return }
-        do {
-            switch event {
-            case .commitFinished(let outcomes) where !outcomes.contains(where: { if case .unknown = $0.answer { return true } else { return false } }):
-                try journal.finishCommit(remaining: state.staged)
-            case .commitVerified(_, let failure) where failure == nil:
-                try journal.finishCommit(remaining: state.staged)
-            default:
-                if state.staged != before { try journal.save(state.staged) }
-            }
-        } catch {
-            state.message = "the staging journal could not be written: \(error)"
         }
     }
 
     /// Background results: update now, draw soon (coalesced).
-    private func deliver(_ event: BrowserEvent) {
+    fileprivate func deliver(_ event: BrowserEvent) {
         guard terminal?.active == true else { return }
         send(event)
         guard !renderScheduled else { return }
@@ -184,49 +159,42 @@ final class BrowserApp {
         terminal.present(Browser.render(state))
     }
 
+    /// Every effect runs through the runner, as a task; its events come back through `deliver`.
     private func perform(_ effects: [BrowserEffect]) {
+        let runner = runtime.runner
+        let host = self.host
         for effect in effects {
-            switch effect {
-            case .quit:
-                finish(0)
-                return
-            case .copy(let text):
-                copy(text)
-            case .copyRecord(let key, let name):
-                if let record = try? cache?.record(key, name: name) { copy(record.json.prettyPrinted()) }
-            case .startNotifications:
-                guard listener == nil else { break }
-                let listen = NotificationListener(client: client)
-                listener = Task { @MainActor [weak self] in
-                    await listen.run { event in await MainActor.run { self?.deliver(event) } }
-                }
-            case .removeLegacyJournal(let path):
-                StagingJournal.removeLegacy(path: path)
-            case .editJSON(let edit):
-                // After this frame (an error reopens the editor from within an event).
-                DispatchQueue.main.async { MainActor.assumeIsolated { self.editJSON(edit) } }
-            default:
-                run(effect)
+            // Fault injection for the reliability tests: a crash inside a network task must still leave
+            // the terminal restored (tests/reliability/terminal.sh).
+            if ProcessInfo.processInfo.environment["CKBROWSE_FAULT"] == "crash-in-network-task" {
+                Task.detached { fatalError("injected fault: crash in a network task") }
+            }
+            // Each task drops itself from the list when it is done. The entry is added before the task
+            // can run: both happen on the main actor.
+            let id = nextTaskID
+            nextTaskID += 1
+            tasks[id] = Task { @MainActor [weak self] in
+                for event in await runner.execute(effect, host: host) { self?.deliver(event) }
+                self?.tasks[id] = nil
             }
         }
     }
 
     /// OSC 52: the terminal (or tmux with set-clipboard) puts the text on the clipboard, also over SSH.
-    private func copy(_ text: String) {
+    fileprivate func copy(_ text: String) {
         let sequence = "\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}"
         _ = sequence.withCString { clibc_write_all(1, $0, Int(strlen($0))) }
     }
 
     /// `$VISUAL` / `$EDITOR` (vi if neither is set) on a private temporary file, with curses suspended.
-    private func editJSON(_ edit: JSONEdit) {
-        guard let terminal, terminal.active else { return }
+    /// Returns the event to apply (nil when the terminal is gone).
+    fileprivate func editJSON(_ edit: JSONEdit) -> BrowserEvent? {
+        guard let terminal, terminal.active else { return nil }
         let directory = StagingJournal.defaultDirectory()
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = (directory as NSString).appendingPathComponent("edit-\(UUID().uuidString).json")
         guard FileManager.default.createFile(atPath: path, contents: Data(edit.text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            send(.notice("could not write \(path) for the editor: nothing staged"))
-            render()
-            return
+            return .notice("could not write \(path) for the editor: nothing staged")
         }
         let env = ProcessInfo.processInfo.environment
         let editor = [env["VISUAL"], env["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
@@ -239,30 +207,13 @@ final class BrowserApp {
         unlink(path)
         let size = terminal.size
         send(.resized(width: size.width, height: size.height))
-        send(.jsonEdited(edit, edited: edited, status: status))
         render()
-    }
-
-    private func run(_ effect: BrowserEffect) {
-        let runner = EffectRunner(client: client, cache: cache, journal: journal, account: state.connection.account)
-        // Fault injection for the reliability tests: a crash inside a network task must still leave
-        // the terminal restored (tests/reliability/terminal.sh).
-        if ProcessInfo.processInfo.environment["CKBROWSE_FAULT"] == "crash-in-network-task" {
-            Task.detached { fatalError("injected fault: crash in a network task") }
-        }
-        // Each task drops itself from the list when it is done (the list used to keep every task of
-        // the session). The entry is added before the task can run: both happen on the main actor.
-        let id = nextTaskID
-        nextTaskID += 1
-        tasks[id] = Task { @MainActor [weak self] in
-            for event in await runner.execute(effect) { self?.deliver(event) }
-            self?.tasks[id] = nil
-        }
+        return .jsonEdited(edit, edited: edited, status: status)
     }
 
     /// Restores the terminal and ends the process with `code`.
-    private func finish(_ code: Int32) {
-        listener?.cancel()
+    fileprivate func finish(_ code: Int32) {
+        for task in tasks.values { task.cancel() }
         terminal?.shutdown()
         for source in sources { source.cancel() }
         sources = []
@@ -278,4 +229,18 @@ final class BrowserApp {
     func record(_ request: RequestRecord) {
         deliver(.requestFinished(request))
     }
+}
+
+/// The app as the effect runner's host: isolated to the main actor, where curses lives, so every
+/// call hops there.
+@MainActor
+private final class AppHost: EffectHost {
+    weak var app: BrowserApp?
+
+    init(app: BrowserApp) { self.app = app }
+
+    func copy(_ text: String) async { app?.copy(text) }
+    func edit(_ edit: JSONEdit) async -> BrowserEvent? { app?.editJSON(edit) }
+    func quit() async { app?.finish(0) }
+    func deliver(_ event: BrowserEvent) async { app?.deliver(event) }
 }
