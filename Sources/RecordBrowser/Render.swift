@@ -132,7 +132,8 @@ extension Browser {
         let widths = [0, ownerWidth, 8, 7, 12]
         let cols = columns(widths, total: screen.width - 1)
         let height = screen.height - 4
-        let scroll = max(0, state.zoneSelection - height + 1)
+        // The scroll the keys keep, clamped for a list that shrank since.
+        let scroll = min(state.zoneScroll, max(0, state.zones.count - height))
         drawList(&screen, header: ["ZONE", "OWNER", "KIND", "ATOMIC", "SYNC TOKEN"], widths: widths, count: state.zones.count,
                  selection: state.zoneSelection, scroll: scroll) { i in
             switch state.zones[i] {
@@ -233,7 +234,7 @@ extension Browser {
         let cols = columns(widths, total: screen.width - 1)
         let height = screen.height - 4
         drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"], widths: widths,
-                 count: state.subscriptions.count, selection: state.subscriptionSelection, scroll: max(0, state.subscriptionSelection - height + 1)) { i in
+                 count: state.subscriptions.count, selection: state.subscriptionSelection, scroll: min(state.subscriptionListScroll, max(0, state.subscriptions.count - height))) { i in
             switch state.subscriptions[i] {
             case .subscription(let s):
                 let target = s.query?.recordType ?? s.zoneID?.zoneName ?? ""

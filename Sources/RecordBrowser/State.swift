@@ -224,6 +224,8 @@ public struct BrowserState: Sendable {
     public var zones: [ZoneResult] = []
     public var zonesLoading = false
     public var zoneSelection = 0
+    /// The first zone row shown (kept by the keys, used as is by the renderer).
+    public var zoneScroll = 0
     /// Zones whose sync token is cached locally (filled in by the app's cache).
     public var cachedZones: Set<ZoneKey> = []
 
@@ -235,6 +237,7 @@ public struct BrowserState: Sendable {
     public var subscriptions: [SubscriptionResult] = []
     public var subscriptionsLoading = false
     public var subscriptionSelection = 0
+    public var subscriptionListScroll = 0
     public var subscriptionScroll = 0
 
     /// `/` filter over the loaded list.

@@ -11,7 +11,7 @@ public enum Browser {
     }
 
     /// Rows available to a list (title, column header, hint line and status bar excluded).
-    static func listHeight(_ state: BrowserState) -> Int { max(1, state.size.height - 4) }
+    static func listHeight(_ state: BrowserState) -> Int { Layout(state).bodyHeight }
 
     /// Pages are requested this many rows before the end of what is loaded.
     static let prefetchDistance = 100
@@ -298,8 +298,8 @@ public enum Browser {
 
     static func clampScrolls(_ state: inout BrowserState) {
         let h = listHeight(state)
-        var zoneScroll = 0
-        move(&state.zoneSelection, &zoneScroll, count: state.zones.count, delta: 0, height: h)
+        move(&state.zoneSelection, &state.zoneScroll, count: state.zones.count, delta: 0, height: h)
+        move(&state.subscriptionSelection, &state.subscriptionListScroll, count: state.subscriptions.count, delta: 0, height: h)
         if var list = state.list {
             move(&list.selection, &list.scroll, count: list.matching, delta: 0, height: h)
             state.list = list
@@ -310,14 +310,13 @@ public enum Browser {
     // MARK: Zones
 
     static func zonesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        var scroll = 0
         if let d = delta(key, page: listHeight(state), count: state.zones.count) {
-            move(&state.zoneSelection, &scroll, count: state.zones.count, delta: d, height: listHeight(state))
+            move(&state.zoneSelection, &state.zoneScroll, count: state.zones.count, delta: d, height: listHeight(state))
             return []
         }
         switch key {
         case .char("G"):
-            move(&state.zoneSelection, &scroll, count: state.zones.count, delta: state.zones.count, height: listHeight(state))
+            move(&state.zoneSelection, &state.zoneScroll, count: state.zones.count, delta: state.zones.count, height: listHeight(state))
             return []
         case .char("1"): return switchDatabase(.public, &state)
         case .char("2"): return switchDatabase(.private, &state)
@@ -562,9 +561,8 @@ public enum Browser {
     }
 
     static func subscriptionsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        var scroll = 0
         if let d = delta(key, page: listHeight(state), count: state.subscriptions.count) {
-            move(&state.subscriptionSelection, &scroll, count: state.subscriptions.count, delta: d, height: listHeight(state))
+            move(&state.subscriptionSelection, &state.subscriptionListScroll, count: state.subscriptions.count, delta: d, height: listHeight(state))
             return []
         }
         switch key {
