@@ -78,11 +78,11 @@ public struct EffectRunner: Sendable {
                 let outcome = try apply(key, page.records, syncToken: nil, marker: page.continuationMarker, more: page.continuationMarker != nil)
                 return [.pageApplied(generation: generation, .success(outcome))]
             } catch { return [.pageApplied(generation: generation, .failure(BrowserFailure(error)))] }
-        case .loadWindow(let key, let filter, let start, let count, let generation):
+        case .loadWindow(let key, let filter, let start, let count, let generation, let request):
             guard let cache, let window = try? cache.window(key, filter: filter, start: start, count: count) else {
-                return [.windowLoaded(generation: generation, start: start, rows: [], matching: 0)]
+                return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)]
             }
-            return [.windowLoaded(generation: generation, start: start, rows: window.rows, matching: window.matching)]
+            return [.windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching)]
         case .lookupRecord(let key):
             do {
                 let request = LookupRecordsRequest(recordNames: [key.recordName], zoneID: key.zone.zoneID)

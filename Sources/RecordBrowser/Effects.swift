@@ -11,7 +11,8 @@ public enum BrowserEffect: Sendable, Hashable {
     /// Fetch one page of a query into the cache (`reset`: a new query, forget earlier results).
     case runQuery(QueryRequest, ListKey, reset: Bool, generation: Int)
     /// Read rows `start ..< start + count` of a list (matching `filter`) from the cache.
-    case loadWindow(ListKey, filter: String?, start: Int, count: Int, generation: Int)
+    /// `request` is echoed in the answer: only the answer to the latest request is shown.
+    case loadWindow(ListKey, filter: String?, start: Int, count: Int, generation: Int, request: Int)
     /// Copy a cached record as JSON (OSC 52).
     case copyRecord(ListKey, String)
     case lookupRecord(RecordKey)
@@ -48,7 +49,7 @@ public enum BrowserEvent: Sendable {
     /// A page was fetched and written to the cache. `tokenRefused`: the server refused the cached token,
     /// so the cache was cleared and the zone fetched from the start.
     case pageApplied(generation: Int, Result<PageOutcome, BrowserFailure>)
-    case windowLoaded(generation: Int, start: Int, rows: [RecordSummary], matching: Int)
+    case windowLoaded(generation: Int, request: Int, start: Int, rows: [RecordSummary], matching: Int)
     /// A looked-up record (or its per-item error), with the record dictionary as the server sent it.
     case recordLoaded(RecordKey, Result<(RecordResult, JSON), BrowserFailure>)
     case subscriptionsLoaded(DatabaseScope, Result<[SubscriptionResult], BrowserFailure>)

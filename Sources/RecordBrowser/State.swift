@@ -91,6 +91,8 @@ public struct RecordList: Sendable {
     public var windowStart = 0
     /// A window request is in flight.
     public var windowPending = false
+    /// The latest window request (answers to earlier ones are ignored).
+    public var windowRequest = 0
     public var syncToken: String?
     public var continuationMarker: String?
     public var moreComing = true
@@ -280,6 +282,8 @@ public struct BrowserState: Sendable {
     }
     public var requests: [RequestRecord] = []
     public var quitRequested = false
+    /// Keys typed ahead while the screen waits for a result; replayed in order when it arrives.
+    public var waitingKeys: [Key] = []
 
     /// Staged updates and deletes (mirrored to the journal by the app on every change).
     public var staged = StagedBatch()

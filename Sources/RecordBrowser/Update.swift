@@ -17,6 +17,51 @@ public enum Browser {
     static let prefetchDistance = 100
 
     public static func update(_ state: inout BrowserState, _ event: BrowserEvent) -> [BrowserEffect] {
+        var effects = apply(event, &state)
+        if case .key = event { return effects }
+        effects += replayWaitingKeys(&state)
+        return effects
+    }
+
+    /// Keys typed ahead wait while the screen they act on waits for a result (rows from the cache, a
+    /// record, the zones): a paste or a fast typist acts on the state the earlier keys produced,
+    /// never on what was on screen before.
+    static func waitsForResult(_ state: BrowserState) -> Bool {
+        switch state.pane {
+        case .zones:
+            return state.zonesLoading && state.zones.isEmpty
+        case .records:
+            guard let list = state.list else { return false }
+            return !list.opened || list.windowPending || (list.loading && list.total == 0)
+        case .recordDetail:
+            guard let detail = state.detail else { return false }
+            return detail.record == nil && detail.loading && detail.error == nil
+        default:
+            return false
+        }
+    }
+
+    /// Keys that do not act on the current screen's rows (they open another screen, a modal, or quit).
+    static func isScreenIndependent(_ key: Key) -> Bool {
+        switch key {
+        case .char("q"), .ctrl("c"), .char("?"), .char(":"), .char("D"), .char("s"), .char("z"), .char("b"), .char("N"), .char("c"),
+             .tab, .backTab, .escape, .char("h"), .left:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Keys that waited, in order, once nothing is awaited any more.
+    static func replayWaitingKeys(_ state: inout BrowserState) -> [BrowserEffect] {
+        var effects: [BrowserEffect] = []
+        while !state.waitingKeys.isEmpty, state.modal != nil || !waitsForResult(state) {
+            effects += handle(state.waitingKeys.removeFirst(), &state, replaying: true)
+        }
+        return effects
+    }
+
+    static func apply(_ event: BrowserEvent, _ state: inout BrowserState) -> [BrowserEffect] {
         switch event {
         case .key(let key): return handle(key, &state)
         case .resized(let width, let height):
@@ -75,8 +120,10 @@ public enum Browser {
                 fail(&state, failure)
                 return []
             }
-        case .windowLoaded(let generation, let start, let rows, let matching):
-            guard var list = state.list, list.generation == generation else { return [] }
+        case .windowLoaded(let generation, let request, let start, let rows, let matching):
+            // Only the answer to the latest request counts: an earlier one was for another filter
+            // (a shorter one, while typing) or another scroll position.
+            guard var list = state.list, list.generation == generation, list.windowRequest == request else { return [] }
             list.windowPending = false
             list.window = rows
             list.windowStart = start
@@ -166,8 +213,20 @@ public enum Browser {
 
     // MARK: - Keys
 
-    static func handle(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+    static func handle(_ key: Key, _ state: inout BrowserState, replaying: Bool = false) -> [BrowserEffect] {
         if key == .resize { return [] }
+        // A key that acts on the screen's rows waits while they are awaited; once one waits, every
+        // later key waits behind it (order is kept), but for quit and Esc.
+        if !replaying, state.modal == nil, !state.waitingKeys.isEmpty || (waitsForResult(state) && !isScreenIndependent(key)) {
+            switch key {
+            case .char("q"), .ctrl("c"), .escape:
+                // Quit and Esc act at once; what was typed ahead is dropped with them.
+                state.waitingKeys = []
+            default:
+                state.waitingKeys.append(key)
+                return []
+            }
+        }
         // The open modal takes every key.
         switch state.modal {
         case .legacyJournal?: return legacyJournalKey(key, &state)
@@ -385,8 +444,9 @@ public enum Browser {
             if end <= list.scroll || (have.contains(list.scroll) && have.contains(end - 1)) { return [] }
         }
         list.windowPending = true
+        list.windowRequest += 1
         state.list = list
-        return [.loadWindow(list.key, filter: state.filter, start: max(0, list.scroll - h), count: h * 3, generation: list.generation)]
+        return [.loadWindow(list.key, filter: state.filter, start: max(0, list.scroll - h), count: h * 3, generation: list.generation, request: list.windowRequest)]
     }
 
     static func recordsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {

@@ -58,9 +58,9 @@ struct Harness {
             case .openList(let key, let generation):
                 let s = try! cache.open(key)
                 pending += Browser.update(&state, .listOpened(generation: generation, total: s.count, syncToken: s.syncToken, moreComing: s.moreComing))
-            case .loadWindow(let key, let filter, let start, let count, let generation):
+            case .loadWindow(let key, let filter, let start, let count, let generation, let request):
                 let w = try! cache.window(key, filter: filter, start: start, count: count)
-                pending += Browser.update(&state, .windowLoaded(generation: generation, start: start, rows: w.rows, matching: w.matching))
+                pending += Browser.update(&state, .windowLoaded(generation: generation, request: request, start: start, rows: w.rows, matching: w.matching))
             default:
                 remaining.append(effect)
             }

@@ -220,13 +220,13 @@ struct KeypressBench: AsyncParsableCommand {
 @inline(never)
 func benchKeypresses(_ state: inout BrowserState, _ cache: RecordCache, _ count: Int) -> Int {
     var drawn = 0
-    var pending: [BrowserEffect] = count == 0 ? Browser.update(&state, .resized(width: 100, height: 30)) + [.loadWindow(state.list!.key, filter: nil, start: 0, count: 78, generation: state.list!.generation)] : []
+    var pending: [BrowserEffect] = count == 0 ? Browser.update(&state, .resized(width: 100, height: 30)) + [.loadWindow(state.list!.key, filter: nil, start: 0, count: 78, generation: state.list!.generation, request: 0)] : []
     for i in 0...count {
         if i > 0 { pending += Browser.update(&state, .key(.char("j"))) }
         while !pending.isEmpty {
-            if case .loadWindow(let key, let filter, let start, let n, let generation) = pending.removeFirst(),
+            if case .loadWindow(let key, let filter, let start, let n, let generation, let request) = pending.removeFirst(),
                let window = try? cache.window(key, filter: filter, start: start, count: n) {
-                pending += Browser.update(&state, .windowLoaded(generation: generation, start: start, rows: window.rows, matching: window.matching))
+                pending += Browser.update(&state, .windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching))
             }
         }
         drawn += Browser.render(state).height
