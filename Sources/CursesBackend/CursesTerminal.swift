@@ -28,6 +28,8 @@ public final class CursesTerminal: TerminalBackend {
     private var screenPointer: OpaquePointer?
     private var window: UnsafeMutablePointer<WINDOW>?
     private var previous: Screen?
+    /// Escape sequences curses did not decode (and an ESC split from the rest of its sequence).
+    private var decoder = KeyDecoder()
     private var pairs: [Int64: Int32] = [:]
     private let colors: Int
     private(set) public var active = false
@@ -190,19 +192,25 @@ public final class CursesTerminal: TerminalBackend {
     /// Reads every key waiting on stdin (non-blocking).
     public func readKeys() -> [Key] {
         guard active, let window else { return [] }
-        var keys: [Key] = []
+        var inputs: [KeyDecoder.Input] = []
         var character: wint_t = 0
-        while keys.count < 256 {
+        while inputs.count < 256 {
             let result = wget_wch(window, &character)
             if result == ERR { break }
             if result == KEY_CODE_YES {
-                if let key = Self.decode(code: Int32(character)) { keys.append(key) }
-            } else if let key = Self.decode(character: UInt32(character)) {
-                keys.append(key)
+                if let key = Self.decode(code: Int32(character)) { inputs.append(.key(key)) }
+            } else {
+                inputs.append(.character(UInt32(character)))
             }
         }
-        return keys
+        return decoder.decode(inputs)
     }
+
+    /// An ESC ended the last read: it may start a sequence whose rest has not arrived yet.
+    public var holdsEscape: Bool { decoder.isHolding }
+
+    /// No more input came after a held ESC: it was the Esc key.
+    public func flushEscape() -> [Key] { decoder.flush() }
 
     static func decode(code: Int32) -> Key? {
         switch code {
@@ -224,18 +232,7 @@ public final class CursesTerminal: TerminalBackend {
         }
     }
 
-    public static func decode(character: UInt32) -> Key? {
-        switch character {
-        case 0x0D, 0x0A: return .enter
-        case 0x1B: return .escape
-        case 0x09: return .tab
-        case 0x7F, 0x08: return .backspace
-        case 0x01...0x1A: return .ctrl(Character(Unicode.Scalar(character + 0x60)!))
-        default:
-            guard let scalar = Unicode.Scalar(character) else { return nil }
-            return .char(Character(scalar))
-        }
-    }
+    public static func decode(character: UInt32) -> Key? { KeyDecoder.plain(character) }
 
     /// Leaves curses for an interactive child (e.g. `$EDITOR`), then restores the screen.
     public func suspend(_ body: () -> Void) {

@@ -26,27 +26,10 @@ public struct FieldEditor: Sendable, Hashable {
     /// Applies an editing key; returns false for keys the editor does not handle.
     mutating func edit(_ key: Key) -> Bool {
         switch key {
-        case .char(let c):
-            text.insert(c, at: cursor)
-            cursor += 1
         case .ctrl("o"):
             // A new line (STRING values and lists take several lines; Enter stages).
             text.insert("\n", at: cursor)
             cursor += 1
-        case .backspace:
-            guard cursor > 0 else { return true }
-            text.remove(at: cursor - 1)
-            cursor -= 1
-        case .delete, .ctrl("d"):
-            guard cursor < text.count else { return true }
-            text.remove(at: cursor)
-        case .left: cursor = max(0, cursor - 1)
-        case .right: cursor = min(text.count, cursor + 1)
-        case .home, .ctrl("a"): cursor = lineStart(cursor)
-        case .end, .ctrl("e"): cursor = lineEnd(cursor)
-        case .ctrl("u"):
-            text.removeAll()
-            cursor = 0
         case .up, .down:
             let start = lineStart(cursor)
             let column = cursor - start
@@ -60,7 +43,7 @@ public struct FieldEditor: Sendable, Hashable {
                 cursor = min(end + 1 + column, lineEnd(end + 1))
             }
         default:
-            return false
+            guard TextEditing.apply(key, &text, &cursor) else { return false }
         }
         error = nil
         return true

@@ -291,7 +291,7 @@ extension Browser {
         } else if let prompt = commitPrompt(state) {
             screen.put(prompt.text, x: 0, y: y, style: prompt.style, maxWidth: screen.width - 1)
         } else if let input = state.input {
-            screen.put(input.prompt + input.text + "▏", x: 0, y: y, style: .plain)
+            screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
         } else if let message = state.message {
             screen.put(" " + message, x: 0, y: y, maxWidth: screen.width - 1)
         } else {

@@ -222,7 +222,7 @@ extension Browser {
         for line in editor.displayLines { body += TextWidth.wrap(line, to: width - 4).map { ($0, Style.plain) } }
         if let error = editor.error { body += TextWidth.wrap("✗ " + error, to: width - 4).map { ($0, Theme.error) } }
         body.append((editorHint(editor.type), Theme.dim))
-        body.append(("Enter stages · Ctrl-O new line · Ctrl-U clears · Esc cancels", Theme.dim))
+        body.append(("Enter stages · Ctrl-O new line · Ctrl-U/Ctrl-K cut to line start/end · Esc cancels", Theme.dim))
         let height = min(screen.height - 4, body.count + 2)
         let x = 2, top = screen.height - 2 - height
         for r in 0..<height { screen.fill(x: 0, y: top + r, width: screen.width, style: .plain) }

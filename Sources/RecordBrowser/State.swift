@@ -150,11 +150,23 @@ public struct InputLine: Sendable, Hashable {
     }
 
     public var mode: Mode
-    public var text: String
+    public var characters: [Character]
+    /// Insertion point, 0 ... characters.count.
+    public var cursor: Int
 
     public init(_ mode: Mode, text: String = "") {
         self.mode = mode
-        self.text = text
+        self.characters = Array(text)
+        self.cursor = characters.count
+    }
+
+    public var text: String { String(characters) }
+
+    /// The text with the cursor drawn as `▏`.
+    public var display: String {
+        var shown = characters
+        shown.insert("▏", at: max(0, min(cursor, shown.count)))
+        return String(shown)
     }
 
     /// What stands before the text.

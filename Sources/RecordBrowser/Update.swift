@@ -663,14 +663,14 @@ public enum Browser {
                 return filterChanged(&state)
             }
             return []
-        case .backspace:
-            if input.text.isEmpty {
-                state.input = nil
-                return []
+        case .backspace where input.characters.isEmpty:
+            // Backspace on an empty line closes it, as in less and vim.
+            state.input = nil
+            if input.mode == .filter {
+                state.filter = nil
+                return filterChanged(&state)
             }
-            input.text.removeLast()
-        case .char(let c):
-            input.text.append(c)
+            return []
         case .enter:
             state.input = nil
             if input.mode == .filter {
@@ -680,7 +680,10 @@ public enum Browser {
             if input.mode == .addField { return addField(input.text, &state) }
             return command(input.text, &state)
         default:
-            return []
+            let before = input.characters
+            guard TextEditing.apply(key, &input.characters, &input.cursor) else { return [] }
+            state.input = input
+            if input.characters == before { return [] }
         }
         state.input = input
         if input.mode == .filter {

@@ -6,6 +6,10 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     case pageUp, pageDown, home, end
     case enter, escape, tab, backTab, backspace, delete
     case function(Int)
+    /// Alt (Meta) with a character: ESC then the character.
+    case alt(Character)
+    /// Ctrl with an arrow (word motion in editors).
+    case ctrlLeft, ctrlRight
     /// The terminal changed size.
     case resize
 
@@ -28,6 +32,9 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
         case .backspace: return "Backspace"
         case .delete: return "Delete"
         case .function(let n): return "F\(n)"
+        case .alt(let c): return "Alt-\(c)"
+        case .ctrlLeft: return "Ctrl-←"
+        case .ctrlRight: return "Ctrl-→"
         case .resize: return "resize"
         }
     }

@@ -49,7 +49,9 @@ extension Harness {
         #expect(op.kind == .update && op.baseTag == "4trx" && op.changes == ["year": .int64(1832)])
         // A multi-line STRING: Ctrl-O inserts a new line.
         h.select(field: "title")
-        h.keys(.char("e"), .ctrl("u"))
+        // Ctrl-U cuts to the line start, as in readline: twice (with the line break between) for two lines.
+        h.keys(.char("e"), .ctrl("u"), .backspace, .ctrl("u"))
+        #expect(h.state.editor?.text.isEmpty == true)
         h.type("Line one")
         h.keys(.ctrl("o"))
         h.type("Line two")

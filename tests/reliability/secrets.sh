@@ -33,7 +33,7 @@ tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 120 -y 30 \
 wait_for "3 zones" && shot
 tmux -L "$SOCK" send-keys j Enter; wait_for "loaded"; shot
 tmux -L "$SOCK" send-keys Enter; wait_for "FIELDS"; shot
-tmux -L "$SOCK" send-keys j j e C-u "edited" Enter; wait_for "staged:"; shot
+tmux -L "$SOCK" send-keys j e C-u "edited" Enter  # the record opens on its first field: j is the second; wait_for "staged:"; shot
 tmux -L "$SOCK" send-keys c; wait_for "POST"; shot
 tmux -L "$SOCK" send-keys y; wait_for "applied"; shot
 tmux -L "$SOCK" send-keys Enter D; wait_for "OPERATION"; shot

@@ -75,7 +75,7 @@ for i in range(ROUNDS):
     marker = f"kill-round-{i}"
     keys(":", f"open {upd}", "Enter")
     wait(f"recordName                           {upd}")
-    keys("g", "j", "j", "e", "C-u", marker, "Enter")
+    keys("g", "j", "e", "C-u", marker, "Enter")  # g: the first field; j: the second
     wait("staged:")
     keys(":", f"open {dele}", "Enter")
     wait(f"recordName                           {dele}")

@@ -99,13 +99,28 @@ final class BrowserApp {
     private func readInput(fromStdin: Bool) {
         guard let terminal else { return }
         let keys = terminal.readKeys()
-        if keys.isEmpty && fromStdin {
+        if keys.isEmpty && fromStdin && !terminal.holdsEscape {
             // A readable stdin that yields nothing, again and again, is a closed terminal (SSH dropped).
             emptyWakeups += 1
             if emptyWakeups > 200 { finish(129) }
             return
         }
         emptyWakeups = 0
+        deliverKeys(keys)
+        // An ESC that ended the read may start a sequence split across reads: if nothing follows
+        // within the escape delay, it was the Esc key.
+        if terminal.holdsEscape {
+            DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(40)) {
+                MainActor.assumeIsolated {
+                    guard let terminal = self.terminal, terminal.holdsEscape else { return }
+                    self.deliverKeys(terminal.flushEscape())
+                }
+            }
+        }
+    }
+
+    private func deliverKeys(_ keys: [Key]) {
+        guard let terminal else { return }
         for key in keys {
             if key == .resize {
                 terminal.invalidate()
