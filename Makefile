@@ -24,6 +24,7 @@ test: deps
 	tests/e2e/notifications.sh
 	tests/e2e/commands.sh
 	tests/e2e/identity.sh
+	tests/e2e/typing.sh
 	tests/reliability/run.sh
 
 ## Only the reliability tests (crash safety, fuzzing, load, throttling, terminal, secrets).
