@@ -105,3 +105,19 @@ int clibc_write_all(int fd, const char *bytes, long count) {
     }
     return 0;
 }
+
+static int saved_argc = 0;
+static char **saved_argv = 0;
+
+#if defined(__linux__) && defined(__GLIBC__)
+/* glibc calls init_array functions with (argc, argv, envp). */
+static void clibc_save_arguments(int argc, char **argv, char **envp) {
+    (void)envp;
+    saved_argc = argc;
+    saved_argv = argv;
+}
+__attribute__((section(".init_array"), used)) static void (*clibc_save_arguments_entry)(int, char **, char **) = clibc_save_arguments;
+#endif
+
+int clibc_saved_argc(void) { return saved_argc; }
+const char *clibc_saved_argv(int index) { return (index >= 0 && index < saved_argc && saved_argv) ? saved_argv[index] : 0; }

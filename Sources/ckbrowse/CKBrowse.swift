@@ -16,4 +16,9 @@ struct CKBrowse: AsyncParsableCommand {
         subcommands: [Browse.self, Zones.self, Changes.self, QueryCommand.self, Get.self, Subscriptions.self, Apply.self, Serve.self, Bench.self],
         defaultSubcommand: Browse.self
     )
+
+    /// Parses the arguments as `Arguments` reads and orders them (options may stand before the subcommand).
+    static func main() async {
+        await main(Arguments.normalized(Arguments.current()))
+    }
 }

@@ -50,5 +50,26 @@ grep -q '"subscriptionType" : "zone"\|"subscriptionType": "zone"' <<< "$detail" 
 # Captured first: with pipefail, `grep -q` quitting early would fail the pipeline through SIGPIPE.
 completions=$("$BIN" --generate-completion-script bash)
 grep -q "_ckbrowse" <<< "$completions" && ok "bash completions are generated" || bad "no completions"
+# Connection options before the subcommand work as after it.
+out=$(env -u CLOUDKIT_CONTAINER "$BIN" --container iCloud.com.example.Gallery --database private zones)
+[ "$(echo "$out" | jsonl 'len(rows)')" = 3 ] && ok "--container before the subcommand" || bad "options before the subcommand: $out"
+# --json: one document (an array) instead of JSON lines.
+out=$("$BIN" zones --json)
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert isinstance(d, list) and len(d) == 3' <<< "$out"     && ok "zones --json: one JSON array" || bad "zones --json: $out"
+out=$("$BIN" --json query Artwork --zone Gallery --filter 'year LESS_THAN 1900')
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert isinstance(d, list) and d and all("recordName" in r for r in d)' <<< "$out"     && ok "query --json: one JSON array of records" || bad "query --json: ${out:0:200}"
+out=$("$BIN" changes Drafts --json)
+python3 -c 'import json, sys; d = json.load(sys.stdin); assert len(d["records"]) == 24 and "syncToken" in d' <<< "$out"     && ok "changes --json: one document with the records and the sync token" || bad "changes --json: ${out:0:200}"
+# Missing credentials: exit 4, naming what is missing, no usage text.
+msg=$(env -u CLOUDKIT_API_TOKEN -u CLOUDKIT_WEB_AUTH_TOKEN "$BIN" --container iCloud.example.Other zones 2>&1); code=$?
+[ $code = 4 ] && grep -q "no credentials for iCloud.example.Other: set CLOUDKIT_API_TOKEN" <<< "$msg"     && ok "missing credentials: exit 4, says what to set" || bad "missing credentials: exit $code: $msg"
+# An unreachable server fails fast, naming it.
+start=$SECONDS
+msg=$("$BIN" --server http://127.0.0.1:9 zones 2>&1); code=$?
+[ $code = 1 ] && grep -q "http://127.0.0.1:9" <<< "$msg" && [ $((SECONDS - start)) -le 6 ]     && ok "an unreachable server: exit 1 within $((SECONDS - start)) s, naming http://127.0.0.1:9" || bad "unreachable: exit $code after $((SECONDS - start)) s: $msg"
+# The demo by its container name, and its production environment (seeded, not development shown as production).
+out=$(env -u CLOUDKIT_SERVER -u CLOUDKIT_API_TOKEN -u CLOUDKIT_WEB_AUTH_TOKEN HOME="$WORK/home" XDG_DATA_HOME=     "$BIN" --container iCloud.com.example.Gallery --environment production zones --output table)
+echo "$out" | grep -q "^Gallery " && ok "the demo container by name, production environment seeded" || bad "demo production: $out"
+[ -d "$WORK/home/.local/share/ckbrowse/demo" ] && ok "with XDG_DATA_HOME unset, the demo lives under \$HOME" || bad "demo data not under \$HOME"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -15,4 +15,9 @@ int clibc_install_winch_pipe(int fd);
 int clibc_run_shell(const char *command);
 /// Writes all bytes to a file descriptor (retrying on EINTR).
 int clibc_write_all(int fd, const char *bytes, long count);
+/// The process's arguments as the C runtime passed them to constructors (glibc hands init_array
+/// functions argc and argv). Swift reads CommandLine.arguments from /proc/self/cmdline on Linux, which
+/// a chroot or a container without /proc does not have. Count 0 where the platform passes nothing.
+int clibc_saved_argc(void);
+const char *clibc_saved_argv(int index);
 #endif

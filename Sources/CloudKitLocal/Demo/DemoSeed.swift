@@ -18,17 +18,21 @@ public enum DemoSeed {
 
     /// Seeds once; later calls see the marker and return false.
     @discardableResult
-    public static func seedIfNeeded(_ service: LocalCloudKit) async throws -> Bool {
+    public static func seedIfNeeded(_ service: LocalCloudKit, environment: CloudKitEnvironment = .development) async throws -> Bool {
+        // The development seed keeps the key earlier versions wrote.
+        let key = environment == .development ? "seed:demo" : "seed:demo:\(environment.rawValue)"
         let seeded = try await service.store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM setting WHERE key = 'seed:demo'") ?? false
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM setting WHERE key = ?", arguments: [key]) ?? false
         }
         if seeded { return false }
+        // Production takes the development schema (as if deployed): seed development first.
+        if environment != .development { try await seedIfNeeded(service, environment: .development) }
         let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: .development),
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: environment),
             credentials: .apiToken(apiToken, webAuthToken: webAuthToken), transport: InProcessTransport(service: service))
         try await seed(client)
         try await service.store.pool.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES ('seed:demo', '1')")
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, '1')", arguments: [key])
         }
         return true
     }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOHTTP1
 
 /// The real transport: AsyncHTTPClient over HTTPS (or HTTP for a local server), with a per-request
@@ -11,9 +12,22 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// Responses larger than this fail with an `invalidResponse` error.
     public let maximumResponseBytes: Int
 
-    /// Uses the shared AsyncHTTPClient instance.
+    /// A connection is given this long (name lookup included) before the request fails.
+    public static let connectTimeout: Int64 = 5
+
+    /// One client for the process, like `HTTPClient.shared`, but a server that cannot be reached fails
+    /// the request within `connectTimeout` seconds (AsyncHTTPClient's pool would retry connecting
+    /// until the request's own deadline, 30 s of silence) and nothing is retried behind our back.
+    static let defaultClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(connectTimeout))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// Uses the process's client (see `defaultClient`).
     public init(maximumResponseBytes: Int = 64 << 20) {
-        self.client = HTTPClient.shared
+        self.client = Self.defaultClient
         self.ownsClient = false
         self.maximumResponseBytes = maximumResponseBytes
     }
@@ -32,7 +46,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
         let timeout = TimeAmount.nanoseconds(Int64(request.timeout * 1_000_000_000))
-        let operation = URLParts(request.url).path
+        let parts = URLParts(request.url)
+        let operation = parts.path
+        // Where the request went, for errors (scheme, host and port: never the query with its tokens).
+        let server = "\(parts.scheme)://\(parts.host)\(parts.port.map { ":\($0)" } ?? "")"
         let client = self.client
         let maximumResponseBytes = self.maximumResponseBytes
         let outgoingRequest = outgoing
@@ -63,9 +80,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
             throw CloudKitError(
                 kind: .invalidResponse, operation: Self.operationName(operation),
                 reason: "response larger than \(maximumResponseBytes / (1 << 20)) MB")
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout
-            || error == .connectTimeout
-        {
+        } catch let error as HTTPClientError where error == .connectTimeout {
+            _ = error
+            throw CloudKitError(
+                kind: .timeout, operation: Self.operationName(operation),
+                reason: "could not connect to \(server) within \(Self.connectTimeout) s")
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw CloudKitError(
                 kind: .timeout, operation: Self.operationName(operation),
                 reason: "no answer within \(CloudKitError.format(seconds: request.timeout))")
@@ -74,9 +94,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         } catch let error as CloudKitError {
             throw error
         } catch {
-            // AsyncHTTPClient and NIO errors describe the connection, not the request's URL or headers.
+            // AsyncHTTPClient and NIO errors describe the connection, not the request's URL or headers;
+            // the server's address is added, without the query.
             throw CloudKitError(
-                kind: .transport, operation: Self.operationName(operation), reason: Self.describe(error))
+                kind: .transport, operation: Self.operationName(operation), reason: "\(server): " + Self.describe(error))
         }
     }
 
@@ -85,6 +106,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         return parts.suffix(2).joined(separator: "/")
     }
 
+    /// A connection failure in words, decided on the error's type and errno, never its wording.
     static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
@@ -93,8 +115,21 @@ public final class AsyncHTTPTransport: HTTPTransport {
             default: return "HTTP client error: \(error)"
             }
         }
-        let text = String(describing: error)
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        return text
+        if let error = error as? NIOConnectionError {
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return "the name \(error.host) could not be resolved"
+            }
+            if let first = error.connectionErrors.first { return describe(first.error) }
+        }
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return "connection refused (is the server running?)"
+            case ENETUNREACH, EHOSTUNREACH: return "the network or host is unreachable"
+            case ECONNRESET: return "the connection was reset"
+            default: return "connection failed (errno \(error.errnoCode))"
+            }
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error { return "connection timed out" }
+        return String(describing: error)
     }
 }

@@ -24,9 +24,12 @@ struct Browse: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let reference = AppReference()
-        let resolved = try await connection.resolve(observer: { record in
-            Task { @MainActor in reference.app?.record(record) }
-        })
+        let resolved: ConnectionOptions.Resolved
+        do {
+            resolved = try await connection.resolve(observer: { record in
+                Task { @MainActor in reference.app?.record(record) }
+            })
+        } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
         // Everything kept on disk belongs to one account: server, container, environment and who is
         // signed in. When the user cannot be identified, nothing is kept (rather than kept under the
         // wrong user): the browser works from the server only and says so.

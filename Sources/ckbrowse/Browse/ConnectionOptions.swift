@@ -55,11 +55,14 @@ struct ConnectionOptions: ParsableArguments {
 
     var environmentVariables: [String: String] { ProcessInfo.processInfo.environment }
 
-    /// True when nothing names a container: the embedded demo is used.
+    /// True when nothing names another container or a server: the embedded demo is used. Naming the
+    /// demo's container (without a server or credentials) opens the demo too.
     var isDemo: Bool {
         let env = environmentVariables
-        return profile == nil && env["CKBROWSE_PROFILE"] == nil && server == nil && container == nil && env["CLOUDKIT_CONTAINER"] == nil
-            && env["CLOUDKIT_SERVER"] == nil
+        guard profile == nil, env["CKBROWSE_PROFILE"] == nil, server == nil, env["CLOUDKIT_SERVER"].map({ $0.isEmpty }) ?? true else { return false }
+        guard let named = container ?? env["CLOUDKIT_CONTAINER"].flatMap({ $0.isEmpty ? nil : $0 }) else { return true }
+        let credentials = apiToken ?? keyID ?? env["CLOUDKIT_API_TOKEN"] ?? env["CLOUDKIT_KEY_ID"]
+        return named == DemoSeed.container && (credentials ?? "").isEmpty
     }
 
     func resolve(observer: (@Sendable (RequestRecord) -> Void)? = nil) async throws -> Resolved {
@@ -93,13 +96,13 @@ struct ConnectionOptions: ParsableArguments {
         let credentials: Credentials
         if let keyID = pick(keyID, "CLOUDKIT_KEY_ID", "key-id") {
             guard let keyFile = pick(keyFile, "CLOUDKIT_KEY_FILE", "key-file") else {
-                throw ValidationError("a server-to-server key needs --key-file (or CLOUDKIT_KEY_FILE)")
+                throw MissingCredentials(description: "the server-to-server key \(keyID) needs its private key file: --key-file (or CLOUDKIT_KEY_FILE, or key-file in the profile)")
             }
             credentials = .serverToServer(try ServerToServerKey.load(keyID: keyID, file: (keyFile as NSString).expandingTildeInPath))
         } else if let token = pick(apiToken, "CLOUDKIT_API_TOKEN", "api-token") {
             credentials = .apiToken(token, webAuthToken: pick(webAuthToken, "CLOUDKIT_WEB_AUTH_TOKEN", "web-auth-token"))
         } else {
-            throw ValidationError("no credentials: set CLOUDKIT_API_TOKEN (and CLOUDKIT_WEB_AUTH_TOKEN for a user), or a server-to-server key")
+            throw MissingCredentials(description: "no credentials for \(container): set CLOUDKIT_API_TOKEN (and CLOUDKIT_WEB_AUTH_TOKEN for a user), use a profile with api-token-env, or a server-to-server key (--key-id and --key-file)")
         }
         let client = CloudKitClient(
             configuration: CloudKitConfiguration(serverURL: serverURL, container: container, environment: environment),
@@ -126,13 +129,18 @@ struct ConnectionOptions: ParsableArguments {
         configuration.baseURL = "http://in-process"
         configuration.answerCacheBytes = LocalServerConfiguration.embeddedAnswerCacheBytes
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
-        try await DemoSeed.seedIfNeeded(service)
+        // The demo has both environments: production is seeded too, the first time it is opened.
+        let environmentName = environment?.rawValue ?? environmentVariables["CLOUDKIT_ENVIRONMENT"].flatMap { $0.isEmpty ? nil : $0 } ?? "development"
+        guard let chosen = CloudKitEnvironment(rawValue: environmentName) else {
+            throw ValidationError("environment must be development or production, not '\(environmentName)'")
+        }
+        try await DemoSeed.seedIfNeeded(service, environment: chosen)
         let credentials = Credentials.apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken)
         let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container),
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container, environment: chosen),
             credentials: credentials, transport: InProcessTransport(service: service), observer: observer)
         return Resolved(
-            client: client, info: (DemoSeed.container, .development, database ?? .private, "local demo (in-process)"),
+            client: client, info: (DemoSeed.container, chosen, database ?? .private, "local demo (in-process)"),
             serverID: .embeddedDemo(dataDirectory: directory), credentials: credentials, isDemo: true,
             readOnlyReason: readOnly ? "--read-only was given" : nil)
     }
@@ -147,4 +155,9 @@ enum URLHost {
         if let r = rest.firstRange(of: "://") { rest = rest[r.upperBound...] }
         return String(rest.prefix { $0 != "/" && $0 != "?" })
     }
+}
+
+/// A connection names no way to authenticate: `ckbrowse` exits with the authentication status (4).
+struct MissingCredentials: Error, CustomStringConvertible {
+    var description: String
 }

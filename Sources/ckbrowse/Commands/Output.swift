@@ -14,8 +14,10 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 struct OutputOptions: ParsableArguments {
     @Option(help: "json (one object per line) or table. Default: table on a terminal, json otherwise.")
     var output: OutputFormat?
+    @Flag(help: "Print one JSON document: an array of the objects (instead of one object per line).")
+    var json = false
 
-    var format: OutputFormat { output ?? (clibc_isatty(1) != 0 ? .table : .json) }
+    var format: OutputFormat { json ? .json : output ?? (clibc_isatty(1) != 0 ? .table : .json) }
 }
 
 /// Writes rows as JSON lines or as an aligned table (columns sized to their content, the last one cut
@@ -23,22 +25,32 @@ struct OutputOptions: ParsableArguments {
 struct Printer {
     let format: OutputFormat
     let columns: [String]
+    /// One JSON array at the end instead of JSON lines as they come (`--json`).
+    let asArray: Bool
     private var rows: [[String]] = []
+    private var items: [JSON] = []
 
-    init(format: OutputFormat, columns: [String]) {
+    init(format: OutputFormat, columns: [String], asArray: Bool = false) {
         self.format = format
         self.columns = columns
+        self.asArray = asArray && format == .json
     }
 
-    /// One item: its JSON (printed at once in JSON mode) and its table cells.
+    init(_ options: OutputOptions, columns: [String]) {
+        self.init(format: options.format, columns: columns, asArray: options.json)
+    }
+
+    /// One item: its JSON (printed at once in JSON-lines mode) and its table cells.
     mutating func add(json: JSON, cells: @autoclosure () -> [String]) {
         switch format {
+        case .json where asArray: items.append(json)
         case .json: print(json.text)
         case .table: rows.append(cells())
         }
     }
 
     func finish() {
+        if asArray { print(JSON.array(items).text) }
         guard format == .table else { return }
         var widths = columns.map(TextWidth.width)
         for row in rows {
@@ -102,6 +114,9 @@ enum Failure {
             case .conflict?: status = ExitStatus.conflict
             default: status = ExitStatus.failure
             }
+        } else if let error = error as? MissingCredentials {
+            message = error.description
+            status = ExitStatus.authentication
         } else if let error = error as? BrowserFailure {
             message = error.message
             status = ExitStatus.usage

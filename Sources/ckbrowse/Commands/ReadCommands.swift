@@ -18,7 +18,7 @@ struct Zones: AsyncParsableCommand {
     func run() async throws {
         do {
             let resolved = try await connection.resolve()
-            var printer = Printer(format: out.format, columns: ["ZONE", "OWNER", "TYPE", "ATOMIC"])
+            var printer = Printer(out, columns: ["ZONE", "OWNER", "TYPE", "ATOMIC"])
             for result in try await resolved.client.database(resolved.info.database).listZones() {
                 switch result {
                 case .zone(let z):
@@ -57,13 +57,15 @@ struct Changes: AsyncParsableCommand {
         do {
             let resolved = try await connection.resolve()
             let db = resolved.client.database(resolved.info.database)
-            var printer = Printer(format: out.format, columns: Cells.recordColumns)
+            // --json: one document, {"records": [...], "syncToken": …, "moreComing": …}.
+            var printer = Printer(format: out.json ? .json : out.format, columns: Cells.recordColumns, asArray: false)
+            var collected: [JSON] = []
             let progress = Progress()
             var count = 0
             var last: RecordChangesPage?
             for try await page in db.recordChangePages(zoneID: ZoneID(zoneName: zone), syncToken: since, resultsLimit: limit) {
                 for result in page.records {
-                    printer.add(json: result.json, cells: Cells.record(result))
+                    if out.json { collected.append(result.json) } else { printer.add(json: result.json, cells: Cells.record(result)) }
                 }
                 count += page.records.count
                 last = page
@@ -71,6 +73,16 @@ struct Changes: AsyncParsableCommand {
                 if !all { break }
             }
             progress.done()
+            if out.json {
+                var document = JSONObject()
+                document.set("records", JSON.array(collected))
+                if let last {
+                    document.set("syncToken", last.syncToken)
+                    document.set("moreComing", last.moreComing)
+                }
+                print(JSON.object(document).text)
+                return
+            }
             printer.finish()
             if let last {
                 let trailer: JSON = ["syncToken": .string(last.syncToken), "moreComing": .bool(last.moreComing)]
@@ -135,7 +147,7 @@ struct QueryCommand: AsyncParsableCommand {
             var request = QueryRequest(query: try makeQuery())
             request.zoneID = zone.map { ZoneID(zoneName: $0) }
             request.resultsLimit = limit
-            var printer = Printer(format: out.format, columns: Cells.recordColumns)
+            var printer = Printer(out, columns: Cells.recordColumns)
             let progress = Progress()
             var count = 0
             for try await page in db.queryPages(request) {
@@ -170,7 +182,7 @@ struct Get: AsyncParsableCommand {
         do {
             let resolved = try await connection.resolve()
             let results = try await resolved.client.database(resolved.info.database).lookupRecords(names, zoneID: zone.map { ZoneID(zoneName: $0) })
-            var printer = Printer(format: out.format, columns: Cells.recordColumns)
+            var printer = Printer(out, columns: Cells.recordColumns)
             for result in results {
                 if result.error != nil { missing = true }
                 printer.add(json: result.json, cells: Cells.record(result))
@@ -202,7 +214,7 @@ struct Subscriptions: AsyncParsableCommand {
                 print(s.json.prettyPrinted())
                 return
             }
-            var printer = Printer(format: out.format, columns: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"])
+            var printer = Printer(out, columns: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"])
             for result in results {
                 switch result {
                 case .subscription(let s):
