@@ -32,6 +32,7 @@ public struct BrowserRuntime: Sendable {
 
     /// Applies one event: the core's update, then the journal. Returns the effects to run.
     public mutating func apply(_ event: BrowserEvent) -> [BrowserEffect] {
+        state.now = Int64(Date().timeIntervalSince1970 * 1000)
         let before = state.staged
         let effects = Browser.update(&state, event)
         persist(after: event, before: before)

@@ -12,13 +12,13 @@ extension Browser {
             return [.quit]
         case "db", "database":
             guard words.count == 2, let scope = DatabaseScope(rawValue: words[1]) else {
-                state.lastError = BrowserFailure(message: ":db takes public, private or shared")
+                fail(&state, BrowserFailure(message: ":db takes public, private or shared"))
                 return []
             }
             return switchDatabase(scope, &state)
         case "open":
             guard words.count == 2, let zone = state.list?.zone else {
-                state.lastError = BrowserFailure(message: ":open takes a record name (open a zone first)")
+                fail(&state, BrowserFailure(message: ":open takes a record name (open a zone first)"))
                 return []
             }
             state.detailHistory = []
@@ -34,13 +34,13 @@ extension Browser {
                 }
                 return runQuery(QueryRequest(query: query), &state)
             } catch let failure as BrowserFailure {
-                state.lastError = failure
+                fail(&state, failure)
                 return []
             } catch {
                 return []
             }
         default:
-            state.lastError = BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :q)")
+            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :q)"))
             return []
         }
     }
@@ -56,7 +56,7 @@ extension Browser {
             let field = rest.removeFirst()
             let comparator = Comparator(rawValue: rest.removeFirst().uppercased())
             guard Comparator.all.contains(comparator) else {
-                throw BrowserFailure(message: "unknown comparator '\(comparator.rawValue)'")
+                throw BrowserFailure(message: "unknown comparator '\(comparator.rawValue)'; valid: \(Comparator.all.map(\.rawValue).joined(separator: ", "))")
             }
             var valueWords: [String] = []
             while let next = rest.first, !(rest.count >= 3 && Comparator.all.contains(Comparator(rawValue: rest.dropFirst().first!.uppercased())) && !valueWords.isEmpty) {

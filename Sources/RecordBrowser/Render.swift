@@ -62,6 +62,7 @@ extension Browser {
         case .commit: drawCommit(&screen, state)
         case .conflict: drawConflict(&screen, state)
         case .notifications: drawNotifications(&screen, state)
+        case .errors: drawErrors(&screen, state)
         }
         if let editor = state.editor { drawEditor(&screen, editor, state) }
         drawHintLine(&screen, state)
@@ -86,6 +87,7 @@ extension Browser {
         case .commit: crumbs.append(state.connection.environment == .production ? "Commit to PRODUCTION" : "Commit")
         case .conflict: crumbs.append("Commit › Conflicts")
         case .notifications: crumbs.append("Notifications")
+        case .errors: crumbs.append("Recent errors")
         }
         screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: screen.width - 20)
         let right = "? help  q quit "
@@ -277,6 +279,22 @@ extension Browser {
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
         case .commit, .conflict: return ""
         case .notifications: return "Enter open the record · R refresh the open zone · X clear · s subscriptions · Esc back"
+        case .errors: return "j/k scroll · X clear · ! or Esc back"
+        }
+    }
+
+    static func drawErrors(_ screen: inout Screen, _ state: BrowserState) {
+        let layout = Layout(width: screen.width, height: screen.height)
+        let lines = errorLines(state, width: screen.width)
+        guard !lines.isEmpty else {
+            screen.put(" No errors this session.", x: 0, y: layout.header, style: Theme.dim)
+            return
+        }
+        screen.put(" \(Format.plural(state.errorLog.count, "error")), newest first", x: 0, y: layout.header, style: Theme.header)
+        let scroll = min(state.errorScroll, max(0, lines.count - layout.bodyHeight))
+        for (i, y) in layout.body.enumerated() where scroll + i < lines.count {
+            let line = lines[scroll + i]
+            screen.put(" " + line.text, x: 0, y: y, style: line.tone == .emphasis ? Theme.error : .plain)
         }
     }
 
@@ -293,9 +311,19 @@ extension Browser {
         } else if let input = state.input {
             screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
         } else if let message = state.message {
-            screen.put(" " + message, x: 0, y: y, maxWidth: screen.width - 1)
+            // A long message wraps upwards over the body (up to 4 rows), so it can be read in full.
+            var rows = TextWidth.wrap(message, to: max(10, screen.width - 2))
+            if rows.count > 4 {
+                rows = Array(rows.prefix(4))
+                rows[3] = TextWidth.truncate(rows[3] + " …", to: screen.width - 12) + " (! shows all)"
+            }
+            for (i, row) in rows.enumerated() {
+                let line = y - (rows.count - 1) + i
+                if line < y { screen.fill(y: line, style: .plain) }
+                screen.put(" " + row, x: 0, y: line, maxWidth: screen.width - 1)
+            }
         } else {
-            screen.put(" " + hints(state), x: 0, y: y, style: Theme.dim, maxWidth: screen.width - 1)
+            screen.put(" " + TextWidth.truncate(hints(state), to: screen.width - 2), x: 0, y: y, style: Theme.dim)
         }
     }
 
@@ -309,14 +337,14 @@ extension Browser {
         if let list = state.list, [.records, .recordDetail].contains(state.pane) {
             parts.append(list.zoneID.zoneName)
             var counts = "\(Format.count(list.total)) loaded"
-            if state.filter != nil { counts += " · \(Format.count(list.matching)) match" }
+            if state.filter != nil { counts += " · \(Format.count(list.matching)) match\(list.matching == 1 ? "" : "es")" }
             if list.loading { counts += " · loading" }
             if list.moreComing && list.source != .awaitingQuery { counts += " · more coming" }
             parts.append(counts)
         } else if state.pane == .zones {
-            parts.append("\(state.zones.count) zones")
+            parts.append(Format.plural(state.zones.count, "zone"))
         } else if state.pane == .subscriptions || state.pane == .subscriptionDetail {
-            parts.append("\(state.subscriptions.count) subscriptions")
+            parts.append(Format.plural(state.subscriptions.count, "subscription"))
         }
         if !state.staged.isEmpty { parts.append("\(state.staged.operations.count) staged") }
         if state.notifications.isDisconnected { parts.append("pushes: disconnected") }
@@ -334,7 +362,11 @@ extension Browser {
         x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
         x += screen.put(tail, x: x, y: y, style: Theme.status)
         if let error = state.lastError, x < screen.width - 4 {
-            screen.put("│ " + TextWidth.truncate(error.message, to: screen.width - x - 2), x: x, y: y, style: Theme.status.with(foreground: .red).bolded)
+            // The short form: the code when there is one; `!` shows every error in full.
+            let short = error.serverErrorCode.map { $0.rawValue + (error.error?.reason.map { ": " + $0 } ?? "") } ?? error.message
+            let room = screen.width - x - 2
+            let text = TextWidth.width(short) <= room ? short : TextWidth.truncate(short, to: max(4, room - 4)) + " (!)"
+            screen.put("│ " + text, x: x, y: y, style: Theme.status.with(foreground: .red).bolded)
         }
     }
 
@@ -366,6 +398,7 @@ extension Browser {
             "Tab           next pane (zones → records → subscriptions)",
             ":             command line    ?          this help",
             "D             debug pane (recent requests, tokens redacted)",
+            "!             recent errors in full (code, reason, request uuid, time)",
         ]
         switch state.pane {
         case .zones:
@@ -391,7 +424,7 @@ extension Browser {
         case .notifications:
             lines += ["Enter         open the notified record (or zone)", "R             refresh the open zone (after a reconnect)",
                       "X             clear the list"]
-        case .debug, .commit, .conflict: break
+        case .debug, .commit, .conflict, .errors: break
         }
         lines += ["b             staged batch    c          commit (preview first)", "N             live notifications (webcourier long-poll)"]
         lines += ["", ":db public|private|shared   :open RECORD   :q", "press any key to close"]

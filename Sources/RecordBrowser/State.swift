@@ -37,6 +37,8 @@ public enum Pane: Hashable, Sendable {
     case conflict
     /// Live notifications from the webcourier long-poll (`N`).
     case notifications
+    /// The recent errors in full (`!`).
+    case errors
 }
 
 /// A failure as the browser shows it: one line, plus the sign-in URL for AUTHENTICATION_REQUIRED.
@@ -122,12 +124,23 @@ public struct RecordList: Sendable {
     }
 }
 
+/// One error as `!` shows it.
+public struct LoggedError: Sendable, Hashable {
+    public var failure: BrowserFailure
+    /// When it happened (ms since 1970; 0 when unknown).
+    public var at: Int64
+    /// The screen the user was on.
+    public var pane: Pane
+}
+
 /// What a hint-line message is.
 public enum MessageKind: Sendable, Hashable {
     case plain
     /// A firesOnce subscription fired and the server deleted it: a later push summary does not
     /// replace this message.
     case subscriptionFiredOnce
+    /// What a commit did: it stays when the user closes the commit screen, and goes with the next move.
+    case outcome
 }
 
 extension BrowserState {
@@ -277,7 +290,15 @@ public struct BrowserState: Sendable {
     public var message: String? { didSet { messageKind = .plain } }
     /// What the message is, for decisions that must not read its words.
     public private(set) var messageKind: MessageKind = .plain
+    /// The error shown in the status bar (short); cleared when the user moves to another screen.
     public var lastError: BrowserFailure?
+    /// Recent errors, oldest first, each in full (`!` shows them).
+    public var errorLog: [LoggedError] = []
+    public var errorScroll = 0
+    /// The time of the event being handled, in ms since 1970 (set by the runtime; 0 in pure tests).
+    public var now: Int64 = 0
+    /// The list shown before a `:query` replaced it: back on screen if the query fails.
+    public var listBeforeQuery: RecordList?
     /// Shown until dismissed when the database needs a signed-in user.
     public var signInNotice: BrowserFailure? {
         get { if case .signIn(let failure)? = modal { return failure } else { return nil } }

@@ -63,7 +63,18 @@ public enum Browser {
 
     static func apply(_ event: BrowserEvent, _ state: inout BrowserState) -> [BrowserEffect] {
         switch event {
-        case .key(let key): return handle(key, &state)
+        case .key(let key):
+            // The user moving to another screen leaves the last screen's message and error behind
+            // (they stay in `!`).
+            let pane = state.pane, message = state.message, error = state.lastError
+            let effects = handle(key, &state)
+            if state.pane != pane {
+                if state.message == message {
+                    if state.messageKind == .outcome, let text = state.message { state.message = text } else { state.message = nil }
+                }
+                if state.lastError == error { state.lastError = nil }
+            }
+            return effects
         case .resized(let width, let height):
             state.size = (width, height)
             clampScrolls(&state)
@@ -98,6 +109,7 @@ public enum Browser {
             list.loading = false
             switch result {
             case .success(let outcome):
+                state.listBeforeQuery = nil
                 list.total = outcome.total
                 if state.filter == nil { list.matching = outcome.total }
                 list.syncToken = outcome.syncToken ?? list.syncToken
@@ -118,6 +130,14 @@ public enum Browser {
                 if list.source != .changes { list.moreComing = false }
                 state.list = list
                 fail(&state, failure)
+                // A query that failed before anything came back leaves the list that was shown.
+                if case .query = list.source, list.total == 0, var previous = state.listBeforeQuery {
+                    previous.generation = list.generation + 1
+                    state.list = previous
+                    state.listBeforeQuery = nil
+                    state.message = "the query failed (! shows why): the list before it is shown again"
+                    return window(&state, force: true)
+                }
                 return []
             }
         case .windowLoaded(let generation, let request, let start, let rows, let matching):
@@ -206,8 +226,13 @@ public enum Browser {
         }
     }
 
+    /// Errors kept for `!`.
+    static let errorLogLimit = 100
+
     static func fail(_ state: inout BrowserState, _ failure: BrowserFailure) {
         state.lastError = failure
+        state.errorLog.append(LoggedError(failure: failure, at: state.now, pane: state.pane))
+        if state.errorLog.count > errorLogLimit { state.errorLog.removeFirst(state.errorLog.count - errorLogLimit) }
         if failure.isAuthenticationRequired { state.signInNotice = failure }
     }
 
@@ -215,6 +240,19 @@ public enum Browser {
 
     static func handle(_ key: Key, _ state: inout BrowserState, replaying: Bool = false) -> [BrowserEffect] {
         if key == .resize { return [] }
+        // ESC then a character arrives as Alt with it. Only the line editors have Alt keys (a word
+        // back, forward, deleted); anywhere else it is what a script or a quick hand typed: Esc, then
+        // the character.
+        if case .alt(let c) = key {
+            let editing: Bool
+            switch state.modal {
+            case .input?, .editor?: editing = "bfd".contains(c)
+            default: editing = false
+            }
+            if !editing {
+                return handle(.escape, &state, replaying: replaying) + handle(.char(c), &state, replaying: replaying)
+            }
+        }
         // A key that acts on the screen's rows waits while they are awaited; once one waits, every
         // later key waits behind it (order is kept), but for quit and Esc.
         if !replaying, state.modal == nil, !state.waitingKeys.isEmpty || (waitsForResult(state) && !isScreenIndependent(key)) {
@@ -262,6 +300,12 @@ public enum Browser {
         case .char("D"):
             if state.pane == .debug { state.stack.removeLast() } else { state.stack.append(.debug) }
             return []
+        case .char("!"):
+            if state.pane == .errors { state.stack.removeLast() } else {
+                state.stack.append(.errors)
+                state.errorScroll = 0
+            }
+            return []
         case .char("s"):
             return openSubscriptions(&state)
         case .char("z"):
@@ -288,8 +332,47 @@ public enum Browser {
         case .subscriptionDetail: return subscriptionDetailKey(key, &state)
         case .batch: return batchKey(key, &state)
         case .notifications: return notificationsKey(key, &state)
+        case .errors: return errorsKey(key, &state)
         case .debug, .commit, .conflict: return []
         }
+    }
+
+    /// The error log scrolls by rows (newest first).
+    static func errorsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        let rows = errorLines(state, width: state.size.width).count
+        let h = listHeight(state)
+        if let d = delta(key, page: h, count: rows) {
+            state.errorScroll = max(0, min(max(0, rows - h), state.errorScroll + d))
+        } else if key == .char("G") {
+            state.errorScroll = max(0, rows - h)
+        } else if key == .char("X") {
+            state.errorLog = []
+            state.lastError = nil
+            state.errorScroll = 0
+        }
+        return []
+    }
+
+    /// Every logged error in full, newest first, wrapped to the screen.
+    public static func errorLines(_ state: BrowserState, width: Int) -> [(text: String, tone: Tone)] {
+        var lines: [(String, Tone)] = []
+        for entry in state.errorLog.reversed() {
+            let f = entry.failure
+            var head = entry.at > 0 ? Format.local(entry.at) : "this session"
+            if let op = f.error?.operation { head += " · " + op }
+            if let status = f.httpStatus { head += " · HTTP \(status)" }
+            if let code = f.serverErrorCode { head += " · " + code.rawValue }
+            lines += TextWidth.wrap(head, to: max(10, width - 2)).map { ($0, Tone.emphasis) }
+            var body: [String] = []
+            if let reason = f.error?.reason, !reason.isEmpty { body.append("reason: " + reason) }
+            if f.error == nil || body.isEmpty { body.append(f.message) }
+            if let uuid = f.error?.uuid { body.append("request uuid: " + uuid) }
+            if let hint = f.error?.hint { body.append(hint) }
+            if let url = f.redirectURL { body.append("sign in at: " + url) }
+            for text in body { lines += TextWidth.wrap(text, to: max(10, width - 4)).map { ("  " + $0, Tone.plain) } }
+            lines.append(("", .plain))
+        }
+        return lines
     }
 
     /// Tab: zones → records of the open zone → subscriptions → zones (Shift-Tab backwards).
@@ -522,6 +605,7 @@ public enum Browser {
 
     static func runQuery(_ request: QueryRequest, _ state: inout BrowserState) -> [BrowserEffect] {
         let zoneID = state.list?.zoneID ?? .default
+        if let shown = state.list, shown.total > 0 { state.listBeforeQuery = shown }
         var request = request
         request.zoneID = zoneID.isDefaultZone ? nil : zoneID
         var list = RecordList(key: listKey(state, zoneID, query: request.query.json.text), source: .query(request))

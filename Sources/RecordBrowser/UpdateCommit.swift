@@ -291,7 +291,7 @@ extension Browser {
         } else {
             commit.phase = .done
             state.commit = commit
-            state.message = updated + deleted == 0 && !failed.isEmpty ? "nothing committed: \(failed.count) failed and stay staged" : summary
+            state.show(updated + deleted == 0 && !failed.isEmpty ? "nothing committed: \(failed.count) failed and stay staged" : summary, kind: .outcome)
         }
         return effects
     }
@@ -571,7 +571,7 @@ extension Browser {
                                     unclear: verdicts.filter { $0.applied == .unclear }.count))
             report += verdicts.map { .verdict($0) }
         }
-        state.message = report.first.flatMap { reportLines($0).first?.text }
+        if let text = report.first.flatMap({ reportLines($0).first?.text }) { state.show(text, kind: .outcome) }
         if var commit = state.commit, commit.phase == .verifying {
             commit.phase = .done
             commit.outcome += report

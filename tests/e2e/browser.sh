@@ -67,7 +67,7 @@ keys D
 check "debug pane lists requests" "records/changes"
 snap
 keys D z 1
-check "switch to the public database" "public · 1 zones"
+check "switch to the public database" "public · 1 zone"
 keys Enter
 check "the public default zone asks for a query" "has no change feed"
 keys : "query Artist firstName BEGINS_WITH Me" Enter
@@ -121,7 +121,7 @@ new_session "$WORK/tmux.conf" \
     "env LANG=C.UTF-8 TERM=tmux-256color XDG_CACHE_HOME=$WORK/cache3 CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=$API_SECRET $BIN"
 check "sign-in required shows the URL" "$URL/signin"
 keys x
-check "then continues in the public database" "public · 1 zones"
+check "then continues in the public database" "public · 1 zone"
 snap
 
 # y copies the record as JSON with OSC 52 (tmux puts it in its paste buffer).
