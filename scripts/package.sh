@@ -103,9 +103,16 @@ Files: *
 Copyright: the ckbrowse authors
 License: see the project repository
 TXT
-# Dependencies: the packages that own the shared libraries ldd names.
-DEPS=$(for lib in $(echo "$LIBS" | grep -o '/[^ ]*' | grep -v ld-linux); do dpkg -S "$(readlink -f "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null; done \
-    | cut -d: -f1 | sort -u | grep -v '^$' | paste -sd, | sed 's/,/, /g')
+# Dependencies with the versions the binary needs (the newest symbol version it uses per library, e.g.
+# arc4random@GLIBC_2.36 makes libc6 (>= 2.36)), as dpkg-shlibdeps computes them: apt then refuses a
+# system whose libraries are too old instead of installing a binary that fails when run.
+command -v dpkg-shlibdeps >/dev/null || $SUDO apt-get install -y -qq dpkg-dev >/dev/null
+SHL=$(mktemp -d); mkdir -p "$SHL/debian"
+printf 'Source: ckbrowse\n\nPackage: ckbrowse\nArchitecture: any\n' > "$SHL/debian/control"
+DEPS=$(cd "$SHL" && dpkg-shlibdeps -O -e "$OLDPWD/dist/ckbrowse" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+rm -rf "$SHL"
+[ -n "$DEPS" ] || { echo "dpkg-shlibdeps computed no dependencies"; exit 1; }
+check "Depends carries the glibc version the binary needs" "echo \"$DEPS\" | grep -q 'libc6 (>= 2\.[0-9]*)'"
 INSTALLED=$(du -sk "$PKG/usr" | cut -f1)
 cat > "$PKG/DEBIAN/control" <<CTL
 Package: ckbrowse

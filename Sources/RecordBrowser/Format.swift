@@ -28,6 +28,13 @@ public enum Format {
         dateString(milliseconds, timeZone: TimeZone(identifier: "UTC")!) + " UTC"
     }
 
+    /// UTC, then local time, or UTC once when local time is UTC at that moment.
+    public static func utcAndLocal(_ milliseconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        if localTimeZone.secondsFromGMT(for: date) == 0 { return utc(milliseconds) }
+        return utc(milliseconds) + " · " + local(milliseconds)
+    }
+
     /// Local time with the zone's abbreviation.
     public static func local(_ milliseconds: Int64) -> String {
         let zone = localTimeZone
@@ -74,7 +81,7 @@ public enum Format {
         case .string(let s): return s
         case .int64(let i): return String(i)
         case .double(let d): return d.description
-        case .timestamp(let t): return "\(utc(t)) · \(local(t)) · \(t)"
+        case .timestamp(let t): return "\(utcAndLocal(t)) · \(t)"
         case .bytes(let d), .encryptedBytes(let d):
             let b64 = d.base64EncodedString()
             return "\(d.count) bytes · hex \(hex(d)) · base64 \(b64.count > 24 ? String(b64.prefix(24)) + "…" : b64)"
@@ -160,11 +167,11 @@ extension Browser {
         add("changeTag", record.recordChangeTag)
         add("zone", detail.zoneID.zoneName)
         if let c = record.created {
-            add("created", "\(Format.utc(c.timestamp)) · \(Format.local(c.timestamp))")
+            add("created", Format.utcAndLocal(c.timestamp))
             add("  by", [c.userRecordName, c.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "))
         }
         if let m = record.modified {
-            add("modified", "\(Format.utc(m.timestamp)) · \(Format.local(m.timestamp))")
+            add("modified", Format.utcAndLocal(m.timestamp))
             add("  by", [m.userRecordName, m.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "))
         }
         add("shortGUID", record.shortGUID)
@@ -187,6 +194,10 @@ extension Browser {
     /// The subscription detail: the whole definition.
     public static func subscriptionLines(_ state: BrowserState) -> [String] {
         guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
+        if state.subscriptionRaw {
+            return ["RAW JSON as received: keys, order and values unchanged, re-indented — v: the summary", ""]
+                + state.subscriptions[state.subscriptionSelection].json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
         switch state.subscriptions[state.subscriptionSelection] {
         case .failure(let error):
             return ["error for \(error.subscriptionID ?? "?"): \(error.serverErrorCode.rawValue)", error.reason ?? ""]

@@ -187,7 +187,7 @@ extension Browser {
         guard let page = detailPage(state) else { return }
         let lines = page.lines
         if detail.showRaw {
-            screen.put(" RAW JSON (as the server sent it) — v: table view", x: 0, y: layout.header, style: Theme.header)
+            screen.put(" RAW JSON as received: keys, order and values unchanged, re-indented — v: table", x: 0, y: layout.header, style: Theme.header)
             for (i, y) in layout.body.enumerated() where detail.scroll + i < lines.count {
                 screen.put(" " + lines[detail.scroll + i].text, x: 0, y: y)
                 if detail.scroll + i == detail.selection { highlight(&screen, y: y) }
@@ -274,7 +274,7 @@ extension Browser {
         case .records: return "Enter open · / filter · r refresh · G all · d delete · u unstage · b batch · ? more"
         case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u unstage · b batch · c commit · Enter follow · v raw"
         case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
-        case .subscriptionDetail: return "j/k scroll · Esc back"
+        case .subscriptionDetail: return "j/k scroll · v raw JSON · y copy · Esc back"
         case .debug: return "D or Esc back · tokens are never shown"
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
         case .commit, .conflict: return ""
@@ -364,7 +364,7 @@ extension Browser {
         if let error = state.lastError, x < screen.width - 4 {
             // The short form: the code when there is one; `!` shows every error in full.
             let short = error.serverErrorCode.map { $0.rawValue + (error.error?.reason.map { ": " + $0 } ?? "") } ?? error.message
-            let room = screen.width - x - 2
+            let room = screen.width - x - 3  // "│ " before, one cell spare after
             let text = TextWidth.width(short) <= room ? short : TextWidth.truncate(short, to: max(4, room - 4)) + " (!)"
             screen.put("│ " + text, x: x, y: y, style: Theme.status.with(foreground: .red).bolded)
         }

@@ -103,6 +103,11 @@ public struct RecordList: Sendable {
     public var opened = false
     /// `G` was pressed: keep loading until the end (Esc cancels).
     public var loadingToEnd = false
+    /// `G` was pressed: the selection stays on the last record as pages arrive (any move ends it).
+    public var followEnd = false
+    /// A far move (g, G, a page) waiting for its rows: the selection moves there when they arrive,
+    /// so no placeholder row is ever drawn.
+    public var jumpTo: Int?
     /// Bumped when the list is replaced, so late answers for an old list are ignored.
     public var generation = 0
     public var selection = 0
@@ -265,6 +270,8 @@ public struct BrowserState: Sendable {
     public var subscriptionsLoading = false
     public var subscriptionSelection = 0
     public var subscriptionListScroll = 0
+    /// `v` in a subscription's detail: its JSON instead of the summary.
+    public var subscriptionRaw = false
     public var subscriptionScroll = 0
 
     /// `/` filter over the loaded list.

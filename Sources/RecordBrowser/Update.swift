@@ -124,6 +124,12 @@ public enum Browser {
                 } else {
                     state.message = nil
                 }
+                if list.followEnd {
+                    // G: the selection follows the end as the pages come in.
+                    list.windowPending = false
+                    state.list = list
+                    return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state)
+                }
                 return window(&state, force: true) + prefetch(&state)
             case .failure(let failure):
                 list.loadingToEnd = false
@@ -148,11 +154,18 @@ public enum Browser {
             list.window = rows
             list.windowStart = start
             list.matching = matching
+            var jumped = false
+            if let target = list.jumpTo {
+                // The rows of a far move have arrived: the selection goes there now.
+                list.jumpTo = nil
+                jumped = true
+                move(&list.selection, &list.scroll, count: matching, delta: min(target, max(0, matching - 1)) - list.selection, height: listHeight(state))
+            }
             var scroll = list.scroll
             move(&list.selection, &scroll, count: matching, delta: 0, height: listHeight(state))
             list.scroll = scroll
             state.list = list
-            return window(&state, force: false)
+            return window(&state, force: false) + (jumped ? prefetch(&state) : [])
         case .recordLoaded(let key, let result):
             guard var detail = state.detail, detail.key == key else { return [] }
             let name = key.recordName
@@ -396,6 +409,7 @@ public enum Browser {
     static func back(_ state: inout BrowserState) -> [BrowserEffect] {
         if state.pane == .records, var list = state.list, list.loadingToEnd {
             list.loadingToEnd = false  // Esc cancels "load to the end" first
+            list.followEnd = false
             state.list = list
             state.message = "stopped loading at \(Format.count(list.total)) records"
             return []
@@ -517,19 +531,43 @@ public enum Browser {
 
     /// Asks the cache for the rows around the visible ones when they are not all in the window
     /// (`force`: the rows changed, read them again).
-    static func window(_ state: inout BrowserState, force: Bool) -> [BrowserEffect] {
+    static func window(_ state: inout BrowserState, force: Bool, at scroll: Int? = nil) -> [BrowserEffect] {
         guard var list = state.list, list.opened else { return [] }
         let h = listHeight(state)
+        let top = scroll ?? list.scroll
         if !force {
             if list.windowPending { return [] }
-            let end = min(list.matching, list.scroll + h)
-            let have = list.windowStart..<(list.windowStart + list.window.count)
-            if end <= list.scroll || (have.contains(list.scroll) && have.contains(end - 1)) { return [] }
+            if covers(list, top, h) { return [] }
         }
         list.windowPending = true
         list.windowRequest += 1
         state.list = list
-        return [.loadWindow(list.key, filter: state.filter, start: max(0, list.scroll - h), count: h * 3, generation: list.generation, request: list.windowRequest)]
+        return [.loadWindow(list.key, filter: state.filter, start: max(0, top - h), count: h * 3, generation: list.generation, request: list.windowRequest)]
+    }
+
+    /// The window holds every row of a screen that starts at row `top`.
+    static func covers(_ list: RecordList, _ top: Int, _ height: Int) -> Bool {
+        let end = min(list.matching, top + height)
+        let have = list.windowStart..<(list.windowStart + list.window.count)
+        return end <= top || (have.contains(top) && have.contains(end - 1))
+    }
+
+    /// Moves the selection to `target`: at once when its rows are in the window, else when they arrive.
+    static func jump(_ state: inout BrowserState, to target: Int) -> [BrowserEffect] {
+        guard var list = state.list else { return [] }
+        let h = listHeight(state)
+        var selection = list.selection, scroll = list.scroll
+        move(&selection, &scroll, count: list.matching, delta: target - selection, height: h)
+        if covers(list, scroll, h) {
+            list.selection = selection
+            list.scroll = scroll
+            list.jumpTo = nil
+            state.list = list
+            return window(&state, force: false)
+        }
+        list.jumpTo = selection
+        state.list = list
+        return window(&state, force: true, at: scroll)
     }
 
     static func recordsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
@@ -537,19 +575,25 @@ public enum Browser {
         guard var list = state.list else { return [] }
         let h = listHeight(state)
         if let d = delta(key, page: h, count: list.matching) {
-            move(&list.selection, &list.scroll, count: list.matching, delta: d, height: h)
+            list.followEnd = false
+            if abs(d) < h {
+                move(&list.selection, &list.scroll, count: list.matching, delta: d, height: h)
+                state.list = list
+                return window(&state, force: false) + prefetch(&state)
+            }
+            // A far move (g, a page) waits for its rows instead of drawing placeholders.
             state.list = list
-            return window(&state, force: false) + prefetch(&state)
+            return jump(&state, to: list.selection + d) + prefetch(&state)
         }
         switch key {
         case .char("G"):
-            move(&list.selection, &list.scroll, count: list.matching, delta: list.matching, height: h)
+            list.followEnd = true
             if list.moreComing {
                 list.loadingToEnd = true
                 state.message = "loading to the end… (Esc stops)"
             }
             state.list = list
-            return window(&state, force: false) + prefetch(&state)
+            return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state)
         case .enter, .char("l"), .right:
             guard let row = list.row(list.selection) else { return [] }
             state.detailHistory = []
@@ -714,6 +758,7 @@ public enum Browser {
             guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
             state.subscriptionScroll = 0
             state.stack.append(.subscriptionDetail)
+            state.subscriptionRaw = false
         case .char("r"):
             return openSubscriptions(&state)
         case .char("y"):
@@ -731,6 +776,12 @@ public enum Browser {
             var scroll = state.subscriptionScroll
             move(&selection, &scroll, count: max(1, count - listHeight(state) + 1), delta: d, height: 1)
             state.subscriptionScroll = selection
+        } else if key == .char("v") {
+            state.subscriptionRaw.toggle()
+            state.subscriptionScroll = 0
+        } else if key == .char("y"), state.subscriptions.indices.contains(state.subscriptionSelection) {
+            state.message = "copied the subscription as JSON"
+            return [.copy(state.subscriptions[state.subscriptionSelection].json.prettyPrinted())]
         }
         return []
     }

@@ -24,7 +24,7 @@ expected_title=" ckbrowse › Zones$(printf '%*s' 68 '')? help  q quit"
 good=0
 for _ in $(seq 1 100); do
     screen=$(tmux -L "$SOCK" capture-pane -p)
-    if [ "$(echo "$screen" | head -1)" = "$expected_title" ] && echo "$screen" | sed -n 30p | grep -q "^ iCloud.com.example.Gallery · development · private · 3 zones" \
+    if [ "$(echo "$screen" | head -1)" = "$expected_title" ] && echo "$screen" | sed -n 30p | grep -q "^ local demo › iCloud.com.example.Gallery · development · private · 3 zones" \
         && echo "$screen" | sed -n 2p | grep -q "^ ZONE"; then good=1; break; fi
     sleep 0.1
 done
