@@ -51,7 +51,22 @@ public final class RecordCache: Sendable {
             try db.execute(sql: "ALTER TABLE list ADD COLUMN count INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "UPDATE list SET count = (SELECT COUNT(*) FROM record WHERE record.key = list.key)")
         }
+        migrator.registerMigration("v3-search") { db in
+            // The lower-cased text of every field value, for `/` (rows of earlier versions match by name
+            // and type until their record is fetched again).
+            try db.execute(sql: "ALTER TABLE record ADD COLUMN search TEXT")
+        }
         try migrator.migrate(pool)
+    }
+
+    /// What `/` matches in a record besides its name and type: its field values as the browser shows
+    /// them, lower-cased.
+    static func searchText(_ record: CloudKitWeb.Record) -> String {
+        var parts: [String] = []
+        for (_, value) in record.fields {
+            if value.isList { parts += value.listElements.map(Format.scalar) } else { parts.append(Format.scalar(value)) }
+        }
+        return parts.joined(separator: "\u{1F}").lowercased()
     }
 
     /// The saved position of a list: its sync token (change feeds) and whether more is coming.
@@ -134,9 +149,10 @@ public final class RecordCache: Sendable {
         var next = try Int64.fetchOne(db, sql: "SELECT next_position FROM list WHERE key = ?", arguments: [k]) ?? 0
         let exists = try db.makeStatement(sql: "SELECT 1 FROM record WHERE key = ? AND name = ?")
         let upsert = try db.makeStatement(sql: """
-            INSERT INTO record (key, name, position, type, modified, modified_by, tag, deleted, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO record (key, name, position, type, modified, modified_by, tag, deleted, json, search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (key, name) DO UPDATE SET type = COALESCE(excluded.type, record.type), modified = excluded.modified,
-              modified_by = excluded.modified_by, tag = excluded.tag, deleted = excluded.deleted, json = excluded.json
+              modified_by = excluded.modified_by, tag = excluded.tag, deleted = excluded.deleted, json = excluded.json,
+              search = excluded.search
             """)
         for result in records {
             guard let name = result.recordName, result.error == nil else { continue }
@@ -146,9 +162,9 @@ public final class RecordCache: Sendable {
             switch result {
             case .record(let record):
                 try upsert.execute(arguments: [k, record.recordName, position, record.recordType, record.modified?.timestamp,
-                                               record.modified?.userRecordName, record.recordChangeTag, 0, Data(record.json.bytes)])
+                                               record.modified?.userRecordName, record.recordChangeTag, 0, Data(record.json.bytes), searchText(record)])
             case .deleted:
-                try upsert.execute(arguments: [k, name, position, nil, nil, nil, nil, 1, nil])
+                try upsert.execute(arguments: [k, name, position, nil, nil, nil, nil, 1, nil, nil])
             case .failure:
                 continue
             }
@@ -157,7 +173,8 @@ public final class RecordCache: Sendable {
         return next
     }
 
-    /// Rows `start..<start+count` in list order, optionally only those whose name or type contains `filter`.
+    /// Rows `start..<start+count` in list order, optionally only those whose name, type or a field value
+    /// contains `filter` (case-insensitive).
     public func window(_ key: ListKey, filter: String?, start: Int, count: Int) throws -> (rows: [RecordSummary], matching: Int) {
         try pool.read { db in
             if filter?.isEmpty ?? true {
@@ -171,8 +188,8 @@ public final class RecordCache: Sendable {
             var condition = "key = ?"
             var arguments: [any DatabaseValueConvertible] = [key.description]
             if let filter, !filter.isEmpty {
-                condition += " AND (instr(lower(name), ?) > 0 OR instr(lower(COALESCE(type, '')), ?) > 0)"
-                arguments += [filter.lowercased(), filter.lowercased()]
+                condition += " AND (instr(lower(name), ?) > 0 OR instr(lower(COALESCE(type, '')), ?) > 0 OR instr(COALESCE(search, ''), ?) > 0)"
+                arguments += [filter.lowercased(), filter.lowercased(), filter.lowercased()]
             }
             let matching = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(condition)", arguments: StatementArguments(arguments)) ?? 0
             let rows = try Row.fetchAll(

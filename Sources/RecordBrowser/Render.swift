@@ -64,6 +64,10 @@ extension Browser {
         case .notifications: drawNotifications(&screen, state)
         case .errors: drawErrors(&screen, state)
         }
+        if [.records, .recordDetail, .debug].contains(state.pane), let filter = filterText(state, state.pane) {
+            // Matches are marked where they are visible (a record may match by a field not shown).
+            for y in Layout(width: w, height: h).body { highlightMatch(&screen, y: y, filter: filter) }
+        }
         if let editor = state.editor { drawEditor(&screen, editor, state) }
         drawHintLine(&screen, state)
         drawStatus(&screen, state)
@@ -129,16 +133,23 @@ extension Browser {
             screen.put(state.zonesLoading ? " loading zones…" : " no zones", x: 0, y: 2, style: Theme.dim)
             return
         }
+        let visible = visibleZones(state)
+        let filter = filterText(state, .zones)
+        if visible.isEmpty {
+            screen.put(" no zone matches the filter (Esc clears it)", x: 0, y: 2, style: Theme.dim)
+            return
+        }
         // The owner (33 characters) gets what is left after a readable zone name.
         let ownerWidth = max(14, min(34, (screen.width - 1) / 4))
         let widths = [0, ownerWidth, 8, 7, 12]
         let cols = columns(widths, total: screen.width - 1)
         let height = screen.height - 4
         // The scroll the keys keep, clamped for a list that shrank since.
-        let scroll = min(state.zoneScroll, max(0, state.zones.count - height))
-        drawList(&screen, header: ["ZONE", "OWNER", "KIND", "ATOMIC", "SYNC TOKEN"], widths: widths, count: state.zones.count,
-                 selection: state.zoneSelection, scroll: scroll) { i in
-            switch state.zones[i] {
+        let scroll = min(state.zoneScroll, max(0, visible.count - height))
+        let selected = visible.firstIndex(of: state.zoneSelection) ?? -1
+        drawList(&screen, header: ["ZONE", "OWNER", "KIND", "ATOMIC", "SYNC TOKEN"], widths: widths, count: visible.count,
+                 selection: selected, scroll: scroll) { i in
+            switch state.zones[visible[i]] {
             case .zone(let zone):
                 let kind = zone.zoneID.isDefaultZone ? "default" : "custom"
                 let key = state.connection.zone(zone.zoneID)
@@ -150,6 +161,7 @@ extension Browser {
                 return (row([error.zoneID?.zoneName ?? "?", error.serverErrorCode.rawValue, error.reason ?? "", "", ""], cols), Theme.error)
             }
         }
+        for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
     }
 
     static func drawRecords(_ screen: inout Screen, _ state: BrowserState) {
@@ -232,12 +244,19 @@ extension Browser {
             screen.put(state.subscriptionsLoading ? " loading subscriptions…" : " no subscriptions in the \(state.connection.database.rawValue) database", x: 0, y: 2, style: Theme.dim)
             return
         }
+        let visible = visibleSubscriptions(state)
+        let filter = filterText(state, .subscriptions)
+        if visible.isEmpty {
+            screen.put(" no subscription matches the filter (Esc clears it)", x: 0, y: 2, style: Theme.dim)
+            return
+        }
         let widths = [0, 6, 24, 20, 5]
         let cols = columns(widths, total: screen.width - 1)
         let height = screen.height - 4
+        let scroll = min(state.subscriptionListScroll, max(0, visible.count - height))
         drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"], widths: widths,
-                 count: state.subscriptions.count, selection: state.subscriptionSelection, scroll: min(state.subscriptionListScroll, max(0, state.subscriptions.count - height))) { i in
-            switch state.subscriptions[i] {
+                 count: visible.count, selection: visible.firstIndex(of: state.subscriptionSelection) ?? -1, scroll: scroll) { i in
+            switch state.subscriptions[visible[i]] {
             case .subscription(let s):
                 let target = s.query?.recordType ?? s.zoneID?.zoneName ?? ""
                 let fires = (s.firesOn ?? []).map(\.rawValue).joined(separator: ",")
@@ -246,6 +265,7 @@ extension Browser {
                 return (row([e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", ""], cols), Theme.error)
             }
         }
+        for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
     }
 
     static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {
@@ -258,7 +278,7 @@ extension Browser {
     static func drawDebug(_ screen: inout Screen, _ state: BrowserState) {
         let widths = [0, 5, 24, 8, 7, 9, 10]
         let cols = columns(widths, total: screen.width - 1)
-        let records = Array(state.requests.reversed())
+        let records = visibleRequests(state)
         drawList(&screen, header: ["OPERATION", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES"], widths: widths, count: records.count, selection: -1, scroll: 0) { i in
             let r = records[i]
             let status = r.status.map(String.init) ?? "failed"
@@ -342,9 +362,13 @@ extension Browser {
             if list.moreComing && list.source != .awaitingQuery { counts += " · more coming" }
             parts.append(counts)
         } else if state.pane == .zones {
-            parts.append(Format.plural(state.zones.count, "zone"))
+            let shown = filterText(state, .zones) == nil ? "" : "\(visibleZones(state).count) of "
+            parts.append(shown + Format.plural(state.zones.count, "zone"))
         } else if state.pane == .subscriptions || state.pane == .subscriptionDetail {
-            parts.append(Format.plural(state.subscriptions.count, "subscription"))
+            let shown = filterText(state, .subscriptions) == nil ? "" : "\(visibleSubscriptions(state).count) of "
+            parts.append(shown + Format.plural(state.subscriptions.count, "subscription"))
+        } else if state.pane == .debug, filterText(state, .debug) != nil {
+            parts.append("\(visibleRequests(state).count) of " + Format.plural(state.requests.count, "request"))
         }
         if !state.staged.isEmpty { parts.append("\(state.staged.operations.count) staged") }
         if state.notifications.isDisconnected { parts.append("pushes: disconnected") }
@@ -397,6 +421,7 @@ extension Browser {
             "s             subscriptions   z          zones",
             "Tab           next pane (zones → records → subscriptions)",
             ":             command line    ?          this help",
+            "/             filter what is listed (n N next / previous, Esc clears)",
             "D             debug pane (recent requests, tokens redacted)",
             "!             recent errors in full (code, reason, request uuid, time)",
         ]
@@ -404,7 +429,7 @@ extension Browser {
         case .zones:
             lines += ["1 2 3         public / private / shared database", "r             reload zones"]
         case .records:
-            lines += ["/             filter loaded records;  n N next / previous match",
+            lines += ["/             filter by name, type or any field value in the local cache",
                       "r             fetch changes since the last sync token",
                       "G             load to the end (Esc stops)", "y             copy the record as JSON (OSC 52)",
                       ":query TYPE [FIELD COMPARATOR VALUE]   query by record type",

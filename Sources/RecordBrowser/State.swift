@@ -276,6 +276,8 @@ public struct BrowserState: Sendable {
 
     /// `/` filter over the loaded list.
     public var filter: String?
+    /// `/` on a screen whose rows are in memory (zones, subscriptions, requests, a record's fields).
+    public var paneFilter: PaneFilter?
     /// The one modal open now (input line, inline editor, confirmation, help, sign-in, the earlier
     /// journal's question): keys go to it first. When it closes, the next queued one opens.
     public var modal: Modal? {

@@ -307,8 +307,8 @@ public enum Browser {
         case .char(":"):
             state.input = InputLine(.command)
             return []
-        case .char("/") where [.records, .zones, .subscriptions].contains(state.pane):
-            state.input = InputLine(.filter)
+        case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail].contains(state.pane):
+            state.input = InputLine(.filter, text: filterText(state, state.pane) ?? "")
             return []
         case .char("D"):
             if state.pane == .debug { state.stack.removeLast() } else { state.stack.append(.debug) }
@@ -422,6 +422,11 @@ public enum Browser {
             state.filter = nil
             return filterChanged(&state)
         }
+        if let filter = state.paneFilter, filter.pane == state.pane {
+            state.paneFilter = nil
+            paneFilterChanged(&state)
+            return []
+        }
         if state.stack.count > 1 { state.stack.removeLast() }
         return []
     }
@@ -466,13 +471,17 @@ public enum Browser {
     // MARK: Zones
 
     static func zonesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        if let d = delta(key, page: listHeight(state), count: state.zones.count) {
-            move(&state.zoneSelection, &state.zoneScroll, count: state.zones.count, delta: d, height: listHeight(state))
+        let visible = visibleZones(state)
+        if let d = delta(key, page: listHeight(state), count: visible.count) {
+            moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: d, height: listHeight(state))
             return []
         }
         switch key {
         case .char("G"):
-            move(&state.zoneSelection, &state.zoneScroll, count: state.zones.count, delta: state.zones.count, height: listHeight(state))
+            moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: visible.count, height: listHeight(state))
+            return []
+        case .char("n"), .char("N"):
+            moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: key == .char("n") ? 1 : -1, height: listHeight(state))
             return []
         case .char("1"): return switchDatabase(.public, &state)
         case .char("2"): return switchDatabase(.private, &state)
@@ -481,7 +490,7 @@ public enum Browser {
             state.zonesLoading = true
             return [.loadZones(state.connection.database)]
         case .enter, .char("l"), .right:
-            guard state.zones.indices.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
+            guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
             return openZone(zone.zoneID, &state)
         default:
             return []
@@ -679,7 +688,12 @@ public enum Browser {
             let lines = rawLines(detail, width: layout.width).map { DetailLine(field: "", type: "", text: $0) }
             return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count))
         }
-        let lines = detailLines(detail, staged: detailOperation(state))
+        var lines = detailLines(detail, staged: detailOperation(state))
+        if let filter = filterText(state, .recordDetail) {
+            // Section headers stay; of the rest, the lines of fields whose name or value matches.
+            let owners = Set(lines.filter { matches($0.field + " " + $0.text, filter) }.compactMap { $0.owner ?? ($0.field.isEmpty ? nil : $0.field) })
+            lines = lines.filter { $0.isHeading || owners.contains($0.owner ?? $0.field) }
+        }
         let rows = lines.map { $0.isHeading ? 1 : max(1, TextWidth.wrap($0.text, to: layout.detailValueWidth).count) }
         return DetailPage(lines: lines, rows: rows)
     }
@@ -749,13 +763,16 @@ public enum Browser {
     }
 
     static func subscriptionsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        if let d = delta(key, page: listHeight(state), count: state.subscriptions.count) {
-            move(&state.subscriptionSelection, &state.subscriptionListScroll, count: state.subscriptions.count, delta: d, height: listHeight(state))
+        let visible = visibleSubscriptions(state)
+        if let d = delta(key, page: listHeight(state), count: visible.count) {
+            moveVisible(&state.subscriptionSelection, &state.subscriptionListScroll, visible: visible, delta: d, height: listHeight(state))
             return []
         }
         switch key {
+        case .char("n"), .char("N"):
+            moveVisible(&state.subscriptionSelection, &state.subscriptionListScroll, visible: visible, delta: key == .char("n") ? 1 : -1, height: listHeight(state))
         case .enter, .char("l"), .right:
-            guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
+            guard visible.contains(state.subscriptionSelection) else { return [] }
             state.subscriptionScroll = 0
             state.stack.append(.subscriptionDetail)
             state.subscriptionRaw = false
@@ -828,8 +845,16 @@ public enum Browser {
         return []
     }
 
-    /// The `/` filter changed: back to the first match, rows and count from the cache.
+    /// The `/` filter changed: back to the first match, rows and count from the cache (records), or the
+    /// first matching row of an in-memory screen.
     static func filterChanged(_ state: inout BrowserState) -> [BrowserEffect] {
+        if state.pane != .records {
+            let text = state.filter ?? ""
+            state.filter = nil
+            state.paneFilter = text.isEmpty ? nil : PaneFilter(pane: state.pane, text: text)
+            paneFilterChanged(&state)
+            return []
+        }
         guard var list = state.list else { return [] }
         list.selection = 0
         list.scroll = 0

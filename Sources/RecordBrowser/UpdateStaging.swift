@@ -25,7 +25,8 @@ extension Browser {
     /// The field of the selected detail line: its name, and its current value (staged or server).
     static func selectedField(_ state: BrowserState) -> (name: String, value: FieldValue?)? {
         guard let detail = state.detail, detail.record != nil, !detail.showRaw else { return nil }
-        let lines = detailLines(detail, staged: detailOperation(state))
+        // The lines as shown (a `/` filter may hide some), so the selection names the field on screen.
+        let lines = detailPage(state)?.lines ?? []
         guard lines.indices.contains(detail.selection), let owner = lines[detail.selection].owner else { return nil }
         let op = detailOperation(state)
         let value = op?.kind == .update ? (op!.changes[owner] ?? detail.record!.fields[owner]) : detail.record!.fields[owner]

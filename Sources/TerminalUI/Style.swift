@@ -41,4 +41,5 @@ public struct Style: Hashable, Sendable {
     public var bolded: Style { var s = self; s.bold = true; return s }
     public var reversed: Style { var s = self; s.reverse = true; return s }
     public var dimmed: Style { var s = self; s.dim = true; return s }
+    public var underlined: Style { var s = self; s.underline = true; return s }
 }

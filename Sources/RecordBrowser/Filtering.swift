@@ -1,0 +1,103 @@
+import CloudKitModels
+import TerminalUI
+
+/// `/` on the screens whose rows are in memory (zones, subscriptions, the debug pane's requests, a
+/// record's fields): a case-insensitive substring of the row's visible text. Selections keep indexing
+/// the whole list; moves step over the rows the filter hides. (The records list filters in the cache,
+/// over names, types and field values: `RecordCache.window`.)
+extension Browser {
+    /// The filter typed on `pane`, if any.
+    static func filterText(_ state: BrowserState, _ pane: Pane) -> String? {
+        if pane == .records { return state.filter }
+        guard let filter = state.paneFilter, filter.pane == pane, !filter.text.isEmpty else { return nil }
+        return filter.text
+    }
+
+    static func matches(_ text: String, _ filter: String?) -> Bool {
+        guard let filter, !filter.isEmpty else { return true }
+        return text.lowercased().contains(filter.lowercased())
+    }
+
+    static func zoneText(_ zone: ZoneResult) -> String {
+        switch zone {
+        case .zone(let z): return "\(z.zoneID.zoneName) \(z.zoneID.ownerRecordName ?? "")"
+        case .failure(let e): return "\(e.zoneID?.zoneName ?? "") \(e.serverErrorCode.rawValue) \(e.reason ?? "")"
+        }
+    }
+
+    static func subscriptionText(_ subscription: SubscriptionResult) -> String {
+        switch subscription {
+        case .subscription(let s):
+            return "\(s.subscriptionID ?? "") \(s.subscriptionType.rawValue) \(s.query?.recordType ?? "") \(s.zoneID?.zoneName ?? "")"
+        case .failure(let e): return "\(e.subscriptionID ?? "") \(e.serverErrorCode.rawValue) \(e.reason ?? "")"
+        }
+    }
+
+    static func requestText(_ r: RequestRecord) -> String {
+        "\(r.operation) \(r.method.rawValue) \(r.database?.rawValue ?? "device") \(r.status.map(String.init) ?? "failed") \(r.serverErrorCode?.rawValue ?? "")"
+    }
+
+    /// Indices of the zones the filter shows.
+    static func visibleZones(_ state: BrowserState) -> [Int] {
+        let filter = filterText(state, .zones)
+        return state.zones.indices.filter { matches(zoneText(state.zones[$0]), filter) }
+    }
+
+    static func visibleSubscriptions(_ state: BrowserState) -> [Int] {
+        let filter = filterText(state, .subscriptions)
+        return state.subscriptions.indices.filter { matches(subscriptionText(state.subscriptions[$0]), filter) }
+    }
+
+    /// Requests newest first, filtered.
+    static func visibleRequests(_ state: BrowserState) -> [RequestRecord] {
+        let filter = filterText(state, .debug)
+        return state.requests.reversed().filter { matches(requestText($0), filter) }
+    }
+
+    /// Moves `selection` (an index of the whole list) among the `visible` indices; `scroll` counts
+    /// visible rows.
+    static func moveVisible(_ selection: inout Int, _ scroll: inout Int, visible: [Int], delta: Int, height: Int) {
+        guard !visible.isEmpty else {
+            scroll = 0
+            return
+        }
+        var position = visible.firstIndex(of: selection) ?? (visible.firstIndex { $0 > selection } ?? visible.count - 1)
+        move(&position, &scroll, count: visible.count, delta: delta, height: height)
+        selection = visible[position]
+    }
+
+    /// The filter of an in-memory screen changed: the selection goes to the first match.
+    static func paneFilterChanged(_ state: inout BrowserState) {
+        switch state.pane {
+        case .zones:
+            state.zoneSelection = visibleZones(state).first ?? 0
+            state.zoneScroll = 0
+        case .subscriptions:
+            state.subscriptionSelection = visibleSubscriptions(state).first ?? 0
+            state.subscriptionListScroll = 0
+        case .recordDetail:
+            settleDetail(&state, toFirst: true)
+        default:
+            break
+        }
+    }
+
+    /// Underlines where `filter` occurs in row `y` (the first occurrence in each row).
+    static func highlightMatch(_ screen: inout Screen, y: Int, filter: String?) {
+        guard let filter, !filter.isEmpty, y >= 0, y < screen.height else { return }
+        let line = screen.line(y)
+        guard let range = line.lowercased().range(of: filter.lowercased()) else { return }
+        // Lower-casing keeps the text's characters (and so their columns) for the scripts used here.
+        let lowered = line.lowercased()
+        let x = TextWidth.width(String(lowered[..<range.lowerBound]))
+        let width = TextWidth.width(String(lowered[range]))
+        guard x < screen.width else { return }
+        screen.restyle(y: y, x: x, width: min(width, screen.width - x)) { $0.with(foreground: .yellow).bolded.underlined }
+    }
+}
+
+/// A filter typed on one of the in-memory screens.
+public struct PaneFilter: Sendable, Hashable {
+    public var pane: Pane
+    public var text: String
+}
