@@ -12,6 +12,15 @@ public struct FieldEditor: Sendable, Hashable {
     /// Insertion point, 0 ... text.count.
     public var cursor: Int
     public var error: String?
+    /// Editing one element of a list field (`type` is then the element's type).
+    public var element: ElementEdit?
+
+    public enum ElementEdit: Sendable, Hashable {
+        /// Element `index` is replaced.
+        case replace(Int)
+        /// A new element goes in at `index`.
+        case insert(Int)
+    }
 
     public init(field: String, type: FieldType, original: FieldValue?, text: String) {
         self.field = field

@@ -143,7 +143,7 @@ extension Browser {
                 for (i, element) in value.listElements.enumerated() {
                     var reference: Reference?
                     if case .reference(let r) = element { reference = r }
-                    lines.append(DetailLine(field: "", type: "", text: "[\(i)] " + Format.scalar(element), reference: reference, copyJSON: element.json.prettyPrinted(), owner: name, mark: mark))
+                    lines.append(DetailLine(field: "", type: "", text: "[\(i)] " + Format.scalar(element), reference: reference, copyJSON: element.json.prettyPrinted(), owner: name, mark: mark, element: i))
                 }
             } else {
                 var reference: Reference?

@@ -292,7 +292,7 @@ extension Browser {
         switch state.pane {
         case .zones: return "Enter open · 1 public 2 private 3 shared · s subscriptions · r refresh · D debug · : command"
         case .records: return "Enter open · / filter · r refresh · G all · d delete · u unstage · b batch · ? more"
-        case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u unstage · b batch · c commit · Enter follow · v raw"
+        case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u/U unstage field/record · b batch · c commit · v raw"
         case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
         case .subscriptionDetail: return "j/k scroll · v raw JSON · y copy · Esc back"
         case .debug: return "D or Esc back · tokens are never shown"
@@ -439,6 +439,8 @@ extension Browser {
                       "y             copy the field (or record) as JSON", "r             look the record up again",
                       "e             edit the selected field (Enter stages, Ctrl-O new line, Esc cancels)",
                       "a             add a field (NAME TYPE)   x   clear the field (set to null)",
+                      "              on a list element: e edits it, a adds one after it, x removes it",
+                      "u             unstage the selected field's change   U   unstage the whole record",
                       "E             edit all fields as JSON in $EDITOR",
                       "d             stage the record's deletion   u   unstage the record"]
         case .subscriptions, .subscriptionDetail:

@@ -227,7 +227,13 @@ extension Browser {
         let x = 2, top = screen.height - 2 - height
         for r in 0..<height { screen.fill(x: 0, y: top + r, width: screen.width, style: .plain) }
         screen.put("┌" + String(repeating: "─", count: width - 2) + "┐", x: x, y: top, style: Theme.box)
-        screen.put(" edit \(editor.field) (\(editor.type.rawValue)) ", x: x + 2, y: top, style: Theme.box.bolded)
+        let what: String
+        switch editor.element {
+        case .replace(let i)?: what = "edit \(editor.field)[\(i)]"
+        case .insert(let i)?: what = "add to \(editor.field) at [\(i)]"
+        case nil: what = "edit \(editor.field)"
+        }
+        screen.put(" \(what) (\(editor.type.rawValue)) ", x: x + 2, y: top, style: Theme.box.bolded)
         // Keep the end (where the cursor usually is) visible when the text is long.
         let shown = body.suffix(height - 2)
         for (i, (text, style)) in shown.enumerated() {

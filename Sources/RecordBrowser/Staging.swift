@@ -140,6 +140,18 @@ public struct StagedBatch: Sendable, Hashable {
     }
 
     public mutating func unstage(_ key: RecordKey) { operations.removeAll { $0.key == key } }
+
+    /// Drops the staged change of one field of an update; the record's other changes stay (no change
+    /// left unstages the record). Returns false when that field had no staged change.
+    @discardableResult
+    public mutating func unstage(field: String, of key: RecordKey) -> Bool {
+        guard let index = operations.firstIndex(where: { $0.key == key }), operations[index].kind == .update,
+            operations[index].changes[field] != nil
+        else { return false }
+        operations[index].changes[field] = nil
+        if operations[index].changes.isEmpty { operations.remove(at: index) }
+        return true
+    }
     public mutating func discardAll() { operations.removeAll() }
 
     public func operation(for key: RecordKey) -> StagedOperation? { operations.first { $0.key == key } }

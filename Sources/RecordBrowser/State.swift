@@ -212,6 +212,8 @@ public struct DetailLine: Sendable, Hashable {
     public var owner: String?
     /// A staged change shown on this line.
     public var mark: StageMark?
+    /// The element of a list field this line shows.
+    public var element: Int?
 }
 
 /// How a detail line shows a staged change.

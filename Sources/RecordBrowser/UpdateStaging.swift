@@ -33,6 +33,19 @@ extension Browser {
         return (owner, value)
     }
 
+    /// The selected detail line as shown.
+    static func selectedLine(_ state: BrowserState) -> DetailLine? {
+        guard let detail = state.detail, !detail.showRaw, let lines = detailPage(state)?.lines, lines.indices.contains(detail.selection) else { return nil }
+        return lines[detail.selection]
+    }
+
+    /// The current value of a field: staged, else the server's.
+    static func currentValue(_ state: BrowserState, _ field: String) -> FieldValue? {
+        guard let record = state.detail?.record else { return nil }
+        if let op = detailOperation(state), op.kind == .update, let staged = op.changes[field] { return staged }
+        return record.fields[field]
+    }
+
     /// Staging keys of the record detail.
     static func detailStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
         guard let detail = state.detail else { return nil }
@@ -45,6 +58,16 @@ extension Browser {
             guard writable(&state) else { return [] }
             return editKey(key, record, detail, &state)
         case .char("u"):
+            // u: the selected field's staged change only; U: the whole record.
+            if let line = selectedLine(state), let field = line.owner, state.staged.unstage(field: field, of: detail.key) {
+                let left = state.staged.operation(for: detail.key)?.changes.count ?? 0
+                state.message = "unstaged '\(field)' of '\(detail.recordName)'" + (left > 0 ? " · \(Format.plural(left, "field change")) of it still staged" : "")
+                settleDetail(&state)
+                return []
+            }
+            unstage(detail.key, &state)
+            return []
+        case .char("U"):
             unstage(detail.key, &state)
             return []
         default:
@@ -53,6 +76,37 @@ extension Browser {
     }
 
     static func editKey(_ key: Key, _ record: Record, _ detail: RecordDetail, _ state: inout BrowserState) -> [BrowserEffect] {
+        // On one element of a list: e edits it, a adds one after it, x removes it.
+        if let line = selectedLine(state), let field = line.owner, let list = currentValue(state, field), list.isList,
+            let elementType = list.type.elementType, FieldInput.isEditable(list.type), ["e", "a", "x"].contains(key.character ?? " ") {
+            let elements = list.listElements
+            switch key {
+            case .char("e"):
+                guard let i = line.element, elements.indices.contains(i) else {
+                    state.message = "select an element ([0], [1] …) to edit it; E edits the whole record"
+                    return []
+                }
+                var editor = FieldEditor(field: field, type: elementType, original: elements[i], text: FieldInput.text(of: elements[i]))
+                editor.element = .replace(i)
+                state.editor = editor
+            case .char("a"):
+                var editor = FieldEditor(field: field, type: elementType, original: nil, text: "")
+                editor.element = .insert(line.element.map { $0 + 1 } ?? elements.count)
+                state.editor = editor
+            default:
+                guard let i = line.element, elements.indices.contains(i) else {
+                    state.message = "select an element to remove it; x on the field's first line clears the whole field"
+                    return []
+                }
+                var rest = elements
+                rest.remove(at: i)
+                guard let value = FieldInput.list(list.type, rest) else { return [] }
+                stage(StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [field: value]), &state,
+                      message: "staged: remove [\(i)] of '\(field)'")
+                settleDetail(&state)
+            }
+            return []
+        }
         switch key {
         case .char("e"):
             guard let (name, value) = selectedField(state) else {
@@ -136,9 +190,21 @@ extension Browser {
             case .failure(let error):
                 editor.error = error.description
                 state.editor = editor
-            case .success(let value):
+            case .success(var value):
                 state.editor = nil
                 guard let detail = state.detail, let record = detail.record else { return [] }
+                if let element = editor.element {
+                    // One element: the whole list goes out with it replaced or inserted.
+                    guard let list = currentValue(state, editor.field) else { return [] }
+                    var elements = list.listElements
+                    switch element {
+                    case .replace(let i) where elements.indices.contains(i): elements[i] = value
+                    case .insert(let i): elements.insert(value, at: min(max(0, i), elements.count))
+                    default: return []
+                    }
+                    guard let rebuilt = FieldInput.list(list.type, elements) else { return [] }
+                    value = rebuilt
+                }
                 let op = StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [editor.field: value])
                 if value == record.fields[editor.field], state.staged.operation(for: op.key)?.changes[editor.field] == nil {
                     state.message = "'\(editor.field)' is unchanged: nothing staged"
@@ -293,4 +359,29 @@ extension FieldInput {
     ]
 
     public static func isEditable(_ type: FieldType) -> Bool { editableTypes.contains(type) }
+}
+
+extension Key {
+    /// The character of a plain character key.
+    var character: Character? { if case .char(let c) = self { return c } else { return nil } }
+}
+
+extension FieldInput {
+    /// A list of `listType` from scalar elements (nil when an element is of another type).
+    static func list(_ listType: FieldType, _ elements: [FieldValue]) -> FieldValue? {
+        func all<T>(_ pick: (FieldValue) -> T?) -> [T]? {
+            let picked = elements.compactMap(pick)
+            return picked.count == elements.count ? picked : nil
+        }
+        switch listType {
+        case .stringList: return all { if case .string(let v) = $0 { return v } else { return nil } }.map(FieldValue.stringList)
+        case .int64List: return all { if case .int64(let v) = $0 { return v } else { return nil } }.map(FieldValue.int64List)
+        case .doubleList: return all { if case .double(let v) = $0 { return v } else { return nil } }.map(FieldValue.doubleList)
+        case .timestampList: return all { if case .timestamp(let v) = $0 { return v } else { return nil } }.map(FieldValue.timestampList)
+        case .bytesList: return all { if case .bytes(let v) = $0 { return v } else { return nil } }.map(FieldValue.bytesList)
+        case .referenceList: return all { if case .reference(let v) = $0 { return v } else { return nil } }.map(FieldValue.referenceList)
+        case .locationList: return all { if case .location(let v) = $0 { return v } else { return nil } }.map(FieldValue.locationList)
+        default: return nil
+        }
+    }
 }

@@ -68,8 +68,11 @@ extension Harness {
         h.keys(.enter)
         #expect(h.state.staged.operations[0].changes == ["year": .int64(1832), "title": .string("Line one\nLine two"), "price": .null, "rating": .int64(5)])
         try assertSnapshot(h.screen, "detail-staged-100x30")
-        // An edit back to the base value is no change; u unstages the record.
+        // u unstages the selected field's change only; U the record.
+        h.select(field: "year")
         h.keys(.char("u"))
+        #expect(h.state.staged.operations.first?.changes == ["title": .string("Line one\nLine two"), "price": .null, "rating": .int64(5)])
+        h.keys(.char("U"))
         #expect(h.state.staged.isEmpty)
     }
 
