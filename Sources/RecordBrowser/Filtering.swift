@@ -77,6 +77,17 @@ extension Browser {
             state.subscriptionListScroll = 0
         case .recordDetail:
             settleDetail(&state, toFirst: true)
+        case .debug:
+            state.debugSelection = 0
+            state.debugScroll = 0
+        case .inspector:
+            // The first line with a match comes to the top.
+            if let record = state.inspected, let filter = filterText(state, .inspector) {
+                let lines = inspectorLines(record, width: state.size.width)
+                if let first = lines.firstIndex(where: { matches($0.text, filter) }) {
+                    state.inspectorScroll = min(first, max(0, lines.count - listHeight(state)))
+                }
+            }
         default:
             break
         }

@@ -63,6 +63,7 @@ extension Browser {
         case .conflict: drawConflict(&screen, state)
         case .notifications: drawNotifications(&screen, state)
         case .errors: drawErrors(&screen, state)
+        case .inspector: drawInspector(&screen, state)
         }
         if [.records, .recordDetail, .debug].contains(state.pane), let filter = filterText(state, state.pane) {
             // Matches are marked where they are visible (a record may match by a field not shown).
@@ -92,6 +93,7 @@ extension Browser {
         case .conflict: crumbs.append("Commit › Conflicts")
         case .notifications: crumbs.append("Notifications")
         case .errors: crumbs.append("Recent errors")
+        case .inspector: crumbs += ["Debug", state.inspected?.operation ?? ""]
         }
         screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: screen.width - 20)
         let right = "? help  q quit "
@@ -276,16 +278,33 @@ extension Browser {
     }
 
     static func drawDebug(_ screen: inout Screen, _ state: BrowserState) {
-        let widths = [0, 5, 24, 8, 7, 9, 10]
+        let widths = [0, 8, 5, 9, 11, 3, 7, 15]
         let cols = columns(widths, total: screen.width - 1)
         let records = visibleRequests(state)
-        drawList(&screen, header: ["OPERATION", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES"], widths: widths, count: records.count, selection: -1, scroll: 0) { i in
+        let height = screen.height - 4
+        let scroll = min(state.debugScroll, max(0, records.count - height))
+        drawList(&screen, header: ["OPERATION", "TIME", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES OUT/IN"], widths: widths,
+                 count: records.count, selection: state.debugSelection, scroll: scroll) { i in
             let r = records[i]
             let status = r.status.map(String.init) ?? "failed"
-            return (row([r.operation, r.method.rawValue, r.database?.rawValue ?? "device", status + (r.serverErrorCode.map { " \($0.rawValue)" } ?? ""),
+            let time = r.exchange.map { clock($0.at) } ?? ""
+            return (row([r.operation, time, r.method.rawValue, r.database?.rawValue ?? "device", status + (r.serverErrorCode.map { " \($0.rawValue)" } ?? ""),
                          String(r.attempt), String(Int(r.duration * 1000)), "\(r.bytesSent)/\(r.bytesReceived)"], cols),
                     (r.status ?? 500) >= 400 ? Theme.error : .plain)
         }
+    }
+
+    static func drawInspector(_ screen: inout Screen, _ state: BrowserState) {
+        guard let record = state.inspected else { return }
+        let layout = Layout(width: screen.width, height: screen.height)
+        let lines = inspectorLines(record, width: screen.width)
+        screen.put(" \(record.operation) · secrets redacted", x: 0, y: layout.header, style: Theme.header)
+        let scroll = min(state.inspectorScroll, max(0, lines.count - layout.bodyHeight))
+        for (i, y) in layout.body.enumerated() where scroll + i < lines.count {
+            let line = lines[scroll + i]
+            screen.put(" " + line.text, x: 0, y: y, style: style(line.tone))
+        }
+        if let filter = filterText(state, .inspector) { for y in layout.body { highlightMatch(&screen, y: y, filter: filter) } }
     }
 
     static func hints(_ state: BrowserState) -> String {
@@ -295,11 +314,12 @@ extension Browser {
         case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u/U unstage field/record · b batch · c commit · v raw"
         case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
         case .subscriptionDetail: return "j/k scroll · v raw JSON · y copy · Esc back"
-        case .debug: return "D or Esc back · tokens are never shown"
+        case .debug: return "Enter inspect the exchange · / filter · D or Esc back · tokens are never shown"
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
         case .commit, .conflict: return ""
         case .notifications: return "Enter open the record · R refresh the open zone · X clear · s subscriptions · Esc back"
         case .errors: return "j/k scroll · X clear · ! or Esc back"
+        case .inspector: return "j/k scroll · / search · n N next/previous match · y copy (redacted) · Esc back"
         }
     }
 
@@ -451,7 +471,9 @@ extension Browser {
         case .notifications:
             lines += ["Enter         open the notified record (or zone)", "R             refresh the open zone (after a reconnect)",
                       "X             clear the list"]
-        case .debug, .commit, .conflict, .errors: break
+        case .debug: lines += ["Enter         the whole exchange (headers and bodies, secrets redacted)"]
+        case .inspector: lines += ["/ n N         search the exchange; next / previous match", "y             copy it (secrets redacted)"]
+        case .commit, .conflict, .errors: break
         }
         lines += ["b             staged batch    c          commit (preview first)", "N             live notifications (webcourier long-poll)"]
         lines += ["", ":db public|private|shared   :open RECORD   :q", "press any key to close"]

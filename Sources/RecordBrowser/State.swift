@@ -39,6 +39,8 @@ public enum Pane: Hashable, Sendable {
     case notifications
     /// The recent errors in full (`!`).
     case errors
+    /// One request's whole exchange, from the debug pane.
+    case inspector
 }
 
 /// A failure as the browser shows it: one line, plus the sign-in URL for AUTHENTICATION_REQUIRED.
@@ -306,6 +308,12 @@ public struct BrowserState: Sendable {
     /// Recent errors, oldest first, each in full (`!` shows them).
     public var errorLog: [LoggedError] = []
     public var errorScroll = 0
+    /// The debug pane's selected request (a row of the newest-first list) and scroll.
+    public var debugSelection = 0
+    public var debugScroll = 0
+    /// The request open in the inspector, and its scroll.
+    public var inspected: RequestRecord?
+    public var inspectorScroll = 0
     /// The time of the event being handled, in ms since 1970 (set by the runtime; 0 in pure tests).
     public var now: Int64 = 0
     /// The list shown before a `:query` replaced it: back on screen if the query fails.

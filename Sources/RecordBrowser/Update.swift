@@ -204,6 +204,10 @@ public enum Browser {
         case .requestFinished(let record):
             state.requests.append(record)
             if state.requests.count > 200 { state.requests.removeFirst(state.requests.count - 200) }
+            // Whole exchanges (bodies up to 1 MB) are kept for the latest requests only.
+            let keep = state.requests.count - inspectorExchangesKept
+            if keep > 0, state.requests[keep - 1].exchange != nil { state.requests[keep - 1].exchange = nil }
+            if state.pane == .debug, state.debugSelection > 0 { state.debugSelection += 1 }  // the same request stays selected
             return []
         case .cachedZones(let scope, let zones):
             if scope == state.connection.scope { state.cachedZones = zones }
@@ -307,7 +311,7 @@ public enum Browser {
         case .char(":"):
             state.input = InputLine(.command)
             return []
-        case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail].contains(state.pane):
+        case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail, .inspector].contains(state.pane):
             state.input = InputLine(.filter, text: filterText(state, state.pane) ?? "")
             return []
         case .char("D"):
@@ -346,8 +350,99 @@ public enum Browser {
         case .batch: return batchKey(key, &state)
         case .notifications: return notificationsKey(key, &state)
         case .errors: return errorsKey(key, &state)
-        case .debug, .commit, .conflict: return []
+        case .debug: return debugKey(key, &state)
+        case .inspector: return inspectorKey(key, &state)
+        case .commit, .conflict: return []
         }
+    }
+
+    /// How many of the latest requests keep their whole exchange for the inspector.
+    static let inspectorExchangesKept = 30
+
+    static func debugKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        let rows = visibleRequests(state)
+        let h = listHeight(state)
+        if let d = delta(key, page: h, count: rows.count) {
+            move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: d, height: h)
+            return []
+        }
+        switch key {
+        case .char("G"):
+            move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: rows.count, height: h)
+        case .char("n"), .char("N"):
+            move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: key == .char("n") ? 1 : -1, height: h)
+        case .enter, .char("l"), .right:
+            guard rows.indices.contains(state.debugSelection) else { return [] }
+            let record = rows[state.debugSelection]
+            guard record.exchange != nil else {
+                state.message = "only the latest \(inspectorExchangesKept) requests keep their whole exchange; this one shows its summary only"
+                return []
+            }
+            state.inspected = record
+            state.inspectorScroll = 0
+            state.stack.append(.inspector)
+        default: break
+        }
+        return []
+    }
+
+    static func inspectorKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard let record = state.inspected else { return [] }
+        let lines = inspectorLines(record, width: state.size.width)
+        let h = listHeight(state)
+        let last = max(0, lines.count - h)
+        if let d = delta(key, page: h, count: lines.count) {
+            state.inspectorScroll = max(0, min(last, state.inspectorScroll + d))
+            return []
+        }
+        switch key {
+        case .char("G"):
+            state.inspectorScroll = last
+        case .char("n"), .char("N"):
+            // The next (previous) line with a match, brought to the top.
+            guard let filter = filterText(state, .inspector) else { return [] }
+            let hits = lines.indices.filter { matches(lines[$0].text, filter) }
+            let next = key == .char("n") ? hits.first { $0 > state.inspectorScroll } : hits.last { $0 < state.inspectorScroll }
+            if let next { state.inspectorScroll = min(next, last) } else { state.message = "no more matches" }
+        case .char("y"):
+            state.message = "copied the exchange (secrets redacted)"
+            return [.copy(lines.map(\.text).joined(separator: "\n"))]
+        default: break
+        }
+        return []
+    }
+
+    /// The whole exchange as text: request line, headers, body, then the answer; JSON bodies pretty-printed.
+    public static func inspectorLines(_ record: RequestRecord, width: Int) -> [(text: String, tone: Tone)] {
+        guard let x = record.exchange else { return [] }
+        var lines: [(String, Tone)] = []
+        func wrap(_ text: String, _ tone: Tone, indent: String = "") {
+            for part in TextWidth.wrap(text, to: max(10, width - 2 - indent.count)) { lines.append((indent + part, tone)) }
+        }
+        func body(_ text: String?, omitted: Int) {
+            guard let text, !text.isEmpty else {
+                lines.append(("(no body)", .dim))
+                return
+            }
+            let shown = (try? JSON(parsing: text).prettyPrinted()) ?? text
+            for line in shown.split(separator: "\n", omittingEmptySubsequences: false) { wrap(String(line), .plain) }
+            if omitted > 0 { lines.append(("… \(Format.count(omitted)) more bytes not kept", .dim)) }
+        }
+        wrap("\(record.method.rawValue) \(x.url)", .emphasis)
+        wrap("sent \(Format.local(x.at)) · attempt \(record.attempt) · \(Int(record.duration * 1000)) ms · \(Format.count(record.bytesSent)) bytes sent, \(Format.count(record.bytesReceived)) received", .dim)
+        lines.append(("", .plain))
+        lines.append(("REQUEST HEADERS", .emphasis))
+        for h in x.requestHeaders { wrap("\(h.name): \(h.value)", .plain, indent: "  ") }
+        if x.requestHeaders.isEmpty { lines.append(("  (none besides the query's tokens, redacted)", .dim)) }
+        lines.append(("REQUEST BODY", .emphasis))
+        body(x.requestBody, omitted: x.requestOmitted)
+        lines.append(("", .plain))
+        let status = record.status.map { "HTTP \($0)" } ?? "no answer"
+        lines.append(("RESPONSE · \(status)" + (record.serverErrorCode.map { " · " + $0.rawValue } ?? ""), (record.status ?? 500) >= 400 ? .bad : .emphasis))
+        for h in x.responseHeaders { wrap("\(h.name): \(h.value)", .plain, indent: "  ") }
+        lines.append(("RESPONSE BODY", .emphasis))
+        body(x.responseBody, omitted: x.responseOmitted)
+        return lines
     }
 
     /// The error log scrolls by rows (newest first).

@@ -33,10 +33,15 @@ tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x 120 -y 30 \
 wait_for "3 zones" && shot
 tmux -L "$SOCK" send-keys j Enter; wait_for "loaded"; shot
 tmux -L "$SOCK" send-keys Enter; wait_for "FIELDS"; shot
-tmux -L "$SOCK" send-keys j e C-u "edited" Enter  # the record opens on its first field: j is the second; wait_for "staged:"; shot
+# The record opens on its first field: j selects the second.
+tmux -L "$SOCK" send-keys j e C-u "edited" Enter; wait_for "staged:"; shot
 tmux -L "$SOCK" send-keys c; wait_for "POST"; shot
 tmux -L "$SOCK" send-keys y; wait_for "applied"; shot
 tmux -L "$SOCK" send-keys Enter D; wait_for "OPERATION"; shot
+# The request inspector: URL, headers and bodies of the commit, every token redacted.
+tmux -L "$SOCK" send-keys g Enter; wait_for "REQUEST HEADERS"; shot
+tmux -L "$SOCK" send-keys G; sleep 0.3; shot
+tmux -L "$SOCK" send-keys Escape
 tmux -L "$SOCK" send-keys N; wait_for "listening"; shot
 tmux -L "$SOCK" send-keys q; sleep 1
 # A web auth token the server does not know: the sign-in notice and the error.
@@ -62,6 +67,8 @@ chmod 600 "$WORK/key.pem"
 
 [ "$(grep -c . "$OUT/screens.txt")" -gt 50 ] && ok "captured $(grep -c . "$OUT/screens.txt") screen lines, $(ls "$OUT" | wc -l) output files" || bad "too little captured"
 grep -q "applied all 1 operation" "$OUT/screens.txt" && ok "the session really committed (journal written)" || bad "the commit did not happen"
+grep -q "REQUEST HEADERS" "$OUT/screens.txt" && grep -q "ckAPIToken=<redacted>" "$OUT/screens.txt" && grep -q "X-Apple-CloudKit-Web-Auth-Token: <redacted>" "$OUT/screens.txt" \
+    && ok "the request inspector really showed an exchange, its tokens redacted" || bad "the inspector was not shown"
 grep -q "CONFLICT" "$OUT/apply.txt" && grep -qi "authentication\|API token" "$OUT/apply-wrong.txt" && ok "the error paths really ran" || bad "error paths: $(cat "$OUT/apply.txt" "$OUT/apply-wrong.txt" | head -c 300)"
 grep -q "permissions\|readable" "$OUT/apply-s2s-open-key.txt" && ok "a group-readable key file is refused" || bad "open key file: $(head -c 200 "$OUT/apply-s2s-open-key.txt")"
 # A control: the same grep finds a secret that is there.

@@ -102,6 +102,8 @@ public struct RequestRecord: Sendable, Hashable {
     public var bytesSent: Int
     public var bytesReceived: Int
     public var attempt: Int
+    /// The whole exchange, secrets redacted, when the client keeps them (`recordsExchanges`).
+    public var exchange: RequestExchange?
 
     public init(
         method: HTTPMethod, operation: String, database: DatabaseScope?, status: Int?, serverErrorCode: ServerErrorCode?, duration: Double,
@@ -116,6 +118,61 @@ public struct RequestRecord: Sendable, Hashable {
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
         self.attempt = attempt
+    }
+}
+
+/// One request and its answer as the request inspector shows them. Every token, web auth token and
+/// signature is replaced by `<redacted>` before it is kept: in the URL's query, in headers, in bodies.
+public struct RequestExchange: Sendable, Hashable {
+    public struct Header: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// When it was sent (ms since 1970).
+    public var at: Int64
+    public var url: String
+    public var requestHeaders: [Header]
+    public var requestBody: String?
+    public var responseHeaders: [Header]
+    public var responseBody: String?
+    /// Body bytes left out past `RequestExchange.bodyLimit` (request, response).
+    public var omitted: (request: Int, response: Int) { (requestOmitted, responseOmitted) }
+    public var requestOmitted = 0
+    public var responseOmitted = 0
+
+    /// Bodies are kept up to this many bytes each.
+    public static let bodyLimit = 1 << 20
+
+    public init(at: Int64, url: String, requestHeaders: [Header], requestBody: String?) {
+        self.at = at
+        self.url = url
+        self.requestHeaders = requestHeaders
+        self.requestBody = requestBody
+        self.responseHeaders = []
+    }
+
+    /// Headers whose values are credentials.
+    public static let secretHeaders: Set<String> = [
+        "x-apple-cloudkit-request-signaturev1", "x-apple-cloudkit-web-auth-token", "x-apple-cloudkit-session", "authorization", "cookie",
+        "set-cookie",
+    ]
+
+    /// A body as text, cut at `bodyLimit`, with `secrets` redacted.
+    public static func text(_ bytes: [UInt8], secrets: [String]) -> (text: String, omitted: Int) {
+        let kept = bytes.prefix(bodyLimit)
+        return (Redactor.redact(String(decoding: kept, as: UTF8.self), secrets: secrets), bytes.count - kept.count)
+    }
+
+    public static func headers(_ headers: [(name: String, value: String)], secrets: [String]) -> [Header] {
+        headers.map { header in
+            secretHeaders.contains(header.name.lowercased())
+                ? Header(name: header.name, value: Redactor.placeholder) : Header(name: header.name, value: Redactor.redact(header.value, secrets: secrets))
+        }
     }
 }
 

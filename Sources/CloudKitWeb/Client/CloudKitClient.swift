@@ -13,6 +13,9 @@ public struct CloudKitConfiguration: Sendable, Hashable {
     /// Seconds before a request times out.
     public var requestTimeout: Double
     public var retryPolicy: RetryPolicy
+    /// Keep each whole exchange (URL, headers, bodies; secrets redacted) in the request records the
+    /// observer gets: the browser's request inspector. Off by default: it copies every body.
+    public var recordsExchanges = false
 
     public init(
         serverURL: String = appleServerURL, container: String, environment: CloudKitEnvironment = .development,
@@ -154,7 +157,26 @@ public final class CloudKitClient: Sendable {
             method: endpoint.method, operation: endpoint.operation, database: endpoint.isDevicePath ? nil : database,
             status: nil, serverErrorCode: nil, duration: 0, bytesSent: body?.count ?? 0, bytesReceived: 0,
             attempt: attempt)
+        if configuration.recordsExchanges {
+            let secrets = credentials.secrets + [credentials.webAuthToken].compactMap { $0 }
+            let sent = body.map { RequestExchange.text($0, secrets: secrets) }
+            var exchange = RequestExchange(
+                at: Int64(Date().timeIntervalSince1970 * 1000), url: Redactor.redact(url, secrets: secrets),
+                requestHeaders: RequestExchange.headers(headers, secrets: secrets), requestBody: sent?.text)
+            exchange.requestOmitted = sent?.omitted ?? 0
+            record.exchange = exchange
+        }
+        var answered: HTTPResponse?
         func finish(_ status: Int?, _ code: ServerErrorCode?, _ received: Int) {
+            if var exchange = record.exchange, let answered {
+                let secrets = credentials.secrets + [credentials.webAuthToken].compactMap { $0 }
+                    + [answered.header("X-Apple-CloudKit-Web-Auth-Token")].compactMap { $0 }
+                exchange.responseHeaders = RequestExchange.headers(answered.headers, secrets: secrets)
+                let kept = RequestExchange.text(answered.body, secrets: secrets)
+                exchange.responseBody = kept.text
+                exchange.responseOmitted = kept.omitted
+                record.exchange = exchange
+            }
             record.status = status
             record.serverErrorCode = code
             record.bytesReceived = received
@@ -167,6 +189,7 @@ public final class CloudKitClient: Sendable {
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
+            answered = response
         } catch var error as CloudKitError {
             finish(nil, nil, 0)
             error.operation = endpoint.operation

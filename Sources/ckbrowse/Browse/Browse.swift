@@ -28,7 +28,7 @@ struct Browse: AsyncParsableCommand {
         do {
             resolved = try await connection.resolve(observer: { record in
                 Task { @MainActor in reference.app?.record(record) }
-            })
+            }, recordsExchanges: true)
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
         // Everything kept on disk belongs to one account: server, container, environment and who is
         // signed in. When the user cannot be identified, nothing is kept (rather than kept under the

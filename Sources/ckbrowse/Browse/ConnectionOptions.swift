@@ -65,8 +65,9 @@ struct ConnectionOptions: ParsableArguments {
         return named == DemoSeed.container && (credentials ?? "").isEmpty
     }
 
-    func resolve(observer: (@Sendable (RequestRecord) -> Void)? = nil) async throws -> Resolved {
-        if isDemo { return try await demo(observer: observer) }
+    /// `recordsExchanges`: keep whole exchanges for the browser's request inspector.
+    func resolve(observer: (@Sendable (RequestRecord) -> Void)? = nil, recordsExchanges: Bool = false) async throws -> Resolved {
+        if isDemo { return try await demo(observer: observer, recordsExchanges: recordsExchanges) }
         let env = environmentVariables
         var settings: [String: String] = [:]
         if let name = profile ?? env["CKBROWSE_PROFILE"] {
@@ -104,9 +105,9 @@ struct ConnectionOptions: ParsableArguments {
         } else {
             throw MissingCredentials(description: "no credentials for \(container): set CLOUDKIT_API_TOKEN (and CLOUDKIT_WEB_AUTH_TOKEN for a user), use a profile with api-token-env, or a server-to-server key (--key-id and --key-file)")
         }
-        let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: serverURL, container: container, environment: environment),
-            credentials: credentials, transport: AsyncHTTPTransport(), observer: observer)
+        var configuration = CloudKitConfiguration(serverURL: serverURL, container: container, environment: environment)
+        configuration.recordsExchanges = recordsExchanges
+        let client = CloudKitClient(configuration: configuration, credentials: credentials, transport: AsyncHTTPTransport(), observer: observer)
         let host = URLHost.of(serverURL)
         var readOnlyReason: String?
         if readOnly {
@@ -122,7 +123,7 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// The embedded demo container, in-process, with its data in the user's data directory.
-    func demo(observer: (@Sendable (RequestRecord) -> Void)?) async throws -> Resolved {
+    func demo(observer: (@Sendable (RequestRecord) -> Void)?, recordsExchanges: Bool = false) async throws -> Resolved {
         let directory = (XDG.dataHome() as NSString).appendingPathComponent("ckbrowse/demo")
         var configuration = LocalServerConfiguration()
         DemoSeed.configure(&configuration)
@@ -136,9 +137,10 @@ struct ConnectionOptions: ParsableArguments {
         }
         try await DemoSeed.seedIfNeeded(service, environment: chosen)
         let credentials = Credentials.apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken)
+        var clientConfiguration = CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container, environment: chosen)
+        clientConfiguration.recordsExchanges = recordsExchanges
         let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container, environment: chosen),
-            credentials: credentials, transport: InProcessTransport(service: service), observer: observer)
+            configuration: clientConfiguration, credentials: credentials, transport: InProcessTransport(service: service), observer: observer)
         return Resolved(
             client: client, info: (DemoSeed.container, chosen, database ?? .private, "local demo (in-process)"),
             serverID: .embeddedDemo(dataDirectory: directory), credentials: credentials, isDemo: true,
