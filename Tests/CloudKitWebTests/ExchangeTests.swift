@@ -1,0 +1,42 @@
+import CloudKitWeb
+import Foundation
+import Testing
+
+/// Collects what the client's observer sees.
+final class RecordBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [RequestRecord] = []
+    var records: [RequestRecord] { lock.withLock { stored } }
+    func add(_ record: RequestRecord) { lock.withLock { stored.append(record) } }
+}
+
+@Suite struct ExchangeTests {
+    /// With `recordsExchanges`, the observer gets the whole exchange, and no token survives in it: not
+    /// in the URL, not in the rotated token header, not echoed back in a body.
+    @Test func exchangesAreKeptWithEverySecretRedacted() async throws {
+        let api = "SECRET-API-TOKEN-1234", web = "SECRET-WEB-TOKEN-5678", rotated = "SECRET-ROTATED-9999"
+        let transport = ScriptedTransport([{ _ in
+            HTTPResponse(status: 200, headers: [("X-Apple-CloudKit-Web-Auth-Token", rotated), ("Content-Type", "application/json")],
+                         body: Array(#"{"zones":[{"zoneID":{"zoneName":"echo-\#(web)"}}]}"#.utf8))
+        }])
+        let box = RecordBox()
+        var configuration = CloudKitConfiguration(serverURL: "https://example.test", container: "iCloud.t")
+        configuration.recordsExchanges = true
+        let client = CloudKitClient(configuration: configuration, credentials: .apiToken(api, webAuthToken: web), transport: transport,
+                                    observer: { box.add($0) })
+        _ = try await client.database(.private).listZones()
+        let exchange = try #require(box.records.first?.exchange)
+        let everything = [exchange.url, exchange.requestBody ?? "", exchange.responseBody ?? ""]
+            + (exchange.requestHeaders + exchange.responseHeaders).map { "\($0.name): \($0.value)" }
+        for secret in [api, web, rotated] { #expect(!everything.joined(separator: "\n").contains(secret), "\(secret.prefix(10))…") }
+        #expect(exchange.url.contains("ckAPIToken=<redacted>") && exchange.url.contains("ckWebAuthToken=<redacted>"))
+        #expect(exchange.responseHeaders.contains { $0.name == "X-Apple-CloudKit-Web-Auth-Token" && $0.value == "<redacted>" })
+        #expect(exchange.responseBody?.contains("echo-<redacted>") == true)
+        // Off by default: nothing is copied.
+        let quiet = RecordBox()
+        let plain = CloudKitClient(configuration: CloudKitConfiguration(serverURL: "https://example.test", container: "iCloud.t"),
+                                   credentials: .apiToken(api), transport: ScriptedTransport(json: [(200, #"{"zones":[]}"#)]), observer: { quiet.add($0) })
+        _ = try await plain.database(.public).listZones()
+        #expect(quiet.records.first != nil && quiet.records.first?.exchange == nil)
+    }
+}
