@@ -72,6 +72,8 @@ public struct ResolvedConflict: Sendable, Hashable {
     public var resolution: Conflict.Resolution
     /// The server's change tag it was re-based on; nil when the server's record is deleted.
     public var serverTag: String?
+    /// The server already held exactly my change: dropped without asking.
+    public var alreadyApplied = false
 }
 
 /// One record that came back with CONFLICT (or NOT_FOUND: deleted on the server meanwhile).
@@ -104,6 +106,8 @@ public struct Conflict: Sendable, Hashable {
     public var resolution: Resolution?
     /// Merge mode: field → keep mine.
     public var merge: [String: Bool]?
+    /// The server's version already held exactly my change: resolved as "take the server's" on its own.
+    public var alreadyApplied = false
     public var fieldSelection = 0
 
     public var zone: ZoneKey { key.zone }

@@ -81,6 +81,8 @@ public struct FieldEditor: Sendable, Hashable {
 /// A yes/no question shown on the hint line.
 public enum Confirmation: Sendable, Hashable {
     case discardAll
+    /// Esc in the conflict prompt: leave it, dropping the resolutions chosen so far?
+    case abortConflicts
 }
 
 /// A whole-record edit in `$EDITOR`: the text handed to the editor, and the record it was made from.

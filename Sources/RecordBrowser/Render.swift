@@ -342,6 +342,8 @@ extension Browser {
         let y = screen.height - 2
         if let confirmation = state.confirmation {
             switch confirmation {
+            case .abortConflicts:
+                screen.put(" Abort the commit and drop the resolutions chosen so far? Nothing was applied. y aborts · any other key returns", x: 0, y: y, style: Theme.error, maxWidth: screen.width - 1)
             case .discardAll:
                 let n = state.staged.operations.count
                 screen.put(" Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", x: 0, y: y, style: Theme.error, maxWidth: screen.width - 1)
@@ -473,7 +475,16 @@ extension Browser {
                       "X             clear the list"]
         case .debug: lines += ["Enter         the whole exchange (headers and bodies, secrets redacted)"]
         case .inspector: lines += ["/ n N         search the exchange; next / previous match", "y             copy it (secrets redacted)"]
-        case .commit, .conflict, .errors: break
+        case .conflict:
+            lines += ["m             keep mine, re-based on the server's change tag",
+                      "f             force mine (no change tag: overwrites the server's)",
+                      "t             take the server's version (drop mine)",
+                      "g             merge field by field (j/k field, Space toggles, Enter done)",
+                      "e             edit again from the server's version",
+                      "r             re-create a record deleted on the server",
+                      "n p           next / previous conflict    a   abort the commit",
+                      "Esc           abort (asks first when something is already chosen)"]
+        case .commit, .errors: break
         }
         lines += ["b             staged batch    c          commit (preview first)", "N             live notifications (webcourier long-poll)"]
         lines += ["", ":db public|private|shared   :open RECORD   :q", "press any key to close"]

@@ -223,8 +223,7 @@ public enum Browser {
         case .commitFinished(let outcomes):
             return commitFinished(outcomes, &state)
         case .conflictVersions(let zone, let result):
-            conflictVersions(zone, result, &state)
-            return []
+            return conflictVersions(zone, result, &state)
         case .commitVerified(let verdicts, let failure):
             commitVerified(verdicts, failure: failure, &state)
             return []

@@ -78,6 +78,8 @@ extension Browser {
                 switch c.resolution {
                 case .rebase: lines.append(("  '\(name)': keep mine, re-based on the server's \(server)", .plain))
                 case .force: lines.append(("  '\(name)': keep mine, FORCED (no change tag: overwrites whatever the server has)", .note))
+                case .takeServer where c.alreadyApplied:
+                    lines.append(("  '\(name)': the server already held exactly my change: dropped, nothing to send", .plain))
                 case .takeServer: lines.append(("  '\(name)': the server's version kept, my operation dropped", .plain))
                 case .merge: lines.append(("  '\(name)': merged field by field, re-based on the server's \(server)", .plain))
                 case .recreate: lines.append(("  '\(name)': re-created with my version (create)", .plain))
@@ -149,7 +151,21 @@ extension Browser {
         case .up: scroll(-1); return []
         case .pageDown: scroll(h); return []
         case .pageUp: scroll(-h); return []
+        case .home: scroll(-lineCount); return []
+        case .end: scroll(lineCount); return []
         default: break
+        }
+        // Outside a production confirmation (where letters spell the container's name), g, G and q
+        // do what they do on every screen.
+        if commit.phase != .preview || state.connection.environment != .production {
+            switch key {
+            case .char("g"): scroll(-lineCount); return []
+            case .char("G"): scroll(lineCount); return []
+            case .char("q") where commit.phase != .sending && commit.phase != .verifying:
+                state.quitRequested = true
+                return [.quit]
+            default: break
+            }
         }
         switch commit.phase {
         case .preview:
@@ -183,8 +199,12 @@ extension Browser {
         case .sending, .verifying:
             state.message = "waiting for the server's answer…"
         case .done:
-            if [.escape, .enter, .char("q"), .char("n"), .ctrl("c")].contains(key) || key == .char("y") {
+            switch key {
+            case .char("j"): scroll(1)
+            case .char("k"): scroll(-1)
+            case .escape, .enter, .char("n"), .ctrl("c"), .char("y"), .char("h"), .left:
                 closeCommit(&state)
+            default: break
             }
         case .conflicts:
             break
@@ -266,6 +286,8 @@ extension Browser {
         for (key, why) in failed.sorted(by: { $0.key.description < $1.key.description }) { report.append(.failedOperation(key, why)) }
         var effects = showApplied(applied, &state)
         commit.outcome = report
+        // The outcome is at the top of the commit screen: that is where the user looks.
+        commit.scroll = 0
         commit.conflicts = conflicts
         commit.innocent = innocent
         commit.failed = failed
@@ -330,8 +352,8 @@ extension Browser {
 
     // MARK: Conflicts
 
-    static func conflictVersions(_ zone: ZoneKey, _ result: Result<[RecordResult], BrowserFailure>, _ state: inout BrowserState) {
-        guard var commit = state.commit else { return }
+    static func conflictVersions(_ zone: ZoneKey, _ result: Result<[RecordResult], BrowserFailure>, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var commit = state.commit else { return [] }
         for i in commit.conflicts.indices where commit.conflicts[i].zone == zone {
             let name = commit.conflicts[i].recordName
             switch result {
@@ -347,8 +369,39 @@ extension Browser {
                 commit.conflicts[i].server = .failed(failure.message)
             }
         }
+        // A record whose server version already holds exactly my change (the same batch committed by
+        // another browser sharing the journal, say) is no conflict: my op is dropped, not shown.
+        var same = 0
+        for i in commit.conflicts.indices where commit.conflicts[i].resolution == nil {
+            guard let op = state.staged.operation(for: commit.conflicts[i].key) else { continue }
+            let identical: Bool
+            switch (op.kind, commit.conflicts[i].server) {
+            case (.update, .record(let server)):
+                identical = !op.changes.isEmpty && op.changes.allSatisfy { StagedOperation.isNoChange($0.value, base: server.fields[$0.key]) }
+            case (.delete, .deleted):
+                identical = true
+            default:
+                identical = false
+            }
+            if identical {
+                commit.conflicts[i].resolution = .takeServer
+                commit.conflicts[i].alreadyApplied = true
+                same += 1
+            }
+        }
         state.commit = commit
-        if commit.conflicts.allSatisfy({ $0.server != .loading }) { state.message = nil }
+        if commit.conflicts.allSatisfy({ $0.server != .loading }) {
+            state.message = same > 0 ? "\(Format.plural(same, "record")) already held exactly your change on the server: dropped from the batch" : nil
+            if same > 0 {
+                if let first = commit.conflicts.indices.first(where: { commit.conflicts[$0].resolution == nil }) {
+                    commit.selection = first
+                    state.commit = commit
+                } else {
+                    return advance(&state)
+                }
+            }
+        }
+        return []
     }
 
     static func conflictKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
@@ -389,10 +442,19 @@ extension Browser {
             return []
         }
         switch key {
-        case .char("a"), .escape, .ctrl("c"):
-            closeCommit(&state)
-            state.stack.append(.batch)
-            state.message = "commit aborted: nothing was applied; \(state.staged.operations.count) operations stay staged on their original change tags"
+        case .char("a"):
+            abortConflicts(&state)
+            return []
+        case .escape, .ctrl("c"):
+            // Resolutions already chosen would be lost: ask first.
+            if commit.conflicts.contains(where: { $0.resolution != nil }) {
+                state.confirmation = .abortConflicts
+            } else {
+                abortConflicts(&state)
+            }
+            return []
+        case .char("?"):
+            state.showHelp = true
             return []
         case .char("n"), .tab, .char("j"), .down:
             commit.selection = (commit.selection + 1) % commit.conflicts.count
@@ -460,6 +522,13 @@ extension Browser {
         return advance(&state)
     }
 
+    /// Leaves the conflict prompt: nothing was applied, every op stays staged on its original tag.
+    static func abortConflicts(_ state: inout BrowserState) {
+        closeCommit(&state)
+        state.stack.append(.batch)
+        state.message = "commit aborted: nothing was applied; \(Format.plural(state.staged.operations.count, "operation")) stay staged on their original change tags"
+    }
+
     /// Shows the next unresolved conflict, or applies every resolution and previews the new commit.
     static func advance(_ state: inout BrowserState) -> [BrowserEffect] {
         guard var commit = state.commit else { return [] }
@@ -472,7 +541,7 @@ extension Browser {
         for c in commit.conflicts {
             guard let resolution = c.resolution else { continue }
             let tag: String? = { if case .record(let r) = c.server { return r.recordChangeTag ?? "?" } else { return nil } }()
-            choices.append(ResolvedConflict(key: c.key, resolution: resolution, serverTag: tag))
+            choices.append(ResolvedConflict(key: c.key, resolution: resolution, serverTag: tag, alreadyApplied: c.alreadyApplied))
         }
         let effects = applyResolutions(&state, only: nil)
         closeCommit(&state)

@@ -344,6 +344,10 @@ extension Browser {
             state.staged.discardAll()
             state.batchSelection = 0
             state.message = "discarded \(count) staged operation\(count == 1 ? "" : "s")"
+        case (.abortConflicts, .char("y")), (.abortConflicts, .char("Y")):
+            abortConflicts(&state)
+        case (.abortConflicts, _):
+            state.message = "back to the conflicts: nothing was thrown away"
         default:
             state.message = "kept the staged operations"
         }

@@ -406,3 +406,37 @@ extension Harness {
         #expect(h.state.message?.contains("status 1") == true && h.state.staged.operations.first?.changes == ["year": .int64(1900)])
     }
 }
+
+extension StagingFlowTests {
+    /// The conflict prompt: ? shows its keys, Esc asks before dropping chosen resolutions, merge mode
+    /// starts with its first row selected and drawn so.
+    @Test func theConflictPromptExplainsItselfAndAsksBeforeThrowingAway() throws {
+        var (h, _) = try conflicted()
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
+        h.keys(.char("?"))
+        #expect(h.state.showHelp && h.screen.snapshot.contains("keep mine, re-based"))
+        h.keys(.char("x"))
+        h.keys(.char("g"))
+        let conflict = try #require(h.state.commit?.conflicts.first)
+        #expect(conflict.merge != nil && conflict.fieldSelection == 0)
+        let screen = h.screen
+        let selected = (0..<screen.height).filter { y in (0..<screen.width).contains { screen[$0, y].style.reverse } && y < screen.height - 2 }
+        #expect(selected.count == 1 && screen.line(selected[0]).contains("year"), "the first merge row is drawn selected")
+        h.keys(.escape)  // leaves merge mode
+        h.keys(.escape)  // nothing chosen yet: aborts at once
+        #expect(h.state.pane == .batch && h.state.staged.operations.count == 2)
+    }
+
+    /// A commit that comes back with CONFLICT for a record the server already holds with exactly my
+    /// change (another browser committed the same journal) is cleared, not shown as a conflict.
+    @Test func aConflictOfIdenticalValuesClearsItself() throws {
+        var (h, _) = try conflicted()
+        var same = Self.serverVersion
+        same.fields["year"] = .int64(1900)  // my staged change
+        same.fields["price"] = Harness.detailRecord.fields["price"]
+        _ = Browser.update(&h.state, .conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(same)])))
+        #expect(h.state.staged.operation(for: recordKey(.private, Harness.gallery, "artwork-7")) == nil, "my op is dropped: the server has it")
+        #expect(h.state.pane == .commit, "the rest (the innocent delete) is previewed again")
+        #expect(Browser.previewText(h.state).contains { $0.contains("already held exactly my change") })
+    }
+}
