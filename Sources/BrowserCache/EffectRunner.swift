@@ -78,11 +78,12 @@ public struct EffectRunner: Sendable {
                 let outcome = try apply(key, page.records, syncToken: nil, marker: page.continuationMarker, more: page.continuationMarker != nil)
                 return [.pageApplied(generation: generation, .success(outcome))]
             } catch { return [.pageApplied(generation: generation, .failure(BrowserFailure(error)))] }
-        case .loadWindow(let key, let filter, let start, let count, let generation, let request):
-            guard let cache, let window = try? cache.window(key, filter: filter, start: start, count: count) else {
-                return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)]
-            }
-            return [.windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching)]
+        case .loadWindow(let key, let filter, let start, let count, let generation, let request, let view):
+            guard let cache else { return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)] }
+            return Self.window(cache, key, filter: filter, start: start, count: count, generation: generation, request: request, view: view)
+        case .rememberColumns(let type, let columns):
+            try? cache?.setColumns(columns, for: type)
+            return []
         case .lookupRecord(let key):
             do {
                 let request = LookupRecordsRequest(recordNames: [key.recordName], zoneID: key.zone.zoneID)
@@ -206,5 +207,36 @@ public struct EffectRunner: Sendable {
         }
         let state = try cache.apply(key, records: records, syncToken: syncToken, continuationMarker: marker, moreComing: more)
         return PageOutcome(total: state.count, syncToken: syncToken, continuationMarker: marker, moreComing: more, received: records.count)
+    }
+
+    /// Reads a window of a list from the cache, with its field columns: the view's, else the ones
+    /// remembered for the record type of the first row, else that type's first STRING field.
+    public static func window(
+        _ cache: RecordCache, _ key: ListKey, filter: String?, start: Int, count: Int, generation: Int, request: Int, view: ListView
+    ) -> [BrowserEvent] {
+        do {
+            if let columns = view.columns {
+                let window = try cache.window(key, filter: filter, start: start, count: count, fields: columns, sort: view.sort)
+                return [.windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching, columns: columns)]
+            }
+            var window = try cache.window(key, filter: filter, start: start, count: count, sort: view.sort, labels: view.labels)
+            // Columns remembered for the first type shown win; else each type's first STRING field.
+            let types = Set(window.rows.filter { !$0.deleted }.compactMap(\.recordType))
+            if let first = window.rows.first(where: { !$0.deleted && $0.recordType != nil })?.recordType, let remembered = try cache.columns(for: first) {
+                window = try cache.window(key, filter: filter, start: start, count: count, fields: remembered, sort: view.sort)
+                return [.windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching, columns: remembered)]
+            }
+            var labels = view.labels
+            for type in types.sorted() where labels[type] == nil {
+                labels[type] = try cache.firstStringField(key, recordType: type) ?? ""
+            }
+            if labels != view.labels {
+                window = try cache.window(key, filter: filter, start: start, count: count, sort: view.sort, labels: labels)
+            }
+            return [.windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching, labels: labels)]
+        } catch {
+            return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0),
+                    .notice("the local cache could not be read: \(error)")]
+        }
     }
 }

@@ -51,6 +51,10 @@ public final class RecordCache: Sendable {
             try db.execute(sql: "ALTER TABLE list ADD COLUMN count INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "UPDATE list SET count = (SELECT COUNT(*) FROM record WHERE record.key = list.key)")
         }
+        migrator.registerMigration("v4-columns") { db in
+            // `:columns` remembered per record type (the file is the account's: server, container, …).
+            try db.execute(sql: "CREATE TABLE list_columns (record_type TEXT PRIMARY KEY, names TEXT NOT NULL)")
+        }
         migrator.registerMigration("v3-search") { db in
             // The lower-cased text of every field value, for `/` (rows of earlier versions match by name
             // and type until their record is fetched again).
@@ -173,17 +177,42 @@ public final class RecordCache: Sendable {
         return next
     }
 
-    /// Rows `start..<start+count` in list order, optionally only those whose name, type or a field value
-    /// contains `filter` (case-insensitive).
-    public func window(_ key: ListKey, filter: String?, start: Int, count: Int) throws -> (rows: [RecordSummary], matching: Int) {
-        try pool.read { db in
-            if filter?.isEmpty ?? true {
+    /// Rows `start..<start+count` in list order (or ordered by `sort`), optionally only those whose
+    /// name, type or a field value contains `filter` (case-insensitive), each with the values of
+    /// `fields` (names CloudKit allows; others are left blank).
+    public func window(
+        _ key: ListKey, filter: String?, start: Int, count: Int, fields: [String] = [], sort: ListSort? = nil, labels: [String: String] = [:]
+    ) throws -> (rows: [RecordSummary], matching: Int) {
+        let fields = fields.filter(FieldNames.isValid)
+        var extracted = fields.flatMap { name in
+            ["json_extract(CAST(json AS TEXT), '$.fields.\(name).value')", "json_extract(CAST(json AS TEXT), '$.fields.\(name).type')"]
+        }
+        // One column of each type's own field (type names are quoted as SQL strings).
+        let labelCases = labels.filter { FieldNames.isValid($0.value) }.sorted { $0.key < $1.key }
+        if fields.isEmpty, !labelCases.isEmpty {
+            func pick(_ part: String) -> String {
+                "CASE type " + labelCases.map { "WHEN '\($0.key.replacingOccurrences(of: "'", with: "''"))' THEN json_extract(CAST(json AS TEXT), '$.fields.\($0.value).\(part)')" }
+                    .joined(separator: " ") + " END"
+            }
+            extracted = [pick("value"), pick("type")]
+        }
+        let columnCount = extracted.count / 2
+        let select = (["name", "type", "modified", "modified_by", "tag", "deleted"] + extracted).joined(separator: ", ")
+        return try pool.read { db in
+            func summaries(_ rows: [Row]) -> [RecordSummary] {
+                rows.map { row in
+                    var summary = Self.summary(row)
+                    summary.columns = (0..<columnCount).map { Self.cellText(row[6 + 2 * $0], type: row[7 + 2 * $0]) }
+                    return summary
+                }
+            }
+            if filter?.isEmpty ?? true, sort == nil {
                 // Unfiltered: positions are dense, so the window is a range of the index.
                 let total = Int(try Int64.fetchOne(db, sql: "SELECT count FROM list WHERE key = ?", arguments: [key.description]) ?? 0)
                 let rows = try Row.fetchAll(
-                    db, sql: "SELECT name, type, modified, modified_by, tag, deleted FROM record WHERE key = ? AND position >= ? AND position < ? ORDER BY position",
+                    db, sql: "SELECT \(select) FROM record WHERE key = ? AND position >= ? AND position < ? ORDER BY position",
                     arguments: [key.description, start, start + count])
-                return (rows.map(Self.summary), total)
+                return (summaries(rows), total)
             }
             var condition = "key = ?"
             var arguments: [any DatabaseValueConvertible] = [key.description]
@@ -191,11 +220,64 @@ public final class RecordCache: Sendable {
                 condition += " AND (instr(lower(name), ?) > 0 OR instr(lower(COALESCE(type, '')), ?) > 0 OR instr(COALESCE(search, ''), ?) > 0)"
                 arguments += [filter.lowercased(), filter.lowercased(), filter.lowercased()]
             }
+            var order = "position"
+            if let sort, FieldNames.isValid(sort.field) {
+                // Records without the field come last either way; ties keep the fetched order.
+                let value = "json_extract(CAST(json AS TEXT), '$.fields.\(sort.field).value')"
+                order = "(\(value) IS NULL), \(value) \(sort.descending ? "DESC" : "ASC"), position"
+            }
             let matching = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(condition)", arguments: StatementArguments(arguments)) ?? 0
             let rows = try Row.fetchAll(
-                db, sql: "SELECT name, type, modified, modified_by, tag, deleted FROM record WHERE \(condition) ORDER BY position LIMIT ? OFFSET ?",
+                db, sql: "SELECT \(select) FROM record WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?",
                 arguments: StatementArguments(arguments + [count, start]))
-            return (rows.map(Self.summary), matching)
+            return (summaries(rows), matching)
+        }
+    }
+
+    /// A field's value in a list column: text as it is, numbers as numbers, timestamps as dates,
+    /// anything else (lists, references, locations) as its JSON, on one line.
+    static func cellText(_ value: DatabaseValue, type: String?) -> String {
+        switch value.storage {
+        case .null: return ""
+        case .int64(let i): return type == "TIMESTAMP" ? Format.short(i) : String(i)
+        case .double(let d): return d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+        case .string(let s): return s.replacingOccurrences(of: "\n", with: "⏎")
+        case .blob(let data): return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// The columns remembered for a record type, if any.
+    public func columns(for recordType: String) throws -> [String]? {
+        try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT names FROM list_columns WHERE record_type = ?", arguments: [recordType])
+                .map { $0.split(separator: ",").map(String.init) }
+        }
+    }
+
+    /// Remembers the columns of a record type (empty: forget them).
+    public func setColumns(_ names: [String], for recordType: String) throws {
+        try pool.write { db in
+            if names.isEmpty {
+                try db.execute(sql: "DELETE FROM list_columns WHERE record_type = ?", arguments: [recordType])
+            } else {
+                try db.execute(sql: "INSERT OR REPLACE INTO list_columns (record_type, names) VALUES (?, ?)", arguments: [recordType, names.joined(separator: ",")])
+            }
+        }
+    }
+
+    /// The first STRING field of a record of this type in the list (as the server ordered its fields).
+    public func firstStringField(_ key: ListKey, recordType: String) throws -> String? {
+        try pool.read { db in
+            guard let data = try Data.fetchOne(
+                db, sql: "SELECT json FROM record WHERE key = ? AND type = ? AND deleted = 0 AND json IS NOT NULL LIMIT 1",
+                arguments: [key.description, recordType])
+            else { return nil }
+            guard case .object(let record) = try JSON(parsing: Array(data)), case .object(let fields)? = record["fields"] else { return nil }
+            for (name, value) in fields {
+                guard case .object(let field) = value else { continue }
+                if field["type"]?.stringValue == "STRING" || (field["type"] == nil && field["value"]?.stringValue != nil) { return name }
+            }
+            return nil
         }
     }
 

@@ -39,8 +39,12 @@ extension Browser {
             } catch {
                 return []
             }
+        case "columns", "cols":
+            return columnsCommand(Array(words.dropFirst()), &state)
+        case "sort":
+            return sortCommand(Array(words.dropFirst()), &state)
         default:
-            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :q)"))
+            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :columns, :sort, :q)"))
             return []
         }
     }
@@ -100,5 +104,65 @@ extension String {
         while s.first?.isWhitespace == true { s.removeFirst() }
         while s.last?.isWhitespace == true { s.removeLast() }
         return String(s)
+    }
+}
+
+extension Browser {
+    /// `:columns a,b` shows fields a and b as columns for the selected record's type (remembered for
+    /// that type on this account); `:columns` alone goes back to the default (the first STRING field).
+    static func columnsCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var list = state.list, state.pane == .records || state.pane == .recordDetail else {
+            fail(&state, BrowserFailure(message: ":columns works on a records list: open a zone first"))
+            return []
+        }
+        let names = words.joined(separator: ",").split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+        if let bad = names.first(where: { !FieldNames.isValid($0) }) {
+            fail(&state, BrowserFailure(message: "'\(bad)' is not a field name (a letter, then letters, digits or _)"))
+            return []
+        }
+        guard let type = list.row(list.selection)?.recordType ?? list.window.first(where: { $0.recordType != nil })?.recordType else {
+            fail(&state, BrowserFailure(message: ":columns needs a record to take the record type from"))
+            return []
+        }
+        list.view.columns = names.isEmpty ? nil : names
+        state.list = list
+        state.message = names.isEmpty ? "columns of \(type): back to the default" : "columns of \(type): \(names.joined(separator: ", ")) (remembered)"
+        return [.rememberColumns(recordType: type, columns: names)] + window(&state, force: true)
+    }
+
+    /// `:sort FIELD [asc|desc]` orders the loaded rows by a field (on a query: the query's sortBy,
+    /// asked of the server again); `:sort` alone goes back to the fetched order.
+    static func sortCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var list = state.list else {
+            fail(&state, BrowserFailure(message: ":sort works on a records list: open a zone first"))
+            return []
+        }
+        var sort: ListSort?
+        if let field = words.first {
+            guard FieldNames.isValid(field) else {
+                fail(&state, BrowserFailure(message: "'\(field)' is not a field name"))
+                return []
+            }
+            let direction = words.dropFirst().first?.lowercased() ?? "asc"
+            guard ["asc", "desc", "ascending", "descending"].contains(direction) else {
+                fail(&state, BrowserFailure(message: ":sort FIELD [asc|desc]"))
+                return []
+            }
+            sort = ListSort(field: field, descending: direction.hasPrefix("desc"))
+        }
+        if case .query(var request) = list.source {
+            request.query.sortBy = sort.map { [SortDescriptor($0.field, ascending: !$0.descending)] }
+            request.continuationMarker = nil
+            return runQuery(request, &state)
+        }
+        list.view.sort = sort
+        list.selection = 0
+        list.scroll = 0
+        if let field = sort?.field, !(list.view.columns ?? []).contains(field) {
+            list.view.columns = (list.view.columns ?? []) + [field]  // the sorted field is shown
+        }
+        state.list = list
+        state.message = sort.map { "sorted by \($0.field) \($0.descending ? "descending" : "ascending") (the loaded rows)" } ?? "back to the fetched order"
+        return window(&state, force: true)
     }
 }

@@ -12,7 +12,9 @@ public enum BrowserEffect: Sendable, Hashable {
     case runQuery(QueryRequest, ListKey, reset: Bool, generation: Int)
     /// Read rows `start ..< start + count` of a list (matching `filter`) from the cache.
     /// `request` is echoed in the answer: only the answer to the latest request is shown.
-    case loadWindow(ListKey, filter: String?, start: Int, count: Int, generation: Int, request: Int)
+    case loadWindow(ListKey, filter: String?, start: Int, count: Int, generation: Int, request: Int, view: ListView = ListView())
+    /// Remember the field columns of a record type (empty: forget them).
+    case rememberColumns(recordType: String, columns: [String])
     /// Copy a cached record as JSON (OSC 52).
     case copyRecord(ListKey, String)
     case lookupRecord(RecordKey)
@@ -49,7 +51,7 @@ public enum BrowserEvent: Sendable {
     /// A page was fetched and written to the cache. `tokenRefused`: the server refused the cached token,
     /// so the cache was cleared and the zone fetched from the start.
     case pageApplied(generation: Int, Result<PageOutcome, BrowserFailure>)
-    case windowLoaded(generation: Int, request: Int, start: Int, rows: [RecordSummary], matching: Int)
+    case windowLoaded(generation: Int, request: Int, start: Int, rows: [RecordSummary], matching: Int, columns: [String] = [], labels: [String: String] = [:])
     /// A looked-up record (or its per-item error), with the record dictionary as the server sent it.
     case recordLoaded(RecordKey, Result<(RecordResult, JSON), BrowserFailure>)
     case subscriptionsLoaded(DatabaseScope, Result<[SubscriptionResult], BrowserFailure>)

@@ -79,8 +79,8 @@ public enum FieldsJSON {
 }
 
 /// CloudKit field names: a letter, then letters, digits and underscores (at most 255).
-enum FieldNames {
-    static func isValid(_ name: String) -> Bool {
+public enum FieldNames {
+    public static func isValid(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 255, ("A"..."Z").contains(first) || ("a"..."z").contains(first) else {
             return false
         }

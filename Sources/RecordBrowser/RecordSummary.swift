@@ -8,6 +8,8 @@ public struct RecordSummary: Sendable, Hashable {
     public var modifiedBy: String?
     public var changeTag: String?
     public var deleted: Bool
+    /// The values of the list's chosen field columns, as shown.
+    public var columns: [String] = []
 
     public init(recordName: String, recordType: String?, modified: Int64?, modifiedBy: String?, changeTag: String?, deleted: Bool) {
         self.recordName = recordName
@@ -40,3 +42,31 @@ public struct ListKey: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { zone.description + "\u{1F}" + query }
 }
+
+/// What a records list shows besides its system columns, and how it is ordered.
+public struct ListView: Sendable, Hashable {
+    /// Field columns; nil: the ones remembered for the record type, else its first STRING field (the
+    /// cache answers which, and the list keeps them).
+    public var columns: [String]?
+    /// Order the loaded rows by a field (nil: as fetched).
+    public var sort: ListSort?
+    /// Without chosen columns: each record type's first STRING field, as found so far (type → field),
+    /// shown in one column.
+    public var labels: [String: String] = [:]
+
+    public init(columns: [String]? = nil, sort: ListSort? = nil) {
+        self.columns = columns
+        self.sort = sort
+    }
+}
+
+public struct ListSort: Sendable, Hashable {
+    public var field: String
+    public var descending: Bool
+
+    public init(field: String, descending: Bool) {
+        self.field = field
+        self.descending = descending
+    }
+}
+

@@ -173,16 +173,40 @@ extension Browser {
             screen.put(text, x: 0, y: 2, style: Theme.dim)
             if let message = state.message, list.total == 0 { screen.put(" " + message, x: 0, y: 4, maxWidth: screen.width - 2) }
         }
-        let widths = [0, 14, 16, 14, 10]
-        let cols = columns(widths, total: screen.width - 2)
-        drawList(&screen, header: ["RECORD NAME", "TYPE", "MODIFIED", "MODIFIED BY", "CHANGE TAG"], widths: widths, count: list.matching,
-                 selection: list.selection, scroll: list.scroll, gutter: 2) { i in
-            guard let record = list.row(i) else { return (" …", Theme.dim) }
-            if record.deleted {
-                return (row(["✝ " + record.recordName, record.recordType ?? "", "deleted", "", ""], cols), Theme.tombstone)
+        // Chosen columns, else one column of each type's first STRING field (named after those fields).
+        let labelNames = Set(list.view.labels.values.filter { !$0.isEmpty }).sorted()
+        let fields = list.view.columns.map { Array($0.prefix(4)) } ?? (labelNames.isEmpty ? [] : [labelNames.joined(separator: "/")])
+        if !fields.isEmpty {
+            // Chosen fields (or the type's first STRING field) between the name and the type, so
+            // records can be told apart by their content; the sort column says its direction.
+            let fieldWidth = max(10, min(28, (screen.width - 2 - 20 - 12 - 17) / fields.count - 1))
+            let widths = [0] + fields.map { _ in fieldWidth } + [12, 16]
+            let cols = columns(widths, total: screen.width - 2)
+            let headers = fields.map { name -> String in
+                guard let sort = list.view.sort, sort.field == name else { return name.uppercased() }
+                return name.uppercased() + (sort.descending ? " ↓" : " ↑")
             }
-            let by = record.modifiedBy.map { String($0.prefix(13)) } ?? ""
-            return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
+            drawList(&screen, header: ["RECORD NAME"] + headers + ["TYPE", "MODIFIED"], widths: widths, count: list.matching,
+                     selection: list.selection, scroll: list.scroll, gutter: 2) { i in
+                guard let record = list.row(i) else { return (" …", Theme.dim) }
+                if record.deleted {
+                    return (row(["✝ " + record.recordName] + fields.map { _ in "" } + [record.recordType ?? "", "deleted"], cols), Theme.tombstone)
+                }
+                let values = fields.indices.map { record.columns.indices.contains($0) ? record.columns[$0] : "" }
+                return (row([record.recordName] + values + [record.recordType ?? "", Format.short(record.modified)], cols), .plain)
+            }
+        } else {
+            let widths = [0, 14, 16, 14, 10]
+            let cols = columns(widths, total: screen.width - 2)
+            drawList(&screen, header: ["RECORD NAME", "TYPE", "MODIFIED", "MODIFIED BY", "CHANGE TAG"], widths: widths, count: list.matching,
+                     selection: list.selection, scroll: list.scroll, gutter: 2) { i in
+                guard let record = list.row(i) else { return (" …", Theme.dim) }
+                if record.deleted {
+                    return (row(["✝ " + record.recordName, record.recordType ?? "", "deleted", "", ""], cols), Theme.tombstone)
+                }
+                let by = record.modifiedBy.map { String($0.prefix(13)) } ?? ""
+                return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
+            }
         }
         drawStageMarks(&screen, state, zone: list.zone, first: list.scroll, count: min(list.matching - list.scroll, screen.height - 4)) { list.row($0)?.recordName }
     }
@@ -487,7 +511,7 @@ extension Browser {
         case .commit, .errors: break
         }
         lines += ["b             staged batch    c          commit (preview first)", "N             live notifications (webcourier long-poll)"]
-        lines += ["", ":db public|private|shared   :open RECORD   :q", "press any key to close"]
+        lines += ["", ":db public|private|shared   :open RECORD   :q", ":columns FIELD,…   :sort FIELD [asc|desc]", "press any key to close"]
         return lines
     }
 

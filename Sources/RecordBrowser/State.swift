@@ -97,6 +97,8 @@ public struct RecordList: Sendable {
     public var windowPending = false
     /// The latest window request (answers to earlier ones are ignored).
     public var windowRequest = 0
+    /// Field columns and order (`:columns`, `:sort`).
+    public var view = ListView()
     public var syncToken: String?
     public var continuationMarker: String?
     public var moreComing = true

@@ -146,7 +146,7 @@ public enum Browser {
                 }
                 return []
             }
-        case .windowLoaded(let generation, let request, let start, let rows, let matching):
+        case .windowLoaded(let generation, let request, let start, let rows, let matching, let columns, let labels):
             // Only the answer to the latest request counts: an earlier one was for another filter
             // (a shorter one, while typing) or another scroll position.
             guard var list = state.list, list.generation == generation, list.windowRequest == request else { return [] }
@@ -154,6 +154,10 @@ public enum Browser {
             list.window = rows
             list.windowStart = start
             list.matching = matching
+            // The columns the cache chose (remembered, or the first STRING field) stay with the list once
+            // there were rows to choose them from.
+            if list.view.columns == nil, !columns.isEmpty { list.view.columns = columns }
+            if list.view.columns == nil { list.view.labels = labels }
             var jumped = false
             if let target = list.jumpTo {
                 // The rows of a far move have arrived: the selection goes there now.
@@ -645,7 +649,7 @@ public enum Browser {
         list.windowPending = true
         list.windowRequest += 1
         state.list = list
-        return [.loadWindow(list.key, filter: state.filter, start: max(0, top - h), count: h * 3, generation: list.generation, request: list.windowRequest)]
+        return [.loadWindow(list.key, filter: state.filter, start: max(0, top - h), count: h * 3, generation: list.generation, request: list.windowRequest, view: list.view)]
     }
 
     /// The window holds every row of a screen that starts at row `top`.

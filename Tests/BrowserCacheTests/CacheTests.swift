@@ -97,7 +97,7 @@ let key = ListKey(zone: zoneKey(.private, ZoneID(zoneName: "Z")))
         let outcome = try await page(runner, token: first.syncToken)
         #expect(outcome.tokenRefused && outcome.total == 1)
         let window = await runner.execute(.loadWindow(key, filter: nil, start: 0, count: 10, generation: 1, request: 7))
-        guard case .windowLoaded(_, 7, 0, let rows, 1)? = window.first else {
+        guard case .windowLoaded(_, 7, 0, let rows, 1, _, _)? = window.first else {
             Issue.record("\(window)")
             return
         }

@@ -58,9 +58,13 @@ struct Harness {
             case .openList(let key, let generation):
                 let s = try! cache.open(key)
                 pending += Browser.update(&state, .listOpened(generation: generation, total: s.count, syncToken: s.syncToken, moreComing: s.moreComing))
-            case .loadWindow(let key, let filter, let start, let count, let generation, let request):
-                let w = try! cache.window(key, filter: filter, start: start, count: count)
-                pending += Browser.update(&state, .windowLoaded(generation: generation, request: request, start: start, rows: w.rows, matching: w.matching))
+            case .loadWindow(let key, let filter, let start, let count, let generation, let request, let view):
+                // As the app's runner reads it (field columns included).
+                for event in EffectRunner.window(cache, key, filter: filter, start: start, count: count, generation: generation, request: request, view: view) {
+                    pending += Browser.update(&state, event)
+                }
+            case .rememberColumns(let type, let columns):
+                try! cache.setColumns(columns, for: type)
             default:
                 remaining.append(effect)
             }

@@ -1,3 +1,4 @@
+import BrowserCache
 import CloudKitWeb
 import Foundation
 import Testing
@@ -137,9 +138,10 @@ func selectionSnapshot(_ screen: Screen) -> Screen {
         var deleteRead: String?
         while !pending.isEmpty {
             switch pending.removeFirst() {
-            case .loadWindow(let key, let filter, let start, let count, let generation, let request):
-                let w = try h.cache.window(key, filter: filter, start: start, count: count)
-                pending += Browser.update(&h.state, .windowLoaded(generation: generation, request: request, start: start, rows: w.rows, matching: w.matching))
+            case .loadWindow(let key, let filter, let start, let count, let generation, let request, let view):
+                for event in EffectRunner.window(h.cache, key, filter: filter, start: start, count: count, generation: generation, request: request, view: view) {
+                    pending += Browser.update(&h.state, event)
+                }
             case .loadRecordToDelete(let key, let name):
                 deleteRead = name
                 pending += Browser.update(&h.state, .recordToDelete(RecordKey(zone: key.zone, recordName: name), try h.cache.record(key, name: name)))
@@ -389,5 +391,45 @@ func selectionSnapshot(_ screen: Screen) -> Screen {
         #expect(h.state.staged.operations.first?.changes == ["year": .int64(1900)], "u leaves the record's other change staged")
         h.keys(.char("U"))
         #expect(h.state.staged.isEmpty)
+    }
+}
+
+@Suite struct ColumnTests {
+    static func gallery(_ h: inout Harness) {
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        let records: [RecordResult] = (1...40).map { i in
+            var r = Record(recordName: String(format: "artwork-%04d", i), recordType: "Artwork", recordChangeTag: "t\(i)")
+            r.fields = ["title": .string("Work \(i)"), "year": .int64(Int64(1800 + (i * 37) % 200))]
+            return .record(r)
+        }
+        h.page(records, token: "t", more: false)
+    }
+
+    /// Records can be told apart by content: the first STRING field by default, chosen fields with
+    /// :columns (remembered per record type), and :sort orders the loaded rows.
+    @Test func columnsAndSort() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckb-columns-\(UUID().uuidString)").path
+        var h = Harness(width: 100, height: 30, cacheDirectory: directory)
+        Self.gallery(&h)
+        #expect(h.screen.line(1).contains("TITLE") && h.screen.snapshot.contains("Work 1 "), "the first STRING field is a column")
+        h.keys(.char(":"))
+        h.type("columns year,title")
+        h.keys(.enter)
+        #expect(h.screen.line(1).contains("YEAR") && h.screen.line(1).contains("TITLE"))
+        h.keys(.char(":"))
+        h.type("sort year desc")
+        h.keys(.enter)
+        let years = (0..<40).compactMap { h.state.list?.row($0)?.columns.first }.compactMap { Int($0) }
+        #expect(years.count >= 20 && years == years.sorted(by: >), "sorted by year, descending: \(years.prefix(5))")
+        #expect(h.screen.line(1).contains("YEAR ↓"))
+        // Another list of the same account: the columns of Artwork are remembered.
+        var again = Harness(width: 100, height: 30, cacheDirectory: directory)
+        Self.gallery(&again)
+        #expect(again.state.list?.view.columns == ["year", "title"])
+        again.keys(.char(":"))
+        again.type("columns")
+        again.keys(.enter)
+        #expect(again.state.list?.view.columns == nil && again.screen.line(1).contains("TITLE") && !again.screen.line(1).contains("YEAR"))
     }
 }

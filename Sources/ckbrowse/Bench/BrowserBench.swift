@@ -224,9 +224,10 @@ func benchKeypresses(_ state: inout BrowserState, _ cache: RecordCache, _ count:
     for i in 0...count {
         if i > 0 { pending += Browser.update(&state, .key(.char("j"))) }
         while !pending.isEmpty {
-            if case .loadWindow(let key, let filter, let start, let n, let generation, let request) = pending.removeFirst(),
-               let window = try? cache.window(key, filter: filter, start: start, count: n) {
-                pending += Browser.update(&state, .windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching))
+            if case .loadWindow(let key, let filter, let start, let n, let generation, let request, let view) = pending.removeFirst() {
+                for event in EffectRunner.window(cache, key, filter: filter, start: start, count: n, generation: generation, request: request, view: view) {
+                    pending += Browser.update(&state, event)
+                }
             }
         }
         drawn += Browser.render(state).height
