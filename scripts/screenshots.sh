@@ -21,12 +21,16 @@ shot() { sleep 0.3; tmux -L "$SOCK" capture-pane -e -p > "$WORK/$1.ans"; python3
 keys() { tmux -L "$SOCK" send-keys "$@"; }
 wait_for "3 zones"; shot zones
 keys j j Enter; wait_for "200 loaded"; keys j j j j j; shot records
-keys : "open artwork-0017" Enter; wait_for "FIELDS"; keys j j; shot record-detail
+keys : "open artwork-0017" Enter; wait_for "FIELDS"; keys j; shot record-detail
 keys Enter; wait_for "artist-lee-ufan"; shot reference-followed
 keys Escape Escape Escape s; wait_for "artwork-changes"; shot subscriptions
 keys j Enter; wait_for "alertLocalizationKey"; shot subscription-detail
 keys Escape "?"; wait_for "Keys"; shot help
 keys x D; wait_for "records/changes"; shot debug
+keys Enter; wait_for "REQUEST HEADERS"; keys / syncToken Enter; shot request-inspector
+keys Escape Escape Escape z j j Enter; wait_for "CITY"; keys : "columns title,year" Enter; wait_for "YEAR"
+keys : "sort year desc" Enter; wait_for "YEAR ↓"; shot columns
+keys : "query Sculpture" Enter; sleep 0.5; keys "!"; wait_for "newest first"; shot errors
 keys q
 
 # Staged edits and a conflict: against `ckbrowse serve`, with curl as the other writer.
@@ -40,11 +44,11 @@ tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
      CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
 wait_for "3 zones"
 keys j Enter; wait_for "24 loaded"; keys Enter; wait_for "FIELDS 2"
-keys j j e C-u "Spring show: final list" Enter; wait_for "staged:"
+keys j e C-u "Spring show: final list" Enter; wait_for "staged:"
 keys k e C-u 1 Enter; wait_for "staged: 'pinned'"
 keys j j e; shot inline-editor
 keys Escape Escape j d j Enter; wait_for "recordName                           draft-2"
-keys j j e C-u "Summer ideas" Enter; wait_for "staged:"; shot staged-detail
+keys j e C-u "Summer ideas" Enter; wait_for "staged:"; shot staged-detail
 keys b; wait_for "3 staged operations"; shot batch
 curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/records/modify?ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token" \
     -d '{"zoneID":{"zoneName":"Drafts"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"draft-0","fields":{"text":{"value":"Spring show: list v2 (from the iPad)","type":"STRING"},"pinned":{"value":0,"type":"INT64"}}}}]}' > /dev/null

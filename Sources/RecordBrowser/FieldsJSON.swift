@@ -29,6 +29,14 @@ public enum FieldsJSON {
         return lines.joined(separator: "\n")
     }
 
+    /// Line and column (1-based, columns in characters) of a byte offset in `text`.
+    static func position(of offset: Int, in text: String) -> (line: Int, column: Int) {
+        let bytes = Array(text.utf8.prefix(offset))
+        let line = bytes.filter { $0 == 0x0A }.count + 1
+        let lastLine = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).last ?? []
+        return (line, String(decoding: lastLine, as: UTF8.self).count + 1)
+    }
+
     /// The same text with a new header (the user's JSON kept exactly).
     public static func reopen(_ text: String, record: Record, error: String) -> String {
         header(record: record, error: error) + body(of: text)
@@ -40,7 +48,15 @@ public enum FieldsJSON {
         let body = body(of: text)
         guard !body.allSatisfy(\.isWhitespace) else { return nil }
         let json: JSON
-        do { json = try JSON(parsing: body) } catch { throw FieldInputError("invalid JSON: \(error)") }
+        do { json = try JSON(parsing: body) } catch let error as JSONDecodingError {
+            // Where the editor shows it: line and column of the file (its // header lines counted).
+            if let offset = error.offset {
+                let (line, column) = position(of: offset, in: body)
+                let headerLines = text.split(separator: "\n", omittingEmptySubsequences: false).count - body.split(separator: "\n", omittingEmptySubsequences: false).count
+                throw FieldInputError("invalid JSON at line \(line + headerLines), column \(column): \(error.message)")
+            }
+            throw FieldInputError("invalid JSON: \(error)")
+        } catch { throw FieldInputError("invalid JSON: \(error)") }
         guard case .object(let object) = json else { throw FieldInputError("the file must hold one JSON object of fields, not \(json.kindName)") }
         var edited: [String: FieldValue] = [:]
         for (name, value) in object.pairs {

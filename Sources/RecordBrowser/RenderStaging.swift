@@ -21,8 +21,16 @@ extension Browser {
         return Format.scalar(value).replacingOccurrences(of: "\n", with: "⏎")
     }
 
-    static func batchLines(_ state: BrowserState) -> [(op: Int, text: String, style: Style)] {
+    /// The batch's lines, long values wrapped to `width` (continuation lines indented).
+    static func batchLines(_ state: BrowserState, width: Int = Int.max) -> [(op: Int, text: String, style: Style)] {
         var lines: [(Int, String, Style)] = []
+        func add(_ op: Int, _ text: String, _ style: Style) {
+            guard width < Int.max else { return lines.append((op, text, style)) }
+            let indent = String(text.prefix { $0 == " " }) + "  "
+            for (i, part) in TextWidth.wrap(text, to: max(10, width)).enumerated() {
+                lines.append((op, i == 0 ? part : indent + part, style))
+            }
+        }
         for (i, op) in state.staged.operations.enumerated() {
             var head = "\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(op.zone.displayName) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
@@ -32,11 +40,11 @@ extension Browser {
             case .recreate: head += " · RE-CREATE (deleted on the server)"
             case .conditional: break
             }
-            lines.append((i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged))
+            add(i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged)
             if op.kind == .delete {
-                lines.append((i, "    the record and its \(op.baseFields.count) field\(op.baseFields.count == 1 ? "" : "s") are deleted", Theme.dim))
+                add(i, "    the record and its \(op.baseFields.count) field\(op.baseFields.count == 1 ? "" : "s") are deleted", Theme.dim)
             } else {
-                for d in op.diff { lines.append((i, "    \(d.field): \(cell(d.old)) → \(cell(d.new))", .plain)) }
+                for d in op.diff { add(i, "    \(d.field): \(cell(d.old)) → \(cell(d.new))", .plain) }
             }
         }
         return lines
@@ -54,7 +62,7 @@ extension Browser {
         let server = state.connection.server
         if !server.isAppleDefault { header += " on \(server.displayName)" }
         screen.put(header + " · old → new per field", x: 0, y: 1, style: Theme.header, maxWidth: screen.width - 1)
-        let lines = batchLines(state)
+        let lines = batchLines(state, width: screen.width - 2)
         let height = screen.height - 4
         let first = lines.firstIndex { $0.op == state.batchSelection } ?? 0
         let last = lines.lastIndex { $0.op == state.batchSelection } ?? 0
