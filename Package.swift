@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // config.toml: a real TOML parser (toml++), with line and column in its errors.
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Wire models, JSON, request bodies, errors and the transport protocol: no I/O, no dependencies,
@@ -92,6 +94,7 @@ let package = Package(
                 "CursesBackend",
                 "CLibc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .testTarget(

@@ -28,6 +28,15 @@ import Testing
         #expect { try ProfileFile.parse(text, path: "c.toml") } throws: { "\($0)".hasPrefix("c.toml:") }
     }
 
+    /// A real TOML parser: its errors name line and column; inline tables and multi-line strings work.
+    @Test func syntaxErrorsNameLineAndColumn() throws {
+        #expect { try ProfileFile.parse("[profiles.a]\ncontainer = \"x\"\nserver = nope\n", path: "c.toml") } throws: {
+            "\($0)".hasPrefix("c.toml:3:11:")
+        }
+        let file = try ProfileFile.parse("profiles = { a = { container = \"iCloud.x\", read-only = true } }\n")
+        #expect(file.profiles["a"]?["container"] == "iCloud.x" && file.profiles["a"]?["read-only"] == "true")
+    }
+
     @Test func flagsBeatEnvironmentBeatProfiles() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("ckb-prof-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home.appendingPathComponent("ckbrowse"), withIntermediateDirectories: true)

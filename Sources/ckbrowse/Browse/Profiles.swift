@@ -1,5 +1,6 @@
 import BrowserCache
 import Foundation
+import TOMLKit
 
 /// Profiles from `$XDG_CONFIG_HOME/ckbrowse/config.toml`:
 ///
@@ -17,7 +18,7 @@ import Foundation
 /// allow-writes = false
 /// ```
 ///
-/// A small reader for this subset of TOML: tables, `key = "string"`, `'literal'`, booleans, integers, comments.
+/// Read with TOMLKit (toml++): the whole TOML grammar, and errors that name the line and column.
 struct ProfileFile {
     var profiles: [String: [String: String]] = [:]
 
@@ -31,62 +32,39 @@ struct ProfileFile {
     }
 
     static func parse(_ text: String, path: String = "config.toml") throws -> ProfileFile {
+        let document: TOMLTable
+        do {
+            document = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let at = error.source.begin
+            throw ValidationErrorText("\(path):\(at.line):\(at.column): \(error.description)")
+        }
         var file = ProfileFile()
-        var table: String?
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
-            if line.isEmpty { continue }
-            func fail(_ why: String) -> Error {
-                ValidationErrorText("\(path):\(number + 1): \(why)")
+        for key in document.keys where key != "profiles" {
+            throw ValidationErrorText("\(path): '\(key)' outside a [profiles.NAME] table")
+        }
+        guard let profiles = document["profiles"] else { return file }
+        guard let tables = profiles.table else { throw ValidationErrorText("\(path): 'profiles' must be a table of [profiles.NAME] tables") }
+        for name in tables.keys {
+            guard let table = tables[name]?.table else {
+                throw ValidationErrorText("\(path): profiles.\(name) must be a table ([profiles.\(name)])")
             }
-            if line.hasPrefix("[") {
-                guard line.hasSuffix("]") else { throw fail("unterminated table header") }
-                var name = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
-                if name.hasPrefix("profiles.") { name.removeFirst("profiles.".count) }
-                name = name.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-                guard !name.isEmpty else { throw fail("empty table name") }
-                table = name
-                file.profiles[name, default: [:]] = file.profiles[name] ?? [:]
-                continue
+            var values: [String: String] = [:]
+            for key in table.keys {
+                guard let value = table[key] else { continue }
+                if let string = value.string {
+                    values[key] = string
+                } else if let bool = value.bool {
+                    values[key] = bool ? "true" : "false"
+                } else if let int = value.int {
+                    values[key] = String(int)
+                } else {
+                    throw ValidationErrorText("\(path): profiles.\(name).\(key): use a string, true/false or a number")
+                }
             }
-            guard let equals = line.firstIndex(of: "=") else { throw fail("expected key = value") }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-            let rawValue = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            guard let table else { throw fail("'\(key)' outside a [profiles.NAME] table") }
-            let value: String
-            if rawValue.hasPrefix("\"") && rawValue.hasSuffix("\"") && rawValue.count >= 2 {
-                value = unescape(String(rawValue.dropFirst().dropLast()))
-            } else if rawValue.hasPrefix("'") && rawValue.hasSuffix("'") && rawValue.count >= 2 {
-                value = String(rawValue.dropFirst().dropLast())
-            } else if ["true", "false"].contains(rawValue) || Int(rawValue) != nil {
-                value = rawValue
-            } else {
-                throw fail("unsupported value for '\(key)' (use a quoted string, true/false or a number)")
-            }
-            file.profiles[table, default: [:]][key] = value
+            file.profiles[name] = values
         }
         return file
-    }
-
-    static func stripComment(_ line: String) -> String {
-        var inString: Character?
-        var result = ""
-        for c in line {
-            if let q = inString {
-                if c == q { inString = nil }
-            } else if c == "\"" || c == "'" {
-                inString = c
-            } else if c == "#" {
-                break
-            }
-            result.append(c)
-        }
-        return result
-    }
-
-    static func unescape(_ s: String) -> String {
-        s.replacingOccurrences(of: "\\\"", with: "\"").replacingOccurrences(of: "\\\\", with: "\\")
-            .replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t")
     }
 }
 
