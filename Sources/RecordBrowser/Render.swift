@@ -479,7 +479,9 @@ extension Browser {
                       "r             fetch changes since the last sync token",
                       "G             load to the end (Esc stops)", "y             copy the record as JSON (OSC 52)",
                       ":query TYPE [FIELD COMPARATOR VALUE]   query by record type",
-                      "d             stage the selected record's deletion   u   unstage it"]
+                      "d             stage the selected record's deletion   u   unstage it",
+                      "n             a new record (TYPE [NAME]); with a filter, n N step through matches",
+                      ":columns FIELD,…   :sort FIELD [asc|desc]"]
         case .recordDetail:
             lines += ["Enter         follow the selected REFERENCE", "v             raw JSON as the server sent it",
                       "y             copy the field (or record) as JSON", "r             look the record up again",

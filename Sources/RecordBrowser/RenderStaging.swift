@@ -9,7 +9,7 @@ extension Browser {
         for i in 0..<count {
             guard let recordName = name(first + i), let op = state.staged.operation(for: RecordKey(zone: zone, recordName: recordName)) else { continue }
             let style = op.kind == .delete ? Theme.stagedDelete : Theme.staged
-            screen.put(op.kind == .delete ? "D" : "M", x: 0, y: 2 + i, style: style)
+            screen.put(op.kind == .delete ? "D" : (op.mode == .create ? "N" : "M"), x: 0, y: 2 + i, style: style)
         }
     }
 
@@ -32,12 +32,13 @@ extension Browser {
             }
         }
         for (i, op) in state.staged.operations.enumerated() {
-            var head = "\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(op.zone.displayName) › \(op.recordName)"
+            var head = "\(op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")) \(op.database.rawValue) › \(op.zone.displayName) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
             head += " · based on change tag \(op.baseTag ?? "none")"
             switch op.mode {
             case .force: head += " · FORCED (sent without the tag)"
             case .recreate: head += " · RE-CREATE (deleted on the server)"
+            case .create: head = head.replacingOccurrences(of: " · based on change tag none", with: " · a new record")
             case .conditional: break
             }
             add(i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged)

@@ -7,7 +7,11 @@ public struct StagedOperation: Sendable, Hashable {
     /// How the operation goes on the wire. `conditional` (the default) carries the base tag;
     /// the conflict prompt can turn an op into `force` (forceUpdate / forceDelete, no tag) or, for a
     /// record deleted on the server meanwhile, `recreate` (create with the base fields plus my changes).
-    public enum Mode: String, Sendable, Hashable { case conditional, force, recreate }
+    public enum Mode: String, Sendable, Hashable {
+        case conditional, force, recreate
+        /// A record made in the browser (`n`): sent as a create with every field staged for it.
+        case create
+    }
 
     public var kind: Kind
     public var mode: Mode = .conditional
@@ -44,7 +48,8 @@ public struct StagedOperation: Sendable, Hashable {
         case (.delete, .conditional): return .delete(recordName: recordName, recordChangeTag: baseTag)
         case (.update, .conditional): return .update(Record(recordName: recordName, recordType: recordType, recordChangeTag: baseTag, fields: changes))
         case (.update, .force): return RecordOperation(.forceUpdate, Record(recordName: recordName, recordType: recordType, fields: changes))
-        case (.update, .recreate): return .create(Record(recordName: recordName, recordType: recordType, fields: resultingFields))
+        case (.update, .recreate), (.update, .create): return .create(Record(recordName: recordName, recordType: recordType, fields: resultingFields))
+        case (.delete, .create): return .forceDelete(recordName: recordName)
         }
     }
 
@@ -53,6 +58,13 @@ public struct StagedOperation: Sendable, Hashable {
         var fields = baseFields
         for (name, value) in changes { fields[name] = value == .null ? nil : value }
         return fields
+    }
+
+    /// A new record of `recordType` named `recordName` in `zone`, with no field yet.
+    public static func newRecord(zone: ZoneKey, recordType: String, recordName: String) -> StagedOperation {
+        var op = StagedOperation(kind: .update, zone: zone, base: Record(recordName: recordName, recordType: recordType))
+        op.mode = .create
+        return op
     }
 
     /// Re-bases the op on a newer version of the record: its tag and fields become the base; my
@@ -104,6 +116,17 @@ public struct StagedBatch: Sendable, Hashable {
             return
         }
         var existing = operations[index]
+        if existing.mode == .create && operation.kind == .delete {
+            // Deleting a record that was only staged for creation: nothing to send at all.
+            operations.remove(at: index)
+            return
+        }
+        if existing.mode == .create && operation.kind == .update {
+            // Fields of a new record: its changes are all it has (none left is still a new record).
+            for (field, value) in operation.changes { existing.changes[field] = value == .null ? nil : value }
+            operations[index] = existing
+            return
+        }
         if existing.kind == .update && operation.kind == .update {
             for (field, value) in operation.changes { existing.changes[field] = value }
             // A change back to the base value is no change.

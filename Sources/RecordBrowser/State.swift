@@ -169,6 +169,8 @@ public struct InputLine: Sendable, Hashable {
         case filter
         /// `a` in a record: `NAME TYPE` of a field to add.
         case addField
+        /// `n` in a zone's records: `TYPE [NAME]` of a record to create (`types`: those seen here).
+        case newRecord(types: [String])
     }
 
     public var mode: Mode
@@ -197,6 +199,8 @@ public struct InputLine: Sendable, Hashable {
         case .command: return ":"
         case .filter: return "/"
         case .addField: return "add field (NAME TYPE): "
+        case .newRecord(let types):
+            return "new record (TYPE [NAME]" + (types.isEmpty ? "" : "; here: " + types.prefix(4).joined(separator: ", ")) + "): "
         }
     }
 }
@@ -336,6 +340,8 @@ public struct BrowserState: Sendable {
     }
     public var requests: [RequestRecord] = []
     public var quitRequested = false
+    /// Records made with `n` this session (part of the names made up for them).
+    public var newRecordCount = 0
     /// Keys typed ahead while the screen waits for a result; replayed in order when it arrives.
     public var waitingKeys: [Key] = []
 

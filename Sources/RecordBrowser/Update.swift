@@ -707,6 +707,12 @@ public enum Browser {
             return openRecord(RecordKey(zone: list.zone, recordName: row.recordName), &state)
         case .char("r"):
             return refresh(&state)
+        case .char("n") where state.filter?.isEmpty ?? true:
+            // No filter: n makes a new record (with a filter, n and N step through the matches).
+            guard writable(&state) else { return [] }
+            let types = Array(Set(list.window.compactMap(\.recordType))).sorted()
+            state.input = InputLine(.newRecord(types: types))
+            return []
         case .char("n"), .char("N"):
             guard state.filter?.isEmpty == false else { return [] }
             move(&list.selection, &list.scroll, count: list.matching, delta: key == .char("n") ? 1 : -1, height: h)
@@ -928,6 +934,7 @@ public enum Browser {
                 return filterChanged(&state)
             }
             if input.mode == .addField { return addField(input.text, &state) }
+            if case .newRecord = input.mode { return newRecord(input.text, &state) }
             return command(input.text, &state)
         default:
             let before = input.characters

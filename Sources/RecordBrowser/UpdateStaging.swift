@@ -152,6 +152,33 @@ extension Browser {
         return []
     }
 
+    /// `n`: "TYPE [NAME]" stages a new record and opens it, to add its fields (a, E).
+    static func newRecord(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let list = state.list, let type = words.first, words.count <= 2 else {
+            state.message = "a new record is: TYPE [NAME] (the name is made up when left out)"
+            return []
+        }
+        guard FieldNames.isValid(type) else {
+            state.message = "'\(type)' is not a record type name (a letter, then letters, digits or _)"
+            return []
+        }
+        state.newRecordCount += 1
+        let name = words.count == 2 ? words[1] : "\(type.lowercased())-\(String(state.now, radix: 36))\(state.newRecordCount)"
+        let key = RecordKey(zone: list.zone, recordName: name)
+        guard state.staged.operation(for: key) == nil else {
+            state.message = "'\(name)' is already staged: b shows the batch"
+            return []
+        }
+        state.staged.stage(StagedOperation.newRecord(zone: list.zone, recordType: type, recordName: name))
+        state.detailHistory = []
+        state.detail = RecordDetail(key: key, record: Record(recordName: name, recordType: type), loading: false)
+        if state.pane != .recordDetail { state.stack.append(.recordDetail) }
+        settleDetail(&state, toFirst: true)
+        state.message = "staged: a new \(type) '\(name)' · a adds a field, E edits all as JSON, c commits (it is created then)"
+        return []
+    }
+
     /// `a`: "name TYPE" typed on the input line opens the editor for a new field.
     static func addField(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -241,7 +268,11 @@ extension Browser {
                 return []
             }
             var update = StagedOperation(kind: .update, zone: edit.zone, base: edit.record, changes: changes)
-            if let op { update.baseTag = op.baseTag; update.baseFields = op.baseFields }
+            if let op {
+                update.baseTag = op.baseTag
+                update.baseFields = op.baseFields
+                if op.mode == .create { update.mode = .create }  // still a new record
+            }
             state.staged.replaceChanges(update)
             let count = state.staged.operation(for: update.key)?.changes.count ?? 0
             state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(edit.record.recordName)'"
@@ -329,6 +360,13 @@ extension Browser {
                 return []
             }
             state.detailHistory = []
+            if op.mode == .create {
+                // Not on the server yet: shown from the batch.
+                state.detail = RecordDetail(key: op.key, record: Record(recordName: op.recordName, recordType: op.recordType), loading: false)
+                state.stack.append(.recordDetail)
+                settleDetail(&state, toFirst: true)
+                return []
+            }
             return openRecord(op.key, &state)
         default: break
         }

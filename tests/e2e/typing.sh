@@ -87,5 +87,29 @@ keys Enter
 check "the edit stages" "staged: 'text' of 'f-001'"
 keys q
 
+# 3. A new record: n, its type and name, a field, committed as a create; the server has it.
+run tmux-256color
+open_burst
+keys n
+check "n asks for the new record's type" "new record (TYPE [NAME]; here: Note)"
+keys -l "Note fresh-1"
+keys Enter
+check "the new record opens" "staged: a new Note 'fresh-1'"
+keys a
+keys -l "text STRING"
+keys Enter
+keys -l "written in tmux"
+keys Enter
+check "its field is staged" "staged: 'text' of 'fresh-1'"
+keys c
+check "the preview sends a create" '"operationType": "create"'
+keys y
+check "committed" "applied all 1 operation"
+out=$(curl -s -X POST "$DB/records/lookup?$API" -d '{"zoneID":{"zoneName":"Burst"},"records":[{"recordName":"fresh-1"}]}')
+grep -q '"written in tmux"' <<< "$out" && ok "the server has fresh-1 with its field" || bad "fresh-1 on the server: $out"
+keys Escape
+check "the list shows it" "200 loaded"
+keys q
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
