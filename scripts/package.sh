@@ -48,6 +48,12 @@ if [ -d /usr/lib/locale/C.utf8 ]; then mkdir -p "$ROOT/usr/lib/locale" && cp -r 
 # runs in place instead and the libraries mapped into the running process are checked.
 CAN_CHROOT=1
 [ -n "${PACKAGE_NO_CHROOT:-}" ] && CAN_CHROOT=0
+# First without /proc, as in a container or chroot that has none: --version and --help still work
+# (the arguments come from the C runtime's argv, not /proc/self/cmdline).
+if [ $CAN_CHROOT = 1 ] && ! $SUDO chroot "$ROOT" /usr/bin/ckbrowse --version 2>&1 | grep -q "not permitted"; then
+    check "chroot without /proc: ckbrowse --version" "$SUDO chroot \"\$ROOT\" /usr/bin/ckbrowse --version | grep -q \"$VERSION\""
+    check "chroot without /proc: ckbrowse --help" "$SUDO chroot \"\$ROOT\" /usr/bin/ckbrowse --help | grep -q 'USAGE'"
+fi
 if [ $CAN_CHROOT = 1 ]; then
     $SUDO mount -t proc proc "$ROOT/proc" 2>/dev/null || $SUDO mount --bind /proc "$ROOT/proc" 2>/dev/null || CAN_CHROOT=0
 fi
