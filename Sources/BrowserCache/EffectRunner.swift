@@ -206,7 +206,9 @@ public struct EffectRunner: Sendable {
             return PageOutcome(total: records.count, syncToken: syncToken, continuationMarker: marker, moreComing: more, received: records.count)
         }
         let state = try cache.apply(key, records: records, syncToken: syncToken, continuationMarker: marker, moreComing: more)
-        return PageOutcome(total: state.count, syncToken: syncToken, continuationMarker: marker, moreComing: more, received: records.count)
+        var outcome = PageOutcome(total: state.count, syncToken: syncToken, continuationMarker: marker, moreComing: more, received: records.count)
+        outcome.deleted = state.deleted
+        return outcome
     }
 
     /// Reads a window of a list from the cache, with its field columns: the view's, else the ones

@@ -55,6 +55,12 @@ public final class RecordCache: Sendable {
             // `:columns` remembered per record type (the file is the account's: server, container, …).
             try db.execute(sql: "CREATE TABLE list_columns (record_type TEXT PRIMARY KEY, names TEXT NOT NULL)")
         }
+        migrator.registerMigration("v5-deleted-count") { db in
+            // Tombstones among the rows, kept like the count: a first load shows them (and says how
+            // many), a reopen drops them, so both can say what they count.
+            try db.execute(sql: "ALTER TABLE list ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "UPDATE list SET deleted = (SELECT COUNT(*) FROM record WHERE record.key = list.key AND record.deleted = 1)")
+        }
         migrator.registerMigration("v3-search") { db in
             // The lower-cased text of every field value, for `/` (rows of earlier versions match by name
             // and type until their record is fetched again).
@@ -79,6 +85,8 @@ public final class RecordCache: Sendable {
         public var continuationMarker: String?
         public var moreComing: Bool
         public var count: Int
+        /// Of `count`, the rows that are tombstones (records deleted since an earlier page).
+        public var deleted: Int = 0
     }
 
     /// Opens a list: tombstones from an earlier session are dropped (deleted records leave the cache).
@@ -98,7 +106,7 @@ public final class RecordCache: Sendable {
                 try db.execute(sql: "UPDATE record SET position = (SELECT p FROM temp.renumber WHERE renumber.name = record.name) WHERE key = ?", arguments: [k])
                 let count = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.renumber") ?? 0
                 try db.execute(sql: "DROP TABLE temp.renumber")
-                try db.execute(sql: "UPDATE list SET count = ?, next_position = ? WHERE key = ?", arguments: [count, count, k])
+                try db.execute(sql: "UPDATE list SET count = ?, next_position = ?, deleted = 0 WHERE key = ?", arguments: [count, count, k])
             }
             return try Self.state(db, key)
         }
@@ -108,7 +116,7 @@ public final class RecordCache: Sendable {
         let row = try Row.fetchOne(db, sql: "SELECT * FROM list WHERE key = ?", arguments: [key.description])
         return ListState(
             syncToken: row?["sync_token"], continuationMarker: row?["marker"], moreComing: (row?["more"] as Int64? ?? 1) != 0,
-            count: Int(row?["count"] as Int64? ?? 0))
+            count: Int(row?["count"] as Int64? ?? 0), deleted: Int(row?["deleted"] as Int64? ?? 0))
     }
 
     /// Forgets a list (a token the server refused, or a new query).
@@ -151,7 +159,8 @@ public final class RecordCache: Sendable {
         let k = key.description
         try db.execute(sql: "INSERT OR IGNORE INTO list (key) VALUES (?)", arguments: [k])
         var next = try Int64.fetchOne(db, sql: "SELECT next_position FROM list WHERE key = ?", arguments: [k]) ?? 0
-        let exists = try db.makeStatement(sql: "SELECT 1 FROM record WHERE key = ? AND name = ?")
+        let exists = try db.makeStatement(sql: "SELECT deleted FROM record WHERE key = ? AND name = ?")
+        var tombstones: Int64 = 0
         let upsert = try db.makeStatement(sql: """
             INSERT INTO record (key, name, position, type, modified, modified_by, tag, deleted, json, search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (key, name) DO UPDATE SET type = COALESCE(excluded.type, record.type), modified = excluded.modified,
@@ -161,19 +170,24 @@ public final class RecordCache: Sendable {
         for result in records {
             guard let name = result.recordName, result.error == nil else { continue }
             // A record already listed keeps its position (and the count); a new one is appended.
-            let isNew = try Int.fetchOne(exists, arguments: [k, name]) == nil
+            let previous = try Int64.fetchOne(exists, arguments: [k, name])
+            let isNew = previous == nil
             let position = isNew ? next : 0
+            let wasDeleted = previous == 1
             switch result {
             case .record(let record):
+                if wasDeleted { tombstones -= 1 }
                 try upsert.execute(arguments: [k, record.recordName, position, record.recordType, record.modified?.timestamp,
                                                record.modified?.userRecordName, record.recordChangeTag, 0, Data(record.json.bytes), searchText(record)])
             case .deleted:
+                if !wasDeleted { tombstones += 1 }
                 try upsert.execute(arguments: [k, name, position, nil, nil, nil, nil, 1, nil, nil])
             case .failure:
                 continue
             }
             if isNew { next += 1 }
         }
+        if tombstones != 0 { try db.execute(sql: "UPDATE list SET deleted = deleted + ? WHERE key = ?", arguments: [tombstones, k]) }
         return next
     }
 

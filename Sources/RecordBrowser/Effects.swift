@@ -86,6 +86,8 @@ public struct PageOutcome: Sendable, Hashable {
     public var moreComing: Bool
     public var received: Int
     public var tokenRefused: Bool
+    /// Of `total`, the tombstones (shown as deleted rows until the list is opened again).
+    public var deleted = 0
 
     public init(total: Int, syncToken: String?, continuationMarker: String?, moreComing: Bool, received: Int, tokenRefused: Bool = false) {
         self.total = total

@@ -403,6 +403,7 @@ extension Browser {
         if let list = state.list, [.records, .recordDetail].contains(state.pane) {
             parts.append(list.zoneID.zoneName)
             var counts = "\(Format.count(list.total)) loaded"
+            if list.deleted > 0 { counts += " (\(Format.count(list.deleted)) deleted)" }
             if state.filter != nil { counts += " · \(Format.count(list.matching)) match\(list.matching == 1 ? "" : "es")" }
             if list.loading { counts += " · loading" }
             if list.moreComing && list.source != .awaitingQuery { counts += " · more coming" }

@@ -86,8 +86,10 @@ public struct RecordList: Sendable {
 
     public var key: ListKey
     public var source: Source
-    /// Rows in the cache for this list.
+    /// Rows in the cache for this list (tombstones included).
     public var total = 0
+    /// Of `total`, tombstones: records deleted since an earlier page, shown until the list is reopened.
+    public var deleted = 0
     /// Rows matching the `/` filter (equals `total` without a filter).
     public var matching = 0
     /// Row summaries `windowStart ..< windowStart + window.count` (of the filtered order).

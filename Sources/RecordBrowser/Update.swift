@@ -93,6 +93,7 @@ public enum Browser {
             guard var list = state.list, list.generation == generation else { return [] }
             list.opened = true
             list.total = total
+            list.deleted = 0  // opening drops the tombstones
             list.matching = total
             if list.source == .changes {
                 list.syncToken = token
@@ -111,6 +112,7 @@ public enum Browser {
             case .success(let outcome):
                 state.listBeforeQuery = nil
                 list.total = outcome.total
+                list.deleted = outcome.deleted
                 if state.filter == nil { list.matching = outcome.total }
                 list.syncToken = outcome.syncToken ?? list.syncToken
                 list.continuationMarker = outcome.continuationMarker

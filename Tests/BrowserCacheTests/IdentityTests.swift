@@ -192,3 +192,21 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         #expect(try journal.inflight().isEmpty && journal.load().isEmpty && runtime.state.staged.isEmpty)
     }
 }
+
+@Suite struct TombstoneCountTests {
+    /// A first load counts tombstones among its rows and says so; a reopen drops them: both counts
+    /// say what they are.
+    @Test func tombstonesAreCountedUntilTheListIsReopened() throws {
+        let cache = try RecordCache(directory: tempDirectory("cache-tomb"), account: testAccount())
+        let key = ListKey(zone: zoneKey(.private, ZoneID(zoneName: "T")))
+        var state = try cache.apply(key, records: [.record(Record(recordName: "a", recordType: "T")), .record(Record(recordName: "b", recordType: "T"))],
+                                    syncToken: "1", continuationMarker: nil, moreComing: true)
+        #expect(state.count == 2 && state.deleted == 0)
+        state = try cache.apply(key, records: [.deleted(recordName: "a", zoneID: nil), .deleted(recordName: "c", zoneID: nil)], syncToken: "2", continuationMarker: nil, moreComing: true)
+        #expect(state.count == 3 && state.deleted == 2, "a and c are tombstones")
+        state = try cache.apply(key, records: [.deleted(recordName: "a", zoneID: nil), .record(Record(recordName: "c", recordType: "T"))], syncToken: "3", continuationMarker: nil, moreComing: false)
+        #expect(state.deleted == 1, "a stays deleted once, c came back")
+        let reopened = try cache.open(key)
+        #expect(reopened.count == 2 && reopened.deleted == 0)
+    }
+}
