@@ -61,7 +61,9 @@ public struct BrowserRuntime: Sendable {
         guard let journal else { return }
         do {
             switch event {
-            case .commitFinished(let outcomes) where !outcomes.contains(where: { if case .unknown = $0.answer { return true } else { return false } }):
+            case .commitFinished(let outcomes, let zones)
+                where !outcomes.contains(where: { if case .unknown = $0.answer { return true } else { return false } })
+                && !zones.contains(where: { if case .unknown = $0.answer { return true } else { return false } }):
                 try journal.finishCommit(remaining: state.staged)
             case .commitVerified(_, let failure) where failure == nil:
                 try journal.finishCommit(remaining: state.staged)

@@ -98,7 +98,13 @@ public struct EffectRunner: Sendable {
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache?.record(key, name: name))]
         case .commit(let plan):
-            return [.commitFinished(await commit(plan))]
+            let zones = await commitZones(plan)
+            let zonesFailed = zones.contains { if case .answered = $0.answer { return false } else { return true } }
+            if zonesFailed {
+                // The records wait for their zones: none is sent.
+                return [.commitFinished(plan.requests.map { CommitOutcome(request: $0, answer: .notSent) }, zones: zones)]
+            }
+            return [.commitFinished(await commit(plan), zones: zones)]
         case .lookupConflicts(let zone, let names):
             do {
                 let results = try await client.database(zone.database).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zone.zoneID))
@@ -141,6 +147,23 @@ public struct EffectRunner: Sendable {
                 stop = true
             } catch {
                 outcomes.append(CommitOutcome(request: request, answer: .refused(BrowserFailure(error))))
+            }
+        }
+        return outcomes
+    }
+
+    /// Sends a commit's zones/modify requests (before its records).
+    public func commitZones(_ plan: CommitPlan) async -> [ZoneOutcome] {
+        var outcomes: [ZoneOutcome] = []
+        for request in plan.zoneRequests {
+            do {
+                outcomes.append(ZoneOutcome(request: request, answer: .answered(try await client.database(request.database).modifyZones(request.body.operations))))
+            } catch let error as CloudKitError where error.httpStatus == nil {
+                outcomes.append(ZoneOutcome(request: request, answer: .unknown(BrowserFailure(error))))
+                break
+            } catch {
+                outcomes.append(ZoneOutcome(request: request, answer: .refused(BrowserFailure(error))))
+                break
             }
         }
         return outcomes

@@ -45,7 +45,7 @@ public final class StagingJournal: Sendable {
             let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
             return try queue.read { db in
                 let texts = try String.fetchAll(db, sql: "SELECT operation FROM staged ORDER BY position")
-                let batch = StagedBatch(operations: try texts.map { try decode(JSON(parsing: $0), account: account) })
+                let batch = try batch(texts, account: account)
                 let inflight = try inflight(db, account: account, hasOwner: false)
                 return LegacyJournal(path: path, batch: batch, inflight: inflight)
             }
@@ -63,15 +63,13 @@ public final class StagingJournal: Sendable {
     public func save(_ batch: StagedBatch) throws {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM staged")
-            for (i, operation) in batch.operations.enumerated() {
-                try db.execute(sql: "INSERT INTO staged (position, operation) VALUES (?, ?)", arguments: [i, Self.encode(operation).text])
-            }
+            try Self.write(batch, db)
         }
     }
 
     public func load() throws -> StagedBatch {
         let texts = try pool.read { db in try String.fetchAll(db, sql: "SELECT operation FROM staged ORDER BY position") }
-        return StagedBatch(operations: try texts.map { try Self.decode(JSON(parsing: $0), account: account) })
+        return try Self.batch(texts, account: account)
     }
 
     /// Records the requests of a commit before they are sent.
@@ -96,9 +94,7 @@ public final class StagingJournal: Sendable {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM inflight")
             try db.execute(sql: "DELETE FROM staged")
-            for (i, operation) in batch.operations.enumerated() {
-                try db.execute(sql: "INSERT INTO staged (position, operation) VALUES (?, ?)", arguments: [i, Self.encode(operation).text])
-            }
+            try Self.write(batch, db)
         }
     }
 
@@ -116,6 +112,39 @@ public final class StagingJournal: Sendable {
             let zone = hasOwner ? ZoneKey(scope: scope, owner: row["owner"] ?? "", zoneName: zoneID.zoneName) : ZoneKey(scope: scope, zoneID: zoneID)
             return CommitPlan.Request(zone: zone, body: body)
         }
+    }
+
+    /// The batch's record operations, then its zone operations, one row each.
+    static func write(_ batch: StagedBatch, _ db: Database) throws {
+        var texts = batch.operations.map { encode($0).text }
+        for z in batch.zoneOperations {
+            var object = JSONObject()
+            object.set("kind", z.kind == .create ? "createZone" : "deleteZone")
+            object.set("database", z.zone.database.rawValue)
+            object.set("owner", z.zone.owner)
+            object.set("zoneName", z.zone.zoneName)
+            texts.append(JSON.object(object).text)
+        }
+        for (i, text) in texts.enumerated() {
+            try db.execute(sql: "INSERT INTO staged (position, operation) VALUES (?, ?)", arguments: [i, text])
+        }
+    }
+
+    static func batch(_ texts: [String], account: Account) throws -> StagedBatch {
+        var batch = StagedBatch()
+        for text in texts {
+            let json = try JSON(parsing: text)
+            if case .object(let o) = json, let kind = o["kind"]?.stringValue, kind == "createZone" || kind == "deleteZone" {
+                guard let database = o["database"]?.stringValue.flatMap(DatabaseScope.init(rawValue:)), let name = o["zoneName"]?.stringValue else {
+                    throw JSONDecodingError(message: "damaged journal entry: a zone operation without its zone")
+                }
+                let zone = ZoneKey(scope: Scope(account: account, database: database), owner: o["owner"]?.stringValue ?? "", zoneName: name)
+                batch.stage(zone: StagedZoneOperation(kind: kind == "createZone" ? .create : .delete, zone: zone))
+            } else {
+                batch.stage(try decode(json, account: account))
+            }
+        }
+        return batch
     }
 
     static func encode(_ o: StagedOperation) -> JSON {

@@ -57,6 +57,8 @@ public enum CommitReport: Sendable, Hashable {
     /// operations (ATOMIC_ERROR only) are sent again unchanged.
     case resolved([ResolvedConflict], innocent: Int)
     case request(zone: ZoneKey, atomic: Bool, RequestResult)
+    /// A zones/modify: which zones were created or deleted, which failed and why.
+    case zones(DatabaseScope, done: [StagedZoneOperation], failed: [StagedZoneOperation: String], refused: BrowserFailure?)
     /// An operation refused for another reason than a conflict: it stays staged.
     case failedOperation(RecordKey, FailedOperation)
     /// A commit whose answer was lost could not be checked.
@@ -121,6 +123,24 @@ public struct FailedOperation: Sendable, Hashable {
     /// nil: the answer had no result for the operation.
     public var code: ServerErrorCode?
     public var reason: String?
+}
+
+/// What a commit's zones/modify came back with.
+public struct ZoneOutcome: Sendable, Hashable {
+    public enum Answer: Sendable, Hashable {
+        case answered([ZoneResult])
+        case refused(BrowserFailure)
+        /// No answer: whether the zones changed is not known (the records were not sent).
+        case unknown(BrowserFailure)
+    }
+
+    public var request: CommitPlan.ZoneRequest
+    public var answer: Answer
+
+    public init(request: CommitPlan.ZoneRequest, answer: Answer) {
+        self.request = request
+        self.answer = answer
+    }
 }
 
 /// What one request of a commit came back with.

@@ -158,6 +158,9 @@ extension Browser {
                 var cached = state.cachedZones.contains(key) ? "cached" : "—"
                 let staged = state.staged.operations.filter { $0.zone == key }.count
                 if staged > 0 { cached = "\(staged) staged" }
+                if state.staged.zoneOperations.contains(where: { $0.zone == key && $0.kind == .delete }) {
+                    return (row(["✝ " + zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", "DELETE staged"], cols), Theme.stagedDelete)
+                }
                 return (row([zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", cached], cols), staged > 0 ? Theme.staged : .plain)
             case .failure(let error):
                 return (row([error.zoneID?.zoneName ?? "?", error.serverErrorCode.rawValue, error.reason ?? "", "", ""], cols), Theme.error)
@@ -417,7 +420,7 @@ extension Browser {
         } else if state.pane == .debug, filterText(state, .debug) != nil {
             parts.append("\(visibleRequests(state).count) of " + Format.plural(state.requests.count, "request"))
         }
-        if !state.staged.isEmpty { parts.append("\(state.staged.operations.count) staged") }
+        if !state.staged.isEmpty { parts.append("\(state.staged.count) staged") }
         if state.notifications.isDisconnected { parts.append("pushes: disconnected") }
         if state.readOnlyReason != nil { parts.append("read-only") }
         var tail = " · " + parts.joined(separator: " · ") + " "
@@ -474,7 +477,8 @@ extension Browser {
         ]
         switch state.pane {
         case .zones:
-            lines += ["1 2 3         public / private / shared database", "r             reload zones"]
+            lines += ["1 2 3         public / private / shared database", "r             reload zones",
+                      "n             a new zone    d   delete the zone (its name typed)    u   unstage"]
         case .records:
             lines += ["/             filter by name, type or any field value in the local cache",
                       "r             fetch changes since the last sync token",
@@ -519,7 +523,15 @@ extension Browser {
     }
 
     static func drawHelp(_ screen: inout Screen, _ state: BrowserState) {
-        box(&screen, title: "Keys", lines: helpLines(state))
+        // Wrapped to the box's width first, so what is cut off can be scrolled to.
+        let width = min(screen.width - 4, 80) - 4
+        let lines = helpLines(state).flatMap { TextWidth.wrap($0, to: width) }
+        let room = max(3, screen.height - 4)
+        guard lines.count > room else { return box(&screen, title: "Keys", lines: lines) }
+        let top = min(state.helpScroll, lines.count - (room - 1))
+        var shown = Array(lines[top..<min(lines.count, top + room - 1)])
+        shown.append(top + room - 1 < lines.count ? "↓ j/k or PgDn scroll for more · other keys close" : "↑ the end · other keys close")
+        box(&screen, title: "Keys (\(top + 1)–\(top + shown.count - 1) of \(lines.count))", lines: shown)
     }
 
     static func drawLegacyJournal(_ screen: inout Screen, _ legacy: LegacyJournal, _ state: BrowserState) {

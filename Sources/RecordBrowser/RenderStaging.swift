@@ -53,17 +53,24 @@ extension Browser {
 
     static func drawBatch(_ screen: inout Screen, _ state: BrowserState) {
         let ops = state.staged.operations
-        guard !ops.isEmpty else {
+        let zoneOps = state.staged.zoneOperations
+        guard !ops.isEmpty || !zoneOps.isEmpty else {
             screen.put(" Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 2)
             return
         }
         let zones = Set(ops.map(\.zone)).count
         var header = " \(Format.plural(ops.count, "staged operation")) in \(Format.plural(zones, "zone"))"
+        if !zoneOps.isEmpty { header += " + \(Format.plural(zoneOps.count, "zone operation"))" }
         // Staged edits belong to one server: say which, unless it is Apple's.
         let server = state.connection.server
         if !server.isAppleDefault { header += " on \(server.displayName)" }
         screen.put(header + " · old → new per field", x: 0, y: 1, style: Theme.header, maxWidth: screen.width - 1)
-        let lines = batchLines(state, width: screen.width - 2)
+        // Zone operations first (they are sent first); u on the zones screen unstages them.
+        let zoneLines: [(op: Int, text: String, style: Style)] = zoneOps.map { z in
+            (-1, z.kind == .create ? "CREATE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName)" : "DELETE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName) and every record in it",
+             z.kind == .create ? Theme.staged : Theme.stagedDelete)
+        }
+        let lines = zoneLines + batchLines(state, width: screen.width - 2)
         let height = screen.height - 4
         let first = lines.firstIndex { $0.op == state.batchSelection } ?? 0
         let last = lines.lastIndex { $0.op == state.batchSelection } ?? 0

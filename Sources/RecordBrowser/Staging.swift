@@ -97,15 +97,50 @@ public struct FieldDiff: Sendable, Hashable {
     public var new: FieldValue?
 }
 
-/// The staged operations, in the order they were staged; one per record.
+/// A staged zones/modify operation: a zone to create, or to delete with all its records.
+public struct StagedZoneOperation: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable { case create, delete }
+    public var kind: Kind
+    public var zone: ZoneKey
+
+    public init(kind: Kind, zone: ZoneKey) {
+        self.kind = kind
+        self.zone = zone
+    }
+
+    public var zoneOperation: ZoneOperation { ZoneOperation(kind == .create ? .create : .delete, zone.zoneID) }
+}
+
+/// The staged operations, in the order they were staged; one per record (and one per zone).
 public struct StagedBatch: Sendable, Hashable {
     public private(set) var operations: [StagedOperation] = []
+    /// Zones to create or delete: sent first, through zones/modify, in the same commit.
+    public private(set) var zoneOperations: [StagedZoneOperation] = []
+
+    /// Record and zone operations.
+    public var count: Int { operations.count + zoneOperations.count }
+
+    /// Stages a zone operation (a second one for the same zone replaces the first; deleting a zone only
+    /// staged for creation drops both).
+    public mutating func stage(zone operation: StagedZoneOperation) {
+        if let index = zoneOperations.firstIndex(where: { $0.zone == operation.zone }) {
+            if zoneOperations[index].kind == .create && operation.kind == .delete {
+                zoneOperations.remove(at: index)
+            } else {
+                zoneOperations[index] = operation
+            }
+        } else {
+            zoneOperations.append(operation)
+        }
+    }
+
+    public mutating func unstage(zone: ZoneKey) { zoneOperations.removeAll { $0.zone == zone } }
 
     public init(operations: [StagedOperation] = []) {
         for operation in operations { stage(operation) }
     }
 
-    public var isEmpty: Bool { operations.isEmpty }
+    public var isEmpty: Bool { operations.isEmpty && zoneOperations.isEmpty }
 
     /// Stages an operation. A second update of the same record merges into the first (keeping the
     /// first base tag and base fields); a delete replaces an update; an update of a record staged for
@@ -175,7 +210,10 @@ public struct StagedBatch: Sendable, Hashable {
         if operations[index].changes.isEmpty { operations.remove(at: index) }
         return true
     }
-    public mutating func discardAll() { operations.removeAll() }
+    public mutating func discardAll() {
+        operations.removeAll()
+        zoneOperations.removeAll()
+    }
 
     public func operation(for key: RecordKey) -> StagedOperation? { operations.first { $0.key == key } }
 }
@@ -198,6 +236,19 @@ public struct CommitPlan: Sendable, Hashable {
         public func key(_ recordName: String) -> RecordKey { RecordKey(zone: zone, recordName: recordName) }
     }
 
+    /// One zones/modify per database, sent before the records.
+    public struct ZoneRequest: Sendable, Hashable {
+        public var database: DatabaseScope
+        public var operations: [StagedZoneOperation]
+        public var body: ModifyZonesRequest { ModifyZonesRequest(operations: operations.map(\.zoneOperation)) }
+
+        public init(database: DatabaseScope, operations: [StagedZoneOperation]) {
+            self.database = database
+            self.operations = operations
+        }
+    }
+
+    public var zoneRequests: [ZoneRequest] = []
     public var requests: [Request]
     /// Notes for the preview: atomicity per zone only, non-atomic zones.
     public var notes: [String]
@@ -235,7 +286,26 @@ public struct CommitPlan: Sendable, Hashable {
         if requests.count > 1 {
             notes.insert("\(requests.count) requests: atomicity holds within each zone only, not across them.", at: 0)
         }
-        return CommitPlan(requests: requests, notes: notes)
+        var zoneRequests: [ZoneRequest] = []
+        for operation in batch.zoneOperations {
+            if let i = zoneRequests.firstIndex(where: { $0.database == operation.zone.database }) {
+                zoneRequests[i].operations.append(operation)
+            } else {
+                zoneRequests.append(ZoneRequest(database: operation.zone.database, operations: [operation]))
+            }
+        }
+        if !zoneRequests.isEmpty {
+            let deletes = batch.zoneOperations.filter { $0.kind == .delete }
+            if !deletes.isEmpty {
+                notes.insert("deleting \(deletes.map(\.zone.displayName).joined(separator: ", ")) deletes every record in \(deletes.count == 1 ? "it" : "them"); the zones go first, then the records.", at: 0)
+            }
+            if let touched = batch.operations.first(where: { op in deletes.contains { $0.zone == op.zone } }) {
+                throw BrowserFailure(message: "'\(touched.recordName)' is staged in zone \(touched.zone.displayName), which is staged for deletion: unstage one of them")
+            }
+        }
+        var plan = CommitPlan(requests: requests, notes: notes)
+        plan.zoneRequests = zoneRequests
+        return plan
     }
 }
 

@@ -173,6 +173,10 @@ public struct InputLine: Sendable, Hashable {
         case addField
         /// `n` in a zone's records: `TYPE [NAME]` of a record to create (`types`: those seen here).
         case newRecord(types: [String])
+        /// `n` on the zones screen: the name of a zone to create.
+        case newZone
+        /// `d` on the zones screen: the zone's name, typed to confirm its deletion.
+        case deleteZone(ZoneKey)
     }
 
     public var mode: Mode
@@ -201,6 +205,8 @@ public struct InputLine: Sendable, Hashable {
         case .command: return ":"
         case .filter: return "/"
         case .addField: return "add field (NAME TYPE): "
+        case .newZone: return "new zone (NAME): "
+        case .deleteZone(let zone): return "delete zone \(zone.zoneName) and every record in it? type its name: "
         case .newRecord(let types):
             return "new record (TYPE [NAME]" + (types.isEmpty ? "" : "; here: " + types.prefix(4).joined(separator: ", ")) + "): "
         }
@@ -316,6 +322,8 @@ public struct BrowserState: Sendable {
     /// Recent errors, oldest first, each in full (`!` shows them).
     public var errorLog: [LoggedError] = []
     public var errorScroll = 0
+    /// The first line of the help shown (a help taller than the screen scrolls).
+    public var helpScroll = 0
     /// The debug pane's selected request (a row of the newest-first list) and scroll.
     public var debugSelection = 0
     public var debugScroll = 0

@@ -226,8 +226,8 @@ public enum Browser {
             return []
         case .jsonEdited(let edit, let edited, let status):
             return jsonEdited(edit, edited: edited, status: status, &state)
-        case .commitFinished(let outcomes):
-            return commitFinished(outcomes, &state)
+        case .commitFinished(let outcomes, let zones):
+            return zonesCommitted(zones, &state) + commitFinished(outcomes, &state, zoneReports: zoneReports(zones, state))
         case .conflictVersions(let zone, let result):
             return conflictVersions(zone, result, &state)
         case .commitVerified(let verdicts, let failure):
@@ -297,7 +297,16 @@ public enum Browser {
             if state.connection.database != .public { return switchDatabase(.public, &state) }
             return []
         case .help?:
-            state.modal = nil  // any key closes the help
+            // j/k and the page keys scroll a help taller than the screen; any other key closes it.
+            switch key {
+            case .char("j"), .down: state.helpScroll += 1
+            case .char("k"), .up: state.helpScroll = max(0, state.helpScroll - 1)
+            case .pageDown, .char(" "): state.helpScroll += max(1, state.size.height - 8)
+            case .pageUp: state.helpScroll = max(0, state.helpScroll - max(1, state.size.height - 8))
+            default:
+                state.modal = nil
+                state.helpScroll = 0
+            }
             return []
         case .editor?: return editorKey(key, &state)
         case .confirmation?: return confirmationKey(key, &state)
@@ -580,8 +589,32 @@ public enum Browser {
         case .char("G"):
             moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: visible.count, height: listHeight(state))
             return []
+        case .char("n") where filterText(state, .zones) == nil:
+            // No filter: n makes a new zone (with a filter, n and N step through the matches).
+            guard writable(&state) else { return [] }
+            state.input = InputLine(.newZone)
+            return []
         case .char("n"), .char("N"):
             moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: key == .char("n") ? 1 : -1, height: listHeight(state))
+            return []
+        case .char("d"):
+            guard writable(&state) else { return [] }
+            guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
+            guard !zone.zoneID.isDefaultZone else {
+                state.message = "the default zone cannot be deleted"
+                return []
+            }
+            state.input = InputLine(.deleteZone(state.connection.zone(zone.zoneID)))
+            return []
+        case .char("u"):
+            guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
+            let key = state.connection.zone(zone.zoneID)
+            guard state.staged.zoneOperations.contains(where: { $0.zone == key }) else {
+                state.message = "zone \(zone.zoneID.zoneName) has nothing staged"
+                return []
+            }
+            state.staged.unstage(zone: key)
+            state.message = "unstaged zone \(zone.zoneID.zoneName)"
             return []
         case .char("1"): return switchDatabase(.public, &state)
         case .char("2"): return switchDatabase(.private, &state)
@@ -937,6 +970,16 @@ public enum Browser {
             }
             if input.mode == .addField { return addField(input.text, &state) }
             if case .newRecord = input.mode { return newRecord(input.text, &state) }
+            if case .newZone = input.mode { return newZone(input.text, &state) }
+            if case .deleteZone(let zone) = input.mode {
+                guard input.text == zone.zoneName else {
+                    state.message = "not deleted: the name typed was not \(zone.zoneName)"
+                    return []
+                }
+                state.staged.stage(zone: StagedZoneOperation(kind: .delete, zone: zone))
+                state.message = "staged: delete zone \(zone.zoneName) and its records · c commits (u unstages)"
+                return []
+            }
             return command(input.text, &state)
         default:
             let before = input.characters

@@ -43,10 +43,10 @@ extension Browser {
         guard let commit = state.commit else { return [] }
         var lines: [(text: String, tone: Tone)] = []
         let plan = commit.plan
-        let count = plan.requests.reduce(0) { $0 + $1.body.operations.count }
+        let count = plan.requests.reduce(0) { $0 + $1.body.operations.count } + plan.zoneRequests.reduce(0) { $0 + $1.operations.count }
         lines += commit.outcome.flatMap { reportLines($0) }
         switch commit.phase {
-        case .preview: lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count, "request")); nothing is sent until you confirm:", .plain))
+        case .preview: lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count + plan.zoneRequests.count, "request")); nothing is sent until you confirm:", .plain))
         case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
         case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
         case .done, .conflicts: lines.append(("The requests that were sent:", .plain))
@@ -54,6 +54,13 @@ extension Browser {
         lines += plan.notes.map { ("NOTE: " + $0, .note) }
         lines.append(("", .plain))
         let c = state.connection
+        for request in plan.zoneRequests {
+            let path = Endpoint.zonesModify.path(container: c.container, environment: c.environment, database: request.database)
+            lines.append(("zones · \(Format.plural(request.operations.count, "operation")) (sent first)", .emphasis))
+            lines.append(("POST \(path)", .emphasis))
+            lines += request.body.json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
+            lines.append(("", .plain))
+        }
         for request in plan.requests {
             let path = Endpoint.recordsModify.path(container: c.container, environment: c.environment, database: request.database)
             // The summary on a line of its own: the path alone fits an 80-column terminal.
@@ -99,6 +106,14 @@ extension Browser {
             case .unknown(let failure): return [("\(label): no answer (\(failure.message)); checking whether it was applied…", .note)]
             case .notSent: return [("\(label): not sent, because an earlier request's outcome is unknown.", .note)]
             }
+        case .zones(let database, let done, let failed, let refused):
+            if let refused { return [("\(database.rawValue) zones/modify: refused or unanswered, no record sent: \(refused.message)", .bad)] }
+            var lines: [(String, Tone)] = []
+            for op in done { lines.append(("\(database.rawValue) zone \(op.zone.displayName): \(op.kind == .create ? "created" : "deleted, with its records").", .good)) }
+            for (op, why) in failed.sorted(by: { $0.key.zone.zoneName < $1.key.zone.zoneName }) {
+                lines.append(("\(database.rawValue) zone \(op.zone.displayName): not \(op.kind == .create ? "created" : "deleted"): \(why) — stays staged", .bad))
+            }
+            return lines
         case .failedOperation(let key, let failure):
             let why = failure.code.map { "\($0.rawValue): \(failure.reason ?? "")" } ?? "the answer has no result for this operation"
             return [("  \(key.recordName) (\(key.zone.displayName)): \(why) — stays staged", .bad)]
@@ -222,9 +237,51 @@ extension Browser {
 
     // MARK: Outcome
 
-    static func commitFinished(_ outcomes: [CommitOutcome], _ state: inout BrowserState) -> [BrowserEffect] {
+    /// The reports of a commit's zones/modify requests.
+    static func zoneReports(_ outcomes: [ZoneOutcome], _ state: BrowserState) -> [CommitReport] {
+        outcomes.map { outcome in
+            switch outcome.answer {
+            case .answered(let results):
+                var done: [StagedZoneOperation] = [], failed: [StagedZoneOperation: String] = [:]
+                for op in outcome.request.operations {
+                    let result = results.first { r in
+                        switch r {
+                        case .zone(let z): return z.zoneID.zoneName == op.zone.zoneName
+                        case .failure(let e): return e.zoneID?.zoneName == op.zone.zoneName
+                        }
+                    }
+                    if case .failure(let error)? = result {
+                        failed[op] = "\(error.serverErrorCode.rawValue): \(error.reason ?? "")"
+                    } else if result == nil {
+                        failed[op] = "the answer has no result for this zone"
+                    } else {
+                        done.append(op)
+                    }
+                }
+                return .zones(outcome.request.database, done: done, failed: failed, refused: nil)
+            case .refused(let failure), .unknown(let failure):
+                return .zones(outcome.request.database, done: [], failed: [:], refused: failure)
+            }
+        }
+    }
+
+    /// Zone operations that were applied leave the batch, and the zones are listed again.
+    static func zonesCommitted(_ outcomes: [ZoneOutcome], _ state: inout BrowserState) -> [BrowserEffect] {
+        var changed = false
+        for case .zones(_, let done, _, _) in zoneReports(outcomes, state) {
+            for op in done { state.staged.unstage(zone: op.zone) }
+            changed = changed || !done.isEmpty
+        }
+        if changed {
+            state.zonesLoading = true
+            return [.loadZones(state.connection.database)]
+        }
+        return []
+    }
+
+    static func commitFinished(_ outcomes: [CommitOutcome], _ state: inout BrowserState, zoneReports: [CommitReport] = []) -> [BrowserEffect] {
         var commit = state.commit ?? CommitSession(plan: CommitPlan(requests: outcomes.map(\.request), notes: []))
-        var report: [CommitReport] = []
+        var report: [CommitReport] = zoneReports
         var conflicts: [Conflict] = []
         var innocent: [RecordKey] = []
         var failed: [RecordKey: FailedOperation] = [:]
@@ -592,12 +649,13 @@ extension Browser {
 
     static func journalRestored(_ batch: StagedBatch, inflight: [CommitPlan.Request], _ state: inout BrowserState) -> [BrowserEffect] {
         for op in batch.operations where state.staged.operation(for: op.key) == nil { state.staged.replace(op) }
+        for zone in batch.zoneOperations where !state.staged.zoneOperations.contains(where: { $0.zone == zone.zone }) { state.staged.stage(zone: zone) }
         if !inflight.isEmpty {
             state.message = "a commit was in flight when ckbrowse stopped: checking whether it was applied…"
             return [.verifyCommit(inflight)]
         }
         if !batch.isEmpty {
-            let n = batch.operations.count
+            let n = batch.count
             state.message = "restored \(n) staged operation\(n == 1 ? "" : "s") from the journal, on the change tags they were based on — b reviews, c commits"
         }
         return []

@@ -152,6 +152,29 @@ extension Browser {
         return []
     }
 
+    /// `n` on the zones screen: a zone to create, staged with the batch.
+    static func newZone(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        let name = text.trimmingWhitespace()
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains(Character($0)) || "_-.".unicodeScalars.contains($0)) }),
+            name != ZoneID.defaultZoneName
+        else {
+            state.message = "a zone name is letters, digits, _ - and . (not _defaultZone)"
+            return []
+        }
+        guard state.connection.database == .private else {
+            state.message = "zones are created in the private database (:db private)"
+            return []
+        }
+        let key = state.connection.zone(ZoneID(zoneName: name))
+        guard !state.zones.contains(where: { $0.zone?.zoneID.zoneName == name }) else {
+            state.message = "zone \(name) exists already"
+            return []
+        }
+        state.staged.stage(zone: StagedZoneOperation(kind: .create, zone: key))
+        state.message = "staged: create zone \(name) · c commits it (with any records staged in it)"
+        return []
+    }
+
     /// `n`: "TYPE [NAME]" stages a new record and opens it, to add its fields (a, E).
     static func newRecord(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)

@@ -1,4 +1,5 @@
 import BrowserCache
+import CloudKitLocal
 import CloudKitWeb
 import Foundation
 import GRDB
@@ -208,5 +209,52 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         #expect(state.deleted == 1, "a stays deleted once, c came back")
         let reopened = try cache.open(key)
         #expect(reopened.count == 2 && reopened.deleted == 0)
+    }
+}
+
+@Suite struct ZoneStagingTests {
+    /// A zone made on the zones screen and a record staged in it go out in one commit: zones/modify
+    /// first, then records/modify; the journal keeps the zone operation across a restart.
+    @Test func aNewZoneAndARecordInItAreCommittedTogether() async throws {
+        let service = try LocalCloudKit(store: try Store(directory: tempDirectory("srv-zones")), configuration: {
+            var c = LocalServerConfiguration()
+            c.apiTokens = ["t"]
+            c.users = [(name: "u", token: "w")]
+            return c
+        }())
+        let client = CloudKitClient(configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
+                                    credentials: .apiToken("t", webAuthToken: "w"), transport: InProcessTransport(service: service))
+        let journal = try StagingJournal(directory: tempDirectory("journal-zones"), account: testAccount())
+        var state = BrowserState(connection: ConnectionInfo(account: testAccount(), database: .private))
+        state.size = (100, 30)
+        var runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: testAccount()))
+        let host = HeadlessHost()
+        await runtime.start(host: host)
+        await runtime.settle([.key(.char("n"))] + "Projects".map { .key(.char($0)) } + [.key(.enter)], host: host)
+        #expect(runtime.state.staged.zoneOperations.map(\.zone.zoneName) == ["Projects"])
+        let zone = zoneKey(.private, ZoneID(zoneName: "Projects"))
+        runtime.state.staged.stage(StagedOperation.newRecord(zone: zone, recordType: "Task", recordName: "t1"))
+        runtime.state.staged.stage(StagedOperation(kind: .update, zone: zone, base: Record(recordName: "t1", recordType: "Task"), changes: ["title": .string("first")]))
+        _ = runtime.apply(.notice("persist"))  // the journal is written after every event
+        try journal.save(runtime.state.staged)
+        #expect(try journal.load().zoneOperations.count == 1, "the zone operation survives a restart")
+        await runtime.settle([.key(.char("c"))], host: host)
+        #expect(Browser.previewLines(runtime.state).map(\.text).contains { $0.contains("/private/zones/modify") })
+        await runtime.settle([.key(.char("y"))], host: host)
+        #expect(runtime.state.staged.isEmpty, "\(runtime.state.commit?.outcome ?? [])")
+        let zones = try await client.database(.private).listZones().compactMap(\.zone).map(\.zoneID.zoneName)
+        #expect(zones.contains("Projects"))
+        let record = try await client.database(.private).lookupRecords(["t1"], zoneID: ZoneID(zoneName: "Projects")).first?.record
+        #expect(record?.fields["title"] == .string("first"))
+        #expect(Browser.previewLines(runtime.state).map(\.text).contains { $0.contains("zone Projects: created") })
+        // Deleting it: the name must be typed.
+        runtime.state.zoneSelection = runtime.state.zones.firstIndex { $0.zone?.zoneID.zoneName == "Projects" } ?? 0
+        runtime.state.stack = [.zones]
+        runtime.state.commit = nil
+        await runtime.settle([.key(.char("d"))] + "Project".map { .key(.char($0)) } + [.key(.enter)], host: host)
+        #expect(runtime.state.staged.zoneOperations.isEmpty && runtime.state.message?.contains("not deleted") == true)
+        await runtime.settle([.key(.char("d"))] + "Projects".map { .key(.char($0)) } + [.key(.enter), .key(.char("c")), .key(.char("y"))], host: host)
+        let after = try await client.database(.private).listZones().compactMap(\.zone).map(\.zoneID.zoneName)
+        #expect(!after.contains("Projects"))
     }
 }
