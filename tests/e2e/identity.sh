@@ -8,14 +8,8 @@ cd "$(dirname "$0")/../.."
 E2E_NAME=ident
 source tests/e2e/lib.sh
 
-"$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
-URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
-[ -n "$URL" ] || { echo "server did not start"; cat "$WORK/serve.log"; echo "0 passed, 1 failed"; exit 1; }
+start_demo_serve
 HOSTPORT=${URL#http://}
-API="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
-DB="$URL/database/1/iCloud.com.example.Gallery/development/private"
 # A record only the local server has.
 curl -s -X POST "$DB/records/modify?$API" \
     -d '{"zoneID":{"zoneName":"Drafts"},"operations":[{"operationType":"create","record":{"recordName":"serve-only","recordType":"Note","fields":{"text":{"value":"x"}}}}]}' > /dev/null

@@ -51,3 +51,15 @@ wait_gone() {
 }
 check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
 keys() { tmux -L "$SOCK" send-keys "$@"; }
+
+# start_demo_serve: `ckbrowse serve --seed demo` on a free loopback port. Sets SERVER_PID (stopped by
+# cleanup), URL, API (the demo's tokens as a query string) and DB (the demo container's private database).
+start_demo_serve() {
+    "$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
+    URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
+    [ -n "$URL" ] || { echo "server did not start"; cat "$WORK/serve.log"; echo "0 passed, 1 failed"; exit 1; }
+    API="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
+    DB="$URL/database/1/iCloud.com.example.Gallery/development/private"
+}

@@ -7,13 +7,7 @@ cd "$(dirname "$0")/../.."
 E2E_NAME=stage
 source tests/e2e/lib.sh
 
-"$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
-URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
-[ -n "$URL" ] || { echo "server did not start"; cat "$WORK/serve.log"; echo "0 passed, 1 failed"; exit 1; }
-API="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
-DB="$URL/database/1/iCloud.com.example.Gallery/development/private"
+start_demo_serve
 lookup() { curl -s -X POST "$DB/records/lookup?$API" -d "{\"zoneID\":{\"zoneName\":\"Drafts\"},\"records\":[{\"recordName\":\"$1\"}]}"; }
 # other_writer JSON-OPERATION: another client changes the zone meanwhile.
 other_writer() { curl -s -X POST "$DB/records/modify?$API" -d "{\"zoneID\":{\"zoneName\":\"Drafts\"},\"atomic\":false,\"operations\":[$1]}" > /dev/null; }
