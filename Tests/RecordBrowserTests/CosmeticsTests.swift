@@ -1,0 +1,29 @@
+import BrowserCache
+import CloudKitWeb
+import Foundation
+import Testing
+@testable import RecordBrowser
+@testable import TerminalUI
+
+@Suite struct CosmeticsTests {
+    /// $EDITOR's JSON errors name the line and column of the file as the editor shows it.
+    @Test func editorErrorsNameLineAndColumn() {
+        let text = "// Edit the fields of r\n// two header lines\n{\n  \"title\": {\"value\": \"x\" \"type\": \"STRING\"}\n}\n"
+        do {
+            _ = try FieldsJSON.changes(from: text, base: [:])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("line 4, column 26"), "\(error.description)")
+        }
+    }
+
+    /// Long values wrap in the batch view instead of being cut.
+    @Test func theBatchWrapsLongValues() {
+        var h = Harness(width: 80, height: 24)
+        let long = String(repeating: "a long value ", count: 12) + "END"
+        h.state.staged.stage(StagedOperation(kind: .update, database: .private, zoneID: Harness.gallery, base: Harness.detailRecord,
+                                             changes: ["title": .string(long)]))
+        h.keys(.char("b"))
+        #expect(h.screen.snapshot.contains("END"), "the end of the value is on screen")
+    }
+}

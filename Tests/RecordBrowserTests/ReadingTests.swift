@@ -1,0 +1,59 @@
+import BrowserCache
+import CloudKitWeb
+import Foundation
+import Testing
+@testable import RecordBrowser
+@testable import TerminalUI
+
+@Suite struct ReadingTests {
+    /// Errors are kept in full for `!`; the status bar's short form goes when the user moves on, and a
+    /// long message wraps instead of being cut.
+    @Test func errorsAreKeptInFullAndClearWhenTheUserMovesOn() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char(":"))
+        h.type("open x")
+        h.keys(.enter)
+        #expect(h.state.lastError?.message == ":open takes a record name (open a zone first)" || h.state.lastError != nil)
+        let failure = BrowserFailure(CloudKitError(
+            kind: .server, operation: "records/query", httpStatus: 400, serverErrorCode: .badRequest,
+            reason: "Field 'nope' is not marked queryable and the reason keeps going long enough to need a second and a third line on an 80-column screen",
+            uuid: "5E1F-UUID"))
+        h.send(.pageApplied(generation: 0, .failure(failure)))  // an old generation: ignored
+        Browser.fail(&h.state, failure)
+        h.keys(.char("!"))
+        #expect(h.state.pane == .errors)
+        let text = h.screen.snapshot
+        #expect(text.contains("HTTP 400 · BAD_REQUEST") && text.contains("request uuid: 5E1F-UUID") && text.contains("80-column screen"))
+        #expect(text.contains("2 errors, newest first"))
+        h.keys(.char("!"))
+        h.keys(.char("s"))
+        #expect(h.state.lastError == nil, "moving to another screen clears the status bar's error")
+        #expect(h.state.errorLog.count == 2, "it stays in !")
+        h.state.message = String(repeating: "a long message that does not fit one row ", count: 4)
+        let rows = h.screen.snapshot.split(separator: "\n", omittingEmptySubsequences: false).suffix(5)
+        #expect(rows.filter { $0.contains("a long message") }.count >= 2, "the message wraps over rows")
+    }
+
+    @Test func aFailedQueryKeepsTheListThatWasShown() {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<30), token: "t", more: false)
+        h.keys(.char(":"))
+        h.type("query Artwork nope EQUALS 1")
+        h.keys(.enter)
+        guard case .runQuery(_, let key, true, let generation)? = h.effects.first else {
+            Issue.record("expected a query: \(h.effects)")
+            return
+        }
+        #expect(key.query != "")
+        h.send(.pageApplied(generation: generation, .failure(BrowserFailure(message: "BAD_REQUEST: Field 'nope' is not queryable"))))
+        #expect(h.state.list?.total == 30 && h.state.list?.source == .changes, "the 30 records that were shown are back")
+        #expect(h.state.message?.contains("the query failed") == true)
+        h.keys(.char(":"))
+        h.type("query Artwork year LIKE 3")
+        h.keys(.enter)
+        #expect(h.state.lastError?.message.contains("valid: EQUALS, NOT_EQUALS") == true)
+    }
+}
