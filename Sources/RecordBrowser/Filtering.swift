@@ -77,6 +77,8 @@ extension Browser {
             state.subscriptionListScroll = 0
         case .recordDetail:
             settleDetail(&state, toFirst: true)
+        case .notifications:
+            state.notifications.selection = 0
         case .debug:
             state.debugSelection = 0
             state.debugScroll = 0

@@ -65,7 +65,7 @@ extension Browser {
         case .errors: drawErrors(&screen, state)
         case .inspector: drawInspector(&screen, state)
         }
-        if [.records, .recordDetail, .debug].contains(state.pane), let filter = filterText(state, state.pane) {
+        if [.records, .recordDetail, .debug, .notifications].contains(state.pane), let filter = filterText(state, state.pane) {
             // Matches are marked where they are visible (a record may match by a field not shown).
             for y in Layout(width: w, height: h).body { highlightMatch(&screen, y: y, filter: filter) }
         }

@@ -325,7 +325,7 @@ public enum Browser {
         case .char(":"):
             state.input = InputLine(.command)
             return []
-        case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail, .inspector].contains(state.pane):
+        case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail, .inspector, .notifications].contains(state.pane):
             state.input = InputLine(.filter, text: filterText(state, state.pane) ?? "")
             return []
         case .char("D"):

@@ -67,7 +67,13 @@ extension Browser {
     }
 
     /// Newest first.
-    static func notificationRows(_ state: BrowserState) -> [NotificationFeed.Item] { state.notifications.items.reversed() }
+    static func notificationRows(_ state: BrowserState) -> [NotificationFeed.Item] {
+        let filter = filterText(state, .notifications)
+        return state.notifications.items.reversed().filter { item in
+            let n = item.notification
+            return matches("\(summary(n)) \(n.subscriptionID ?? "") \(n.zoneName ?? "") \(n.recordName ?? "")", filter)
+        }
+    }
 
     static func notificationsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = notificationRows(state)

@@ -61,3 +61,21 @@ import Testing
         #expect(h.state.editor?.field == "year", "e edits the field shown, not the one at that index unfiltered")
     }
 }
+
+@Suite struct NotificationFilterTests {
+    @Test func theNotificationsPaneFilters() throws {
+        var h = Harness(width: 100, height: 30)
+        h.keys(.char("N"))
+        for (i, name) in ["artwork-1", "artwork-2", "artist-3"].enumerated() {
+            let payload = try JSON(parsing: #"{"ck":{"nid":"n\#(i)","qry":{"rid":"\#(name)","zid":"Gallery","sid":"sub-\#(i)","fo":1}}}"#)
+            h.send(.notificationReceived(try PushNotification(payload: payload), dropped: 0, at: 1_700_000_000_000 + Int64(i)))
+        }
+        #expect(Browser.notificationRows(h.state).count == 3)
+        h.keys(.char("/"))
+        h.type("artist")
+        h.keys(.enter)
+        #expect(Browser.notificationRows(h.state).map { $0.notification.recordName } == ["artist-3"])
+        h.keys(.escape)
+        #expect(Browser.notificationRows(h.state).count == 3)
+    }
+}
