@@ -116,7 +116,8 @@ extension Browser {
         _ screen: inout Screen, header: [String], widths: [Int], count: Int, selection: Int, scroll: Int, gutter: Int = 1,
         row rowText: (Int) -> (String, Style)
     ) {
-        let cols = columns(widths, total: screen.width - gutter)
+        // A first width of 0 takes what is left; otherwise the widths are used as given.
+        let cols = widths.first == 0 ? columns(widths, total: screen.width - gutter) : widths
         let pad = String(repeating: " ", count: gutter)
         screen.put(pad + row(header, cols), x: 0, y: 1, style: Theme.header)
         let height = screen.height - 4
@@ -182,9 +183,18 @@ extension Browser {
         if !fields.isEmpty {
             // Chosen fields (or the type's first STRING field) between the name and the type, so
             // records can be told apart by their content; the sort column says its direction.
-            let fieldWidth = max(10, min(28, (screen.width - 2 - 20 - 12 - 17) / fields.count - 1))
-            let widths = [0] + fields.map { _ in fieldWidth } + [12, 16]
-            let cols = columns(widths, total: screen.width - 2)
+            // Columns as wide as what the window holds (within limits), so rows are packed to the left
+            // and the selection bar does not run over blank cells (each one is written in reverse).
+            let rows = list.window.filter { !$0.deleted }
+            let nameWidth = min(40, max(12, (rows.map { TextWidth.width($0.recordName) }.max() ?? 12) + 1))
+            let fieldWidths = fields.indices.map { i in
+                min(28, max(TextWidth.width(fields[i]) + 2, (rows.map { $0.columns.indices.contains(i) ? TextWidth.width($0.columns[i]) : 0 }.max() ?? 0) + 1))
+            }
+            let typeWidth = min(16, max(5, (rows.compactMap { $0.recordType.map(TextWidth.width) }.max() ?? 4) + 1))
+            var widths = [nameWidth] + fieldWidths + [typeWidth, 16]
+            let room = screen.width - 2 - widths.count
+            if widths.reduce(0, +) > room { widths = [0] + fieldWidths.map { min($0, 20) } + [typeWidth, 16] }
+            let cols = widths[0] == 0 ? columns(widths, total: screen.width - 2) : widths
             let headers = fields.map { name -> String in
                 guard let sort = list.view.sort, sort.field == name else { return name.uppercased() }
                 return name.uppercased() + (sort.descending ? " ↓" : " ↑")

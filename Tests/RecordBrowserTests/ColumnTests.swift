@@ -44,3 +44,4 @@ import Testing
         #expect(again.state.list?.view.columns == nil && again.screen.line(1).contains("TITLE") && !again.screen.line(1).contains("YEAR"))
     }
 }
+
