@@ -9,6 +9,8 @@
 # Prints the binary's size and its start-up time to the first frame of the demo browser.
 # Usage: scripts/package.sh [--no-install-test]
 set -euo pipefail
+# chroot, mount and dpkg-shlibdeps live in sbin on Debian; a bare PATH (env -i, cron) may lack it.
+export PATH="$PATH:/usr/sbin:/sbin"
 cd "$(dirname "$0")/.."
 INSTALL_TEST=1; [ "${1:-}" = "--no-install-test" ] && INSTALL_TEST=0
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
