@@ -51,6 +51,11 @@ public final class RecordCache: Sendable {
             try db.execute(sql: "ALTER TABLE list ADD COLUMN count INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "UPDATE list SET count = (SELECT COUNT(*) FROM record WHERE record.key = list.key)")
         }
+        migrator.registerMigration("v3-search") { db in
+            // The lower-cased text of every field value, for `/` (rows of earlier versions match by name
+            // and type until their record is fetched again).
+            try db.execute(sql: "ALTER TABLE record ADD COLUMN search TEXT")
+        }
         migrator.registerMigration("v4-columns") { db in
             // `:columns` remembered per record type (the file is the account's: server, container, …).
             try db.execute(sql: "CREATE TABLE list_columns (record_type TEXT PRIMARY KEY, names TEXT NOT NULL)")
@@ -60,11 +65,6 @@ public final class RecordCache: Sendable {
             // many), a reopen drops them, so both can say what they count.
             try db.execute(sql: "ALTER TABLE list ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "UPDATE list SET deleted = (SELECT COUNT(*) FROM record WHERE record.key = list.key AND record.deleted = 1)")
-        }
-        migrator.registerMigration("v3-search") { db in
-            // The lower-cased text of every field value, for `/` (rows of earlier versions match by name
-            // and type until their record is fetched again).
-            try db.execute(sql: "ALTER TABLE record ADD COLUMN search TEXT")
         }
         try migrator.migrate(pool)
     }

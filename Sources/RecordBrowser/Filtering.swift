@@ -98,10 +98,9 @@ extension Browser {
     /// Underlines where `filter` occurs in row `y` (the first occurrence in each row).
     static func highlightMatch(_ screen: inout Screen, y: Int, filter: String?) {
         guard let filter, !filter.isEmpty, y >= 0, y < screen.height else { return }
-        let line = screen.line(y)
-        guard let range = line.lowercased().range(of: filter.lowercased()) else { return }
         // Lower-casing keeps the text's characters (and so their columns) for the scripts used here.
-        let lowered = line.lowercased()
+        let lowered = screen.line(y).lowercased()
+        guard let range = lowered.range(of: filter.lowercased()) else { return }
         let x = TextWidth.width(String(lowered[..<range.lowerBound]))
         let width = TextWidth.width(String(lowered[range]))
         guard x < screen.width else { return }

@@ -70,7 +70,8 @@ public enum Browser {
             let effects = handle(key, &state)
             if state.pane != pane {
                 if state.message == message {
-                    if state.messageKind == .outcome, let text = state.message { state.message = text } else { state.message = nil }
+                    // A commit's outcome survives this one move, as a plain message; others go.
+                    if state.messageKind == .outcome, let text = state.message { state.show(text, kind: .plain) } else { state.message = nil }
                 }
                 if state.lastError == error { state.lastError = nil }
             }
@@ -568,8 +569,9 @@ public enum Browser {
 
     static func clampScrolls(_ state: inout BrowserState) {
         let h = listHeight(state)
-        move(&state.zoneSelection, &state.zoneScroll, count: state.zones.count, delta: 0, height: h)
-        move(&state.subscriptionSelection, &state.subscriptionListScroll, count: state.subscriptions.count, delta: 0, height: h)
+        // Zones and subscriptions scroll in rows the filter shows, as their keys do.
+        moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visibleZones(state), delta: 0, height: h)
+        moveVisible(&state.subscriptionSelection, &state.subscriptionListScroll, visible: visibleSubscriptions(state), delta: 0, height: h)
         if var list = state.list {
             move(&list.selection, &list.scroll, count: list.matching, delta: 0, height: h)
             state.list = list
@@ -947,64 +949,54 @@ public enum Browser {
     static func handleInput(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         guard var input = state.input else { return [] }
         switch key {
-        case .escape, .ctrl("c"):
+        case .escape, .ctrl("c"), .backspace where input.characters.isEmpty:
+            // Esc, or Backspace on an empty line (as in less and vim), closes the line; a filter goes.
             state.input = nil
-            if input.mode == .filter {
-                state.filter = nil
-                return filterChanged(&state)
-            }
-            return []
-        case .backspace where input.characters.isEmpty:
-            // Backspace on an empty line closes it, as in less and vim.
-            state.input = nil
-            if input.mode == .filter {
-                state.filter = nil
-                return filterChanged(&state)
-            }
-            return []
+            return input.mode == .filter ? setFilter(nil, &state) : []
         case .enter:
             state.input = nil
-            if input.mode == .filter {
-                state.filter = input.text.isEmpty ? nil : input.text
-                return filterChanged(&state)
+            switch input.mode {
+            case .filter: return setFilter(input.text.isEmpty ? nil : input.text, &state)
+            case .addField: return addField(input.text, &state)
+            case .newRecord: return newRecord(input.text, &state)
+            case .newZone: return newZone(input.text, &state)
+            case .deleteZone(let zone): return deleteZone(zone, typed: input.text, &state)
+            case .command: return command(input.text, &state)
             }
-            if input.mode == .addField { return addField(input.text, &state) }
-            if case .newRecord = input.mode { return newRecord(input.text, &state) }
-            if case .newZone = input.mode { return newZone(input.text, &state) }
-            if case .deleteZone(let zone) = input.mode {
-                guard input.text == zone.zoneName else {
-                    state.message = "not deleted: the name typed was not \(zone.zoneName)"
-                    return []
-                }
-                state.staged.stage(zone: StagedZoneOperation(kind: .delete, zone: zone))
-                state.message = "staged: delete zone \(zone.zoneName) and its records · c commits (u unstages)"
-                return []
-            }
-            return command(input.text, &state)
         default:
             let before = input.characters
             guard TextEditing.apply(key, &input.characters, &input.cursor) else { return [] }
             state.input = input
-            if input.characters == before { return [] }
+            // A filter follows the text as it is typed.
+            return input.mode == .filter && input.characters != before ? setFilter(input.text, &state) : []
         }
-        state.input = input
-        if input.mode == .filter {
-            state.filter = input.text
-            return filterChanged(&state)
+    }
+
+    /// `d` on a zone, confirmed by typing its name: its deletion is staged.
+    static func deleteZone(_ zone: ZoneKey, typed: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard typed == zone.zoneName else {
+            state.message = "not deleted: the name typed was not \(zone.zoneName)"
+            return []
         }
+        state.staged.stage(zone: StagedZoneOperation(kind: .delete, zone: zone))
+        state.message = "staged: delete zone \(zone.zoneName) and its records · c commits (u unstages)"
         return []
     }
 
-    /// The `/` filter changed: back to the first match, rows and count from the cache (records), or the
-    /// first matching row of an in-memory screen.
-    static func filterChanged(_ state: inout BrowserState) -> [BrowserEffect] {
-        if state.pane != .records {
-            let text = state.filter ?? ""
-            state.filter = nil
-            state.paneFilter = text.isEmpty ? nil : PaneFilter(pane: state.pane, text: text)
+    /// The `/` filter of the current screen: the records list's is read from the cache (`filter`),
+    /// the other screens' rows are in memory (`paneFilter`). Back to the first match either way.
+    static func setFilter(_ text: String?, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard state.pane == .records else {
+            state.paneFilter = (text ?? "").isEmpty ? nil : PaneFilter(pane: state.pane, text: text!)
             paneFilterChanged(&state)
             return []
         }
+        state.filter = text
+        return filterChanged(&state)
+    }
+
+    /// The records list's `/` filter changed: back to the first match, rows and count from the cache.
+    static func filterChanged(_ state: inout BrowserState) -> [BrowserEffect] {
         guard var list = state.list else { return [] }
         list.selection = 0
         list.scroll = 0
