@@ -154,7 +154,10 @@ extension Browser {
                 for more in parts.dropFirst() { lines.append(DetailLine(field: "", type: "", text: String(more), copyJSON: copy, owner: name, mark: mark)) }
             }
             if mark == .changed {
-                let old = record.fields[name].map { $0.isList ? Format.items($0.listCount ?? 0) : Format.scalar($0) } ?? "unset (a new field)"
+                // A list's old elements, not just their count, so an element's edit can be compared.
+                let old = record.fields[name].map { value in
+                    value.isList ? "[" + value.listElements.prefix(20).map(Format.scalar).joined(separator: ", ") + ((value.listCount ?? 0) > 20 ? ", … \(Format.count((value.listCount ?? 0) - 20)) more" : "") + "]" : Format.scalar(value)
+                } ?? "unset (a new field)"
                 lines.append(DetailLine(field: "", type: "", text: "was: " + old.replacingOccurrences(of: "\n", with: "⏎"), owner: name, mark: .was))
             }
         }

@@ -144,7 +144,7 @@ extension Browser {
         }
         // The owner (33 characters) gets what is left after a readable zone name.
         let ownerWidth = max(14, min(34, (screen.width - 1) / 4))
-        let widths = [0, ownerWidth, 8, 7, 12]
+        let widths = [0, ownerWidth, 8, 7, 14]
         let cols = columns(widths, total: screen.width - 1)
         let height = screen.height - 4
         // The scroll the keys keep, clamped for a list that shrank since.
@@ -168,6 +168,13 @@ extension Browser {
             }
         }
         for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
+        // Zones staged for creation in this database, under the list (they exist once committed).
+        var y = 2 + min(visible.count - scroll, height)
+        let creates = state.staged.zoneOperations.filter { $0.kind == .create && $0.zone.scope == state.connection.scope }
+        for op in creates where y < screen.height - 2 {
+            screen.put(" " + row(["+ " + op.zone.zoneID.zoneName, op.zone.zoneID.ownerRecordName ?? "", "custom", "", "CREATE staged"], cols), x: 0, y: y, style: Theme.staged)
+            y += 1
+        }
     }
 
     static func drawRecords(_ screen: inout Screen, _ state: BrowserState) {
@@ -175,7 +182,12 @@ extension Browser {
         if list.matching == 0 {
             let text = list.loading || !list.opened ? " loading…" : (state.filter != nil ? " no loaded record matches the filter" : " no records")
             screen.put(text, x: 0, y: 2, style: Theme.dim)
-            if let message = state.message, list.total == 0 { screen.put(" " + message, x: 0, y: 4, maxWidth: screen.width - 2) }
+            if let message = state.message, list.total == 0 {
+                // Wrapped, never cut: it tells a new user what to type next.
+                for (i, row) in TextWidth.wrap(message, to: max(10, screen.width - 2)).prefix(max(0, screen.height - 8)).enumerated() {
+                    screen.put(" " + row, x: 0, y: 4 + i, maxWidth: screen.width - 1)
+                }
+            }
         }
         // Chosen columns, else one column of each type's first STRING field (named after those fields).
         let labelNames = Set(list.view.labels.values.filter { !$0.isEmpty }).sorted()
@@ -305,6 +317,13 @@ extension Browser {
             }
         }
         for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
+        // Zones staged for creation in this database, under the list (they exist once committed).
+        var y = 2 + min(visible.count - scroll, height)
+        let creates = state.staged.zoneOperations.filter { $0.kind == .create && $0.zone.scope == state.connection.scope }
+        for op in creates where y < screen.height - 2 {
+            screen.put(" " + row(["+ " + op.zone.zoneID.zoneName, op.zone.zoneID.ownerRecordName ?? "", "custom", "", "CREATE staged"], cols), x: 0, y: y, style: Theme.staged)
+            y += 1
+        }
     }
 
     static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {
@@ -380,13 +399,14 @@ extension Browser {
         if let confirmation = state.confirmation {
             switch confirmation {
             case .abortConflicts:
-                screen.put(" Abort the commit and drop the resolutions chosen so far? Nothing was applied. y aborts · any other key returns", x: 0, y: y, style: Theme.error, maxWidth: screen.width - 1)
+                putUpward(&screen, "Abort the commit and drop the resolutions chosen so far? Nothing was applied. y aborts · any other key returns", style: Theme.error)
             case .discardAll:
                 let n = state.staged.operations.count
-                screen.put(" Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", x: 0, y: y, style: Theme.error, maxWidth: screen.width - 1)
+                putUpward(&screen, "Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", style: Theme.error)
             }
         } else if let prompt = commitPrompt(state) {
-            screen.put(prompt.text, x: 0, y: y, style: prompt.style, maxWidth: screen.width - 1)
+            // Prompts wrap rather than lose their last keys at 80 columns.
+            putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style)
         } else if let input = state.input {
             screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
         } else if let message = state.message {
@@ -403,6 +423,18 @@ extension Browser {
             }
         } else {
             screen.put(" " + TextWidth.truncate(hints(state), to: screen.width - 2), x: 0, y: y, style: Theme.dim)
+        }
+    }
+
+    /// Text on the hint line that wraps upwards over the body (up to 3 rows) instead of being cut.
+    static func putUpward(_ screen: inout Screen, _ text: String, style: Style) {
+        let y = screen.height - 2
+        var rows = TextWidth.wrap(text, to: max(10, screen.width - 2))
+        if rows.count > 3 { rows = Array(rows.prefix(3)); rows[2] = TextWidth.truncate(rows[2] + " …", to: screen.width - 2) }
+        for (i, row) in rows.enumerated() {
+            let line = y - (rows.count - 1) + i
+            screen.fill(y: line, style: .plain)
+            screen.put(" " + row, x: 0, y: line, style: style, maxWidth: screen.width - 1)
         }
     }
 
@@ -434,17 +466,23 @@ extension Browser {
         if state.notifications.isDisconnected { parts.append("pushes: disconnected") }
         if state.readOnlyReason != nil { parts.append("read-only") }
         var tail = " · " + parts.joined(separator: " · ") + " "
-        if TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 14 > screen.width {
-            // Narrow: shorter words before anything is cut.
-            tail = tail.replacing(" · more coming", with: " · more…").replacing(" loaded", with: "")
-        }
         // The server, whenever it is not Apple's: the same container ID lives on several servers.
         let server = c.server.isAppleDefault ? "" : TextWidth.truncate(c.server.displayName, to: 22) + " › "
-        let fixed = TextWidth.width(server) + TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 4
-        let container = TextWidth.truncate(c.container, to: max(8, screen.width - fixed))
+        func fixed() -> Int { TextWidth.width(server) + TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 4 }
+        if fixed() + 10 > screen.width {
+            // Narrow: shorter words before anything is cut (the container keeps at least 10 cells).
+            tail = tail.replacing(" · more coming", with: " · more…").replacing(" loaded", with: "")
+        }
+        if fixed() + 10 > screen.width {
+            // Narrower still: "200+" says more are coming in one cell.
+            tail = tail.replacing(" · more…", with: "+")
+        }
+        let container = TextWidth.truncate(c.container, to: max(8, screen.width - fixed()))
         var x = screen.put(" \(server)\(container) · ", x: 0, y: y, style: Theme.status)
         x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
-        x += screen.put(tail, x: x, y: y, style: Theme.status)
+        // Whatever still does not fit ends in an ellipsis, never mid-word without one.
+        let room = screen.width - x
+        x += screen.put(TextWidth.width(tail) <= room ? tail : TextWidth.truncate(tail, to: max(1, room - 1)) + " ", x: x, y: y, style: Theme.status)
         if let error = state.lastError, x < screen.width - 4 {
             // The short form: the code when there is one; `!` shows every error in full.
             let short = error.serverErrorCode.map { $0.rawValue + (error.error?.reason.map { ": " + $0 } ?? "") } ?? error.message
@@ -456,7 +494,7 @@ extension Browser {
 
     static func box(_ screen: inout Screen, title: String, lines: [String]) {
         let width = min(screen.width - 4, max(TextWidth.width(title) + 4, (lines.map(TextWidth.width).max() ?? 0) + 4))
-        let wrapped = lines.flatMap { TextWidth.wrap($0, to: width - 4) }
+        let wrapped = lines.flatMap { hangingWrap($0, to: width - 4) }
         let height = min(screen.height - 2, wrapped.count + 2)
         let x = (screen.width - width) / 2, y = (screen.height - height) / 2
         for row in 0..<height {
@@ -472,9 +510,26 @@ extension Browser {
         screen.put("└" + String(repeating: "─", count: width - 2) + "┘", x: x, y: y + height - 1, style: Theme.box)
     }
 
-    /// Every key of the current screen.
+    /// Wraps a "key   description" line so its continuation lines start under the description.
+    static func hangingWrap(_ line: String, to columns: Int) -> [String] {
+        let rows = TextWidth.wrap(line, to: columns)
+        guard rows.count > 1 else { return rows }
+        // The description starts after the first run of two or more spaces (within the key column).
+        let chars = Array(line)
+        var indent = chars.prefix(while: { $0 == " " }).count
+        if let gap = (indent..<max(indent, chars.count - 1)).first(where: { chars[$0] == " " && chars[$0 + 1] == " " }), gap < 20 {
+            indent = gap + (chars[gap...].prefix(while: { $0 == " " }).count)
+        }
+        guard indent > 0, indent < columns / 2 else { return rows }
+        let rest = String(line.dropFirst(rows[0].count)).drop(while: { $0 == " " })
+        let pad = String(repeating: " ", count: indent)
+        return [rows[0]] + TextWidth.wrap(String(rest), to: columns - indent).map { pad + $0 }
+    }
+
+    /// Every key of the current screen: its own keys first, then those that work everywhere. The
+    /// commit and conflict screens take every key, so they list only their own.
     public static func helpLines(_ state: BrowserState) -> [String] {
-        var lines = [
+        let everywhere = [
             "j k ↓ ↑       move            PgDn PgUp  page",
             "g G           first / last    Enter      open",
             "Esc h         back            q Ctrl-C   quit",
@@ -484,58 +539,70 @@ extension Browser {
             "/             filter what is listed (n N next / previous, Esc clears)",
             "D             debug pane (recent requests, tokens redacted)",
             "!             recent errors in full (code, reason, request uuid, time)",
+            "b             staged batch    c          commit (preview first)",
+            "N             live notifications (webcourier long-poll)",
+            "",
+            ":db public|private|shared   :open RECORD   :q",
         ]
+        var own: [String] = []
         switch state.pane {
         case .zones:
-            lines += ["1 2 3         public / private / shared database", "r             reload zones",
-                      "n             a new zone    d   delete the zone (its name typed)    u   unstage"]
+            own = ["1 2 3         public / private / shared database", "r             reload zones",
+                   "n             a new zone    d   delete the zone (its name typed)    u   unstage"]
         case .records:
-            lines += ["/             filter by name, type or any field value in the local cache",
-                      "r             fetch changes since the last sync token",
-                      "G             load to the end (Esc stops)", "y             copy the record as JSON (OSC 52)",
-                      ":query TYPE [FIELD COMPARATOR VALUE]   query by record type",
-                      "d             stage the selected record's deletion   u   unstage it",
-                      "n             a new record (TYPE [NAME]); with a filter, n N step through matches",
-                      ":columns FIELD,…   :sort FIELD [asc|desc]"]
+            own = ["/             filter by name, type or any field value in the local cache",
+                   "r             fetch changes since the last sync token",
+                   "G             load to the end (Esc stops)", "y             copy the record as JSON (OSC 52)",
+                   ":query TYPE [FIELD COMPARATOR VALUE]   query by record type",
+                   "d             stage the selected record's deletion   u   unstage it",
+                   "n             a new record (TYPE [NAME]); with a filter, n N step through matches",
+                   ":columns FIELD,…   :sort FIELD [asc|desc]"]
         case .recordDetail:
-            lines += ["Enter         follow the selected REFERENCE", "v             raw JSON as the server sent it",
-                      "y             copy the field (or record) as JSON", "r             look the record up again",
-                      "e             edit the selected field (Enter stages, Ctrl-O new line, Esc cancels)",
-                      "a             add a field (NAME TYPE)   x   clear the field (set to null)",
-                      "              on a list element: e edits it, a adds one after it, x removes it",
-                      "u             unstage the selected field's change   U   unstage the whole record",
-                      "E             edit all fields as JSON in $EDITOR",
-                      "d             stage the record's deletion   u   unstage the record"]
+            own = ["Enter         follow the selected REFERENCE", "v             raw JSON as the server sent it",
+                   "y             copy the field (or record) as JSON", "r             look the record up again",
+                   "e             edit the selected field (Enter stages, Ctrl-O new line, Esc cancels)",
+                   "a             add a field (NAME TYPE)   x   clear the field (set to null)",
+                   "              on a list element: e edits it, a adds one after it, x removes it",
+                   "u             unstage the selected field's change   U   unstage the whole record",
+                   "E             edit all fields as JSON in $EDITOR",
+                   "d             stage the record's deletion"]
         case .subscriptions, .subscriptionDetail:
-            lines += ["Enter         the whole definition", "r             reload", "y             copy as JSON"]
+            own = ["Enter         the whole definition", "v             raw JSON", "r             reload", "y             copy as JSON"]
         case .batch:
-            lines += ["u             unstage the selected operation", "X             discard every staged operation (asks first)",
-                      "Enter         open the record"]
+            own = ["u             unstage the selected operation", "X             discard every staged operation (asks first)",
+                   "Enter         open the record"]
         case .notifications:
-            lines += ["Enter         open the notified record (or zone)", "R             refresh the open zone (after a reconnect)",
-                      "X             clear the list"]
-        case .debug: lines += ["Enter         the whole exchange (headers and bodies, secrets redacted)"]
-        case .inspector: lines += ["/ n N         search the exchange; next / previous match", "y             copy it (secrets redacted)"]
+            own = ["Enter         open the notified record (or zone)", "R             refresh the open zone (after a reconnect)",
+                   "X             clear the list"]
+        case .debug: own = ["Enter         the whole exchange (headers and bodies, secrets redacted)"]
+        case .inspector: own = ["/ n N         search the exchange; next / previous match", "y             copy it (secrets redacted)"]
+        case .errors: own = ["j k PgDn PgUp scroll         ! or Esc   back"]
         case .conflict:
-            lines += ["m             keep mine, re-based on the server's change tag",
-                      "f             force mine (no change tag: overwrites the server's)",
-                      "t             take the server's version (drop mine)",
-                      "g             merge field by field (j/k field, Space toggles, Enter done)",
-                      "e             edit again from the server's version",
-                      "r             re-create a record deleted on the server",
-                      "n p           next / previous conflict    a   abort the commit",
-                      "Esc           abort (asks first when something is already chosen)"]
-        case .commit, .errors: break
+            return ["m             keep mine, re-based on the server's change tag",
+                    "f             force mine (no change tag: overwrites the server's)",
+                    "t             take the server's version (drop mine)",
+                    "g             merge field by field (j/k field, Space toggles, Enter done)",
+                    "e             edit again from the server's version",
+                    "r             re-create a record deleted on the server",
+                    "n p j k       next / previous conflict",
+                    "a             abort the commit",
+                    "Esc           abort (asks first when something is already chosen)",
+                    "?             this help", "", "press any key to close"]
+        case .commit:
+            return ["y             send (in production: type the container's name, then Enter)",
+                    "n Esc         cancel: nothing is sent, everything stays staged",
+                    "j k PgDn PgUp scroll          g G   top / end",
+                    "Enter Esc     close, once the answer is in",
+                    "q             quit (not while a request is in flight)",
+                    "?             this help", "", "press any key to close"]
         }
-        lines += ["b             staged batch    c          commit (preview first)", "N             live notifications (webcourier long-poll)"]
-        lines += ["", ":db public|private|shared   :open RECORD   :q", ":columns FIELD,…   :sort FIELD [asc|desc]", "press any key to close"]
-        return lines
+        return own + (own.isEmpty ? [] : [""]) + everywhere + ["press any key to close"]
     }
 
     static func drawHelp(_ screen: inout Screen, _ state: BrowserState) {
         // Wrapped to the box's width first, so what is cut off can be scrolled to.
         let width = min(screen.width - 4, 80) - 4
-        let lines = helpLines(state).flatMap { TextWidth.wrap($0, to: width) }
+        let lines = helpLines(state).flatMap { hangingWrap($0, to: width) }
         let room = max(3, screen.height - 4)
         guard lines.count > room else { return box(&screen, title: "Keys", lines: lines) }
         let top = min(state.helpScroll, lines.count - (room - 1))

@@ -120,7 +120,7 @@ extension Browser {
                 return (" y send · n cancel · j/k PgUp PgDn scroll", Style(bold: true))
             case .sending: return (" sending… (recorded in the journal first, so a crash cannot send it twice blindly)", Theme.dim)
             case .verifying: return (" checking whether the commit was applied…", Theme.dim)
-            case .done, .conflicts: return (" Enter or Esc closes · ↑↓ scroll", Theme.dim)
+            case .done, .conflicts: return (" Enter or Esc closes · j/k PgUp PgDn g/G scroll", Theme.dim)
             }
         }
         guard state.pane == .conflict, commit.conflicts.indices.contains(commit.selection) else { return nil }
@@ -237,8 +237,10 @@ extension Browser {
         if let original = editor.original, original != .null { body.append(("was: " + cell(original), Theme.dim)) }
         for line in editor.displayLines { body += TextWidth.wrap(line, to: width - 4).map { ($0, Style.plain) } }
         if let error = editor.error { body += TextWidth.wrap("✗ " + error, to: width - 4).map { ($0, Theme.error) } }
-        body.append((editorHint(editor.type), Theme.dim))
-        body.append(("Enter stages · Ctrl-O new line · Ctrl-U/Ctrl-K cut to line start/end · Esc cancels", Theme.dim))
+        // The hints wrap rather than being cut at 80 columns.
+        for hint in [editorHint(editor.type), "Enter stages · Ctrl-O new line · Ctrl-U/Ctrl-K cut to line start/end · Esc cancels"] where !hint.isEmpty {
+            body += TextWidth.wrap(hint, to: width - 4).map { ($0, Theme.dim) }
+        }
         let height = min(screen.height - 4, body.count + 2)
         let x = 2, top = screen.height - 2 - height
         for r in 0..<height { screen.fill(x: 0, y: top + r, width: screen.width, style: .plain) }

@@ -52,6 +52,16 @@ public enum Browser {
         }
     }
 
+    /// Keys that move the selection or scroll, on every screen.
+    static func isMove(_ key: Key) -> Bool {
+        switch key {
+        case .char("j"), .char("k"), .char("g"), .char("G"), .up, .down, .pageUp, .pageDown, .home, .end, .ctrl("d"), .ctrl("u"):
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Keys that waited, in order, once nothing is awaited any more.
     static func replayWaitingKeys(_ state: inout BrowserState) -> [BrowserEffect] {
         var effects: [BrowserEffect] = []
@@ -66,8 +76,13 @@ public enum Browser {
         case .key(let key):
             // The user moving to another screen leaves the last screen's message and error behind
             // (they stay in `!`).
-            let pane = state.pane, message = state.message, error = state.lastError
+            let pane = state.pane, message = state.message, error = state.lastError, modal = state.modal
             let effects = handle(key, &state)
+            if state.pane == pane, modal == nil, state.modal == nil, isMove(key), state.message == message, state.messageKind == .plain {
+                // Moving the selection is moving on: a plain message (a refused key's hint, what
+                // was staged) goes; the last error stays in the status line and in `!`.
+                state.message = nil
+            }
             if state.pane != pane {
                 if state.message == message {
                     // A commit's outcome survives this one move, as a plain message; others go.
@@ -661,7 +676,7 @@ public enum Browser {
             list.opened = true
             list.generation = generation
             state.list = list
-            state.message = "The default zone has no change feed: type  :query TYPE [FIELD COMPARATOR VALUE]"
+            state.message = "The default zone has no change feed: type :query TYPE [FIELD COMPARATOR VALUE]"
             return []
         }
         var list = RecordList(key: listKey(state, zoneID), source: .changes)
@@ -845,6 +860,19 @@ public enum Browser {
         if toFirst {
             detail.selection = page.firstSelectable
             detail.scroll = 0
+        }
+        page.move(&detail.selection, &detail.scroll, delta: 0, height: Layout(state).bodyHeight)
+        state.detail = detail
+    }
+
+    /// After an element's edit the selection stays with that element (the field's first line when
+    /// the list is empty), not with the line index, which an insert or removal shifts.
+    static func select(field: String, element: Int, _ state: inout BrowserState) {
+        guard var detail = state.detail, let page = detailPage(state) else { return }
+        let lines = page.lines
+        if let index = lines.indices.first(where: { lines[$0].owner == field && lines[$0].element == element && lines[$0].mark != .was })
+            ?? lines.indices.first(where: { lines[$0].owner == field && lines[$0].field == field }) {
+            detail.selection = index
         }
         page.move(&detail.selection, &detail.scroll, delta: 0, height: Layout(state).bodyHeight)
         state.detail = detail

@@ -176,6 +176,9 @@ extension Browser {
             switch key {
             case .char("g"): scroll(-lineCount); return []
             case .char("G"): scroll(lineCount); return []
+            case .char("?"):
+                state.showHelp = true
+                return []
             case .char("q") where commit.phase != .sending && commit.phase != .verifying:
                 state.quitRequested = true
                 return [.quit]

@@ -103,7 +103,7 @@ extension Browser {
                 guard let value = FieldInput.list(list.type, rest) else { return [] }
                 stage(StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [field: value]), &state,
                       message: "staged: remove [\(i)] of '\(field)'")
-                settleDetail(&state)
+                select(field: field, element: min(i, rest.count - 1), &state)
             }
             return []
         }
@@ -261,6 +261,10 @@ extension Browser {
                     return []
                 }
                 stage(op, &state, message: "staged: '\(editor.field)' of '\(record.recordName)'")
+                switch editor.element {
+                case .replace(let i)?, .insert(let i)?: select(field: editor.field, element: i, &state)
+                case nil: settleDetail(&state)
+                }
             }
             return []
         default:
