@@ -125,6 +125,7 @@ extension Browser {
             return []
         }
         list.view.columns = names.isEmpty ? nil : names
+        list.seenWidths = []
         state.list = list
         state.message = names.isEmpty ? "columns of \(type): back to the default" : "columns of \(type): \(names.joined(separator: ", ")) (remembered)"
         return [.rememberColumns(recordType: type, columns: names)] + window(&state, force: true)
@@ -160,6 +161,7 @@ extension Browser {
         list.scroll = 0
         if let field = sort?.field, !(list.view.columns ?? []).contains(field) {
             list.view.columns = (list.view.columns ?? []) + [field]  // the sorted field is shown
+            list.seenWidths = []
         }
         state.list = list
         state.message = sort.map { "sorted by \($0.field) \($0.descending ? "descending" : "ascending") (the loaded rows)" } ?? "back to the fetched order"

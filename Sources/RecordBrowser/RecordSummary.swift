@@ -1,4 +1,5 @@
 import CloudKitModels
+import TerminalUI
 
 /// What a list row needs of a record; the full record stays in the cache.
 public struct RecordSummary: Sendable, Hashable {
@@ -70,3 +71,16 @@ public struct ListSort: Sendable, Hashable {
     }
 }
 
+extension RecordSummary {
+    /// Cells of the widest record name, of each of `columns` column values and of the record type
+    /// among live rows (tombstones show no values): [name, column…, type].
+    public static func contentWidths(_ rows: [RecordSummary], columns: Int) -> [Int] {
+        var widths = Array(repeating: 0, count: columns + 2)
+        for row in rows where !row.deleted {
+            widths[0] = max(widths[0], TextWidth.width(row.recordName))
+            for i in 0..<min(columns, row.columns.count) { widths[1 + i] = max(widths[1 + i], TextWidth.width(row.columns[i])) }
+            widths[columns + 1] = max(widths[columns + 1], row.recordType.map(TextWidth.width) ?? 4)
+        }
+        return widths
+    }
+}

@@ -197,12 +197,11 @@ extension Browser {
             // records can be told apart by their content; the sort column says its direction.
             // Columns as wide as what the window holds (within limits), so rows are packed to the left
             // and the selection bar does not run over blank cells (each one is written in reverse).
-            let rows = list.window.filter { !$0.deleted }
-            let nameWidth = min(40, max(12, (rows.map { TextWidth.width($0.recordName) }.max() ?? 12) + 1))
-            let fieldWidths = fields.indices.map { i in
-                min(28, max(TextWidth.width(fields[i]) + 2, (rows.map { $0.columns.indices.contains(i) ? TextWidth.width($0.columns[i]) : 0 }.max() ?? 0) + 1))
-            }
-            let typeWidth = min(16, max(5, (rows.compactMap { $0.recordType.map(TextWidth.width) }.max() ?? 4) + 1))
+            var seen = RecordSummary.contentWidths(list.window, columns: fields.count)
+            if list.seenWidths.count == seen.count { seen = zip(seen, list.seenWidths).map { max($0, $1) } }
+            let nameWidth = min(40, max(12, seen[0] + 1))
+            let fieldWidths = fields.indices.map { i in min(28, max(TextWidth.width(fields[i]) + 2, seen[1 + i] + 1)) }
+            let typeWidth = min(16, max(5, seen[fields.count + 1] + 1))
             var widths = [nameWidth] + fieldWidths + [typeWidth, 16]
             let room = screen.width - 2 - widths.count
             if widths.reduce(0, +) > room { widths = [0] + fieldWidths.map { min($0, 20) } + [typeWidth, 16] }

@@ -101,6 +101,9 @@ public struct RecordList: Sendable {
     public var windowRequest = 0
     /// Field columns and order (`:columns`, `:sort`).
     public var view = ListView()
+    /// The widest name, column values and type seen in the windows since the columns were chosen:
+    /// packed columns grow as wider rows scroll in and do not shrink back, so they do not jump.
+    public var seenWidths: [Int] = []
     public var syncToken: String?
     public var continuationMarker: String?
     public var moreComing = true

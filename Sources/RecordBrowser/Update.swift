@@ -176,6 +176,8 @@ public enum Browser {
             // there were rows to choose them from.
             if list.view.columns == nil, !columns.isEmpty { list.view.columns = columns }
             if list.view.columns == nil { list.view.labels = labels }
+            let widths = RecordSummary.contentWidths(rows, columns: list.view.columns?.count ?? 1)
+            list.seenWidths = widths.count == list.seenWidths.count ? zip(widths, list.seenWidths).map { max($0, $1) } : widths
             var jumped = false
             if let target = list.jumpTo {
                 // The rows of a far move have arrived: the selection goes there now.

@@ -43,5 +43,22 @@ import Testing
         again.keys(.enter)
         #expect(again.state.list?.view.columns == nil && again.screen.line(1).contains("TITLE") && !again.screen.line(1).contains("YEAR"))
     }
-}
 
+    /// Packed columns grow as wider rows scroll in and do not shrink back when they scroll out.
+    @Test func packedColumnsDoNotJumpWhileScrolling() {
+        var h = Harness(width: 100, height: 30)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        let records: [RecordResult] = (1...200).map { i in
+            var r = Record(recordName: "r\(i)", recordType: "Note", recordChangeTag: "t\(i)")
+            r.fields = ["title": .string(i <= 5 ? "a much longer title \(i)" : "t\(i)")]
+            return .record(r)
+        }
+        h.page(records, token: "t", more: false)
+        let typeColumn = { h.screen.line(1).range(of: "TYPE").map { h.screen.line(1).distance(from: h.screen.line(1).startIndex, to: $0.lowerBound) } }
+        let before = typeColumn()
+        h.keys(.char("G"))
+        #expect(h.state.list?.selection == 199)
+        #expect(typeColumn() == before, "the TYPE column stays where it was")
+    }
+}
