@@ -568,7 +568,7 @@ extension Browser {
         case .subscriptions, .subscriptionDetail:
             own = ["Enter         the whole definition", "v             raw JSON", "r             reload", "y             copy as JSON"]
         case .batch:
-            own = ["u             unstage the selected operation", "X             discard every staged operation (asks first)",
+            own = ["u             unstage the selected operation (a record's or a zone's)", "X             discard every staged operation (asks first)",
                    "Enter         open the record"]
         case .notifications:
             own = ["Enter         open the notified record (or zone)", "R             refresh the open zone (after a reconnect)",

@@ -65,12 +65,13 @@ extension Browser {
         let server = state.connection.server
         if !server.isAppleDefault { header += " on \(server.displayName)" }
         screen.put(header + " · old → new per field", x: 0, y: 1, style: Theme.header, maxWidth: screen.width - 1)
-        // Zone operations first (they are sent first); u on the zones screen unstages them.
-        let zoneLines: [(op: Int, text: String, style: Style)] = zoneOps.map { z in
-            (-1, z.kind == .create ? "CREATE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName)" : "DELETE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName) and every record in it",
+        // Zone operations first (they are sent first), then the records; one selection runs over
+        // both (zone operations are 0..<zoneOps.count).
+        let zoneLines: [(op: Int, text: String, style: Style)] = zoneOps.enumerated().map { i, z in
+            (i, z.kind == .create ? "CREATE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName)" : "DELETE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName) and every record in it",
              z.kind == .create ? Theme.staged : Theme.stagedDelete)
         }
-        let lines = zoneLines + batchLines(state, width: screen.width - 2)
+        let lines = zoneLines + batchLines(state, width: screen.width - 2).map { ($0.op + zoneOps.count, $0.text, $0.style) }
         let height = screen.height - 4
         let first = lines.firstIndex { $0.op == state.batchSelection } ?? 0
         let last = lines.lastIndex { $0.op == state.batchSelection } ?? 0

@@ -366,21 +366,38 @@ extension Browser {
     }
 
     static func batchKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        let ops = state.staged.operations
+        // One selection over the zone operations (listed first) and the record operations.
+        let ops = state.staged.operations, zoneOps = state.staged.zoneOperations
+        let count = zoneOps.count + ops.count
         let h = listHeight(state)
-        if let d = delta(key, page: h, count: ops.count) {
-            move(&state.batchSelection, &state.batchScroll, count: ops.count, delta: d, height: h)
+        if let d = delta(key, page: h, count: count) {
+            move(&state.batchSelection, &state.batchScroll, count: count, delta: d, height: h)
             return []
         }
-        guard ops.indices.contains(state.batchSelection) else { return [] }
-        let op = ops[state.batchSelection]
+        if key == .char("X") {
+            state.confirmation = .discardAll
+            return []
+        }
+        if zoneOps.indices.contains(state.batchSelection) {
+            let zone = zoneOps[state.batchSelection]
+            switch key {
+            case .char("u"):
+                state.staged.unstage(zone: zone.zone)
+                state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
+                state.message = "unstaged the \(zone.kind == .create ? "creation" : "deletion") of zone \(zone.zone.zoneID.zoneName) · \(state.staged.count) staged"
+            case .enter, .char("l"), .right:
+                state.message = "a zone operation: u unstages it; z lists the zones"
+            default: break
+            }
+            return []
+        }
+        guard ops.indices.contains(state.batchSelection - zoneOps.count) else { return [] }
+        let op = ops[state.batchSelection - zoneOps.count]
         switch key {
         case .char("u"):
             state.staged.unstage(op.key)
-            state.batchSelection = min(state.batchSelection, max(0, state.staged.operations.count - 1))
-            state.message = "unstaged '\(op.recordName)' · \(state.staged.operations.count) staged"
-        case .char("X"):
-            state.confirmation = .discardAll
+            state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
+            state.message = "unstaged '\(op.recordName)' · \(state.staged.count) staged"
         case .enter, .char("l"), .right:
             guard op.zone.scope == state.connection.scope else {
                 state.message = "'\(op.recordName)' is in the \(op.database.rawValue) database: :db \(op.database.rawValue) first"

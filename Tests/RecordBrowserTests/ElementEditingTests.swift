@@ -78,6 +78,14 @@ import Testing
         h.keys(.enter)
         let rows = (0..<24).map { h.screen.line($0) }
         #expect(rows.contains { $0.contains("+ Scratch") && $0.contains("CREATE staged") })
+        // In the batch, the zone operation is selectable like a record's, and u unstages it.
+        h.keys(.char("b"))
+        #expect(h.screen.line(2).contains("CREATE ZONE private › Scratch"))
+        h.keys(.char("u"))
+        #expect(h.state.staged.isEmpty && h.state.message?.contains("unstaged the creation of zone Scratch") == true)
+        h.keys(.escape, .char("n"))
+        h.type("Scratch")
+        h.keys(.enter)
         h.keys(.char("?"))
         let help = (0..<24).map { h.screen.line($0) }
         let start = help.firstIndex { $0.contains("n             a new zone") }!
