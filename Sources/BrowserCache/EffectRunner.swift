@@ -159,14 +159,35 @@ public struct EffectRunner: Sendable {
             do {
                 outcomes.append(ZoneOutcome(request: request, answer: .answered(try await client.database(request.database).modifyZones(request.body.operations))))
             } catch let error as CloudKitError where error.httpStatus == nil {
-                outcomes.append(ZoneOutcome(request: request, answer: .unknown(BrowserFailure(error))))
-                break
+                // The answer was lost: whether the zones changed is looked up, not guessed. Only when
+                // the lookup fails too does it stay unknown (and the records are not sent).
+                guard let results = await lookUpZoneOutcomes(request) else {
+                    outcomes.append(ZoneOutcome(request: request, answer: .unknown(BrowserFailure(error))))
+                    break
+                }
+                outcomes.append(ZoneOutcome(request: request, answer: .answered(results)))
             } catch {
                 outcomes.append(ZoneOutcome(request: request, answer: .refused(BrowserFailure(error))))
                 break
             }
         }
         return outcomes
+    }
+
+    /// What a zones/modify whose answer was lost did, from zones/lookup: a created zone that exists
+    /// and a deleted zone that does not were applied; the others were not (and stay staged).
+    func lookUpZoneOutcomes(_ request: CommitPlan.ZoneRequest) async -> [ZoneResult]? {
+        guard let found = try? await client.database(request.database).lookupZones(request.operations.map(\.zone.zoneID)) else { return nil }
+        return request.operations.map { op in
+            let exists = found.contains { result in
+                if case .zone(let zone) = result { return zone.zoneID.zoneName == op.zone.zoneID.zoneName && zone.deleted != true }
+                return false
+            }
+            let applied = (op.kind == .create) == exists
+            if applied { return .zone(Zone(zoneID: op.zone.zoneID, deleted: op.kind == .delete ? true : nil)) }
+            let reason = "not applied: the answer was lost, and zones/lookup shows the zone \(exists ? "still exists" : "does not exist")"
+            return .failure(ZoneError(zoneID: op.zone.zoneID, info: ServerErrorInfo(serverErrorCode: op.kind == .create ? .zoneNotFound : .exists, reason: reason)))
+        }
     }
 
     /// Looks up the records of requests whose answer was lost and judges each operation.

@@ -79,4 +79,50 @@ import Testing
         guard case .commitVerified(let after, nil) = await runner.verify(plan.requests) else { Issue.record("lookup failed"); return }
         #expect(after.map(\.applied) == [.yes], "\(after)")
     }
+
+    /// zones/modify reaches the server, then the connection drops: the runner looks the zones up
+    /// instead of reporting "unknown", so an applied create is done and the records follow.
+    @Test func aLostZonesAnswerIsJudgedByLookingTheZonesUp() async throws {
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = ["t"]
+        configuration.users = [(name: "u", token: "w")]
+        let service = try LocalCloudKit(store: try Store(directory: tempDirectory("srv")), configuration: configuration)
+        let client = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
+            credentials: .apiToken("t", webAuthToken: "w"), transport: LosingTransport(inner: InProcessTransport(service: service)))
+        let db = client.database(.private)
+        _ = try await db.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Old"))])
+        let runner = EffectRunner(client: client, cache: nil)
+        var batch = StagedBatch()
+        let account = testAccount()
+        let scope = Scope(account: account, database: .private)
+        batch.stage(zone: StagedZoneOperation(kind: .create, zone: ZoneKey(scope: scope, zoneID: ZoneID(zoneName: "New"))))
+        batch.stage(zone: StagedZoneOperation(kind: .delete, zone: ZoneKey(scope: scope, zoneID: ZoneID(zoneName: "Old"))))
+        batch.stage(zone: StagedZoneOperation(kind: .delete, zone: ZoneKey(scope: scope, zoneID: ZoneID(zoneName: "Never"))))
+        let plan = try CommitPlan.make(batch)
+        let outcomes = await runner.commitZones(plan)
+        guard case .answered(let results)? = outcomes.first?.answer else {
+            Issue.record("the lost answer was not looked up: \(outcomes)")
+            return
+        }
+        let zones = try await db.listZones().compactMap(\.zone).map(\.zoneID.zoneName)
+        #expect(zones.contains("New") && !zones.contains("Old"), "the request was applied: \(zones)")
+        #expect(results.count == 3)
+        if case .zone(let z) = results[0] { #expect(z.zoneID.zoneName == "New") } else { Issue.record("New: \(results[0])") }
+        if case .zone(let z) = results[1] { #expect(z.deleted == true) } else { Issue.record("Old: \(results[1])") }
+        // A zone that never existed: "deleted" by the lookup's reckoning too (it is absent).
+        if case .zone = results[2] {} else { Issue.record("Never: \(results[2])") }
+    }
+}
+
+/// Sends zones/modify through, then throws as a dropped connection does (no HTTP status).
+struct LosingTransport: HTTPTransport {
+    let inner: InProcessTransport
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await inner.send(request)
+        if request.url.contains("/zones/modify"), let body = request.body, String(decoding: body, as: UTF8.self).contains("\"New\"") {
+            throw CloudKitError(kind: .transport, operation: "zones/modify", reason: "connection reset after the request was sent")
+        }
+        return response
+    }
 }
