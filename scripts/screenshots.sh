@@ -43,7 +43,7 @@ tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
      CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token \
      CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
 wait_for "3 zones"
-keys j Enter; wait_for "24 loaded"; keys Enter; wait_for "FIELDS 2"
+keys j Enter; wait_for "25 loaded"; keys Enter; wait_for "FIELDS 2"
 keys j e C-u "Spring show: final list" Enter; wait_for "staged:"
 keys k e C-u 1 Enter; wait_for "staged: 'pinned'"
 keys j j e; shot inline-editor

@@ -9,6 +9,9 @@ struct RequestContext: Sendable {
     var key: DatabaseKey
     var dbID: Int64
     var now: Int64
+    /// In the shared database, once a zone is resolved: what the caller may reach in it (the
+    /// context then points at the owner's private database). Nil: the caller's own database.
+    var access: SharedAccess?
 
     var environment: CloudKitEnvironment { route.environment }
     var container: String { route.container }
@@ -30,6 +33,10 @@ extension LocalCloudKit {
                 throw ServiceError(.authenticationFailed, "users endpoints need a signed-in user")
             }
             return (200, .json(["userRecordName": .string(recordName), "firstName": .string(user), "lastName": .null]))
+        }
+        if route.endpoint.operation.hasPrefix("users/") { return (200, .json(try await users(route.endpoint, caller: caller, body: body))) }
+        if route.endpoint == .recordsResolve || route.endpoint == .recordsAccept {
+            return (200, .json(try await resolveShares(route, caller: caller, body: body, accept: route.endpoint == .recordsAccept)))
         }
         let owner = route.scope == .public ? "" : (caller.userRecordName ?? "")
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
@@ -63,6 +70,9 @@ extension LocalCloudKit {
 
     func read(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
         switch endpoint {
+        case .zonesList where context.scope == .shared: return (200, .json(try listSharedZones(db, context)))
+        case .zonesLookup where context.scope == .shared: return (200, .json(try lookupSharedZones(db, context, body)))
+        case .changesDatabase where context.scope == .shared: return (200, .json(try sharedDatabaseChanges(db, context, body)))
         case .zonesList: return (200, .json(try listZones(db, context)))
         case .zonesLookup: return (200, .json(try lookupZones(db, context, body)))
         case .changesDatabase: return (200, .json(try databaseChanges(db, context, body)))

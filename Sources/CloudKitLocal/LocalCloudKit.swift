@@ -64,6 +64,8 @@ public struct LocalServerConfiguration: Sendable {
     public var apiTokens: [String] = []
     /// Users: a name and the web auth token that signs them in.
     public var users: [(name: String, token: String)] = []
+    /// How other users find a user (users/discover, users/lookup, share participants), by name.
+    public var userContacts: [String: UserContact] = [:]
     /// Server-to-server keys: Key ID and the PEM public key registered for it.
     public var serverKeys: [(keyID: String, publicKeyPEM: String)] = []
     /// Base URL clients reach the server at (for `redirectURL` and sign-in pages).
@@ -84,6 +86,16 @@ public struct LocalServerConfiguration: Sendable {
     public var notifications = NotificationSettings()
 
     public init() {}
+}
+
+/// How a user is found by others: an email address and a phone number (either may be absent).
+public struct UserContact: Sendable, Hashable {
+    public var email: String?
+    public var phone: String?
+    public init(email: String? = nil, phone: String? = nil) {
+        self.email = email
+        self.phone = phone
+    }
 }
 
 /// The local CloudKit-compatible service: routes `/database/1/…` requests, authenticates them as the
@@ -113,6 +125,13 @@ public final class LocalCloudKit: Sendable {
             }
             for user in configuration.users {
                 try db.execute(sql: "INSERT OR REPLACE INTO web_user (token, name) VALUES (?, ?)", arguments: [user.token, user.name])
+                let contact = configuration.userContacts[user.name]
+                try db.execute(
+                    sql: """
+                        INSERT INTO user_info (name, record_name, email, phone) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (name) DO UPDATE SET email = coalesce(excluded.email, email), phone = coalesce(excluded.phone, phone)
+                        """,
+                    arguments: [user.name, Self.userRecordName(for: user.name), contact?.email, contact?.phone])
             }
             for key in configuration.serverKeys {
                 try db.execute(

@@ -10,6 +10,7 @@ struct Route: Sendable {
     static let endpoints: [Endpoint] = [
         .zonesList, .zonesLookup, .zonesModify, .changesDatabase, .changesZone, .recordsChanges, .recordsQuery,
         .recordsLookup, .recordsModify, .subscriptionsList, .subscriptionsLookup, .subscriptionsModify, .usersCurrent,
+        .usersCaller, .usersDiscover, .usersDiscoverAll, .usersLookupEmail, .usersLookupID, .recordsResolve, .recordsAccept,
     ]
 
     init(container: String, environment: CloudKitEnvironment, scope: DatabaseScope, endpoint: Endpoint) {
@@ -33,7 +34,9 @@ struct Route: Sendable {
             throw ServiceError.badRequest("unknown database '\(parts[4].prefix(40))'; use public, private or shared")
         }
         let operation = parts[5...].joined(separator: "/")
-        guard let endpoint = Self.endpoints.first(where: { $0.operation == operation }) else { throw notFound() }
+        // users/discover is both a GET and a POST: the method picks the endpoint.
+        let named = Self.endpoints.filter { $0.operation == operation }
+        guard let endpoint = named.first(where: { $0.method.rawValue == method.uppercased() }) ?? named.first else { throw notFound() }
         guard endpoint.method.rawValue == method.uppercased() else {
             var error = ServiceError(.badRequest, "method \(method.prefix(10)) not allowed for \(operation)", status: 405)
             error.extraHeaders = [("Allow", endpoint.method.rawValue)]
@@ -52,17 +55,20 @@ struct Route: Sendable {
     var needsUser: Bool {
         if scope != .public { return true }
         switch endpoint {
-        case .recordsModify, .zonesModify, .subscriptionsModify, .usersCurrent, .tokensCreate, .tokensRegister: return true
+        case .recordsModify, .zonesModify, .subscriptionsModify, .usersCurrent, .tokensCreate, .tokensRegister,
+             .usersCaller, .usersDiscover, .usersDiscoverAll, .usersLookupEmail, .usersLookupID, .recordsResolve, .recordsAccept:
+            return true
         default: return false
         }
     }
 
-    /// Reads whose answer depends only on the request and the stored data (see `AnswerCache`).
-    var isCacheable: Bool { !isWrite && endpoint != .usersCurrent }
+    /// Reads whose answer depends only on the request and the stored data (see `AnswerCache`); the
+    /// users/* answers and share metadata depend on the caller, who is not part of a public key.
+    var isCacheable: Bool { !isWrite && !endpoint.operation.hasPrefix("users/") && endpoint != .recordsResolve }
 
     var isWrite: Bool {
         switch endpoint {
-        case .recordsModify, .zonesModify, .subscriptionsModify: return true
+        case .recordsModify, .zonesModify, .subscriptionsModify, .recordsAccept: return true
         default: return false
         }
     }

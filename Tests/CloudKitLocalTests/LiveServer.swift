@@ -28,6 +28,7 @@ final class LiveServer: Sendable {
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = [apiToken]
         configuration.users = [alice, bob]
+        configuration.userContacts = ["alice": UserContact(email: "alice@example.com", phone: "+1 555 0100"), "bob": UserContact(email: "bob@example.com")]
         configuration.serverKeys = serverKeys
         configuration.now = now
         configuration.notifications = notifications

@@ -28,7 +28,7 @@ new_session "$WORK/tmux.conf" "$DEMO"
 check "the demo starts" "3 zones" 60
 check "the demo's status bar names its server" "local demo ›"
 open_drafts
-check "the demo's Drafts list" "24 loaded"
+check "the demo's Drafts list (its 24 drafts and the zone's share record)" "25 loaded"
 keys d
 check "a delete staged in the demo" "staged: delete 'draft-0'"
 check "the list marks it" "D draft-0"
@@ -43,7 +43,7 @@ if screen | grep -q "staged"; then bad "the demo's staged delete shows against t
 if screen | grep "Drafts" | grep -q "cached"; then bad "the demo's cache is used for the local server"; else ok "Drafts is not cached for the local server"; fi
 open_drafts
 check "the local server's own records" "serve-only"
-check "all 25 of them" "25 loaded"
+check "all 26 of them" "26 loaded"
 if screen | grep -q "D draft-0"; then bad "the demo's staged delete is marked against the local server"; else ok "draft-0 is not marked for deletion here"; fi
 keys b
 check "the batch is empty here" "Nothing staged"

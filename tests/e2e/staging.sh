@@ -44,7 +44,7 @@ edit_field() { keys g; for _ in $(seq 2 "$1"); do keys j; done; keys e C-u "$2" 
 
 start
 keys j Enter
-check "the Drafts zone opens" "24 loaded"
+check "the Drafts zone opens (24 drafts and its share record)" "25 loaded"
 
 # 1. Two updates and a delete, reviewed and committed as one atomic batch.
 keys Enter

@@ -9,11 +9,23 @@ public enum DemoSeed {
     public static let apiToken = "ckbrowse-demo-api-token"
     public static let userName = "demo"
     public static let webAuthToken = "ckbrowse-demo-web-auth-token"
+    public static let userEmail = "demo@example.com"
+    /// A second user: `demo` shares the Drafts zone (read-write, accepted) and one exhibition
+    /// (read-only, invited: accepting it is left to the guest) with them.
+    public static let guestName = "guest"
+    public static let guestWebAuthToken = "ckbrowse-demo-guest-token"
+    public static let guestEmail = "guest@example.com"
+    /// The exhibition shared with the guest, and its share record.
+    public static let sharedRecordName = "exhibition-1"
+    public static let sharedRecordShareName = "share-exhibition-1"
 
     /// Adds the demo credentials to a configuration.
     public static func configure(_ configuration: inout LocalServerConfiguration) {
         configuration.apiTokens.append(apiToken)
         configuration.users.append((name: userName, token: webAuthToken))
+        configuration.users.append((name: guestName, token: guestWebAuthToken))
+        configuration.userContacts[userName] = UserContact(email: userEmail)
+        configuration.userContacts[guestName] = UserContact(email: guestEmail)
     }
 
     /// Seeds once; later calls see the marker and return false.
@@ -31,6 +43,10 @@ public enum DemoSeed {
             configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: environment),
             credentials: .apiToken(apiToken, webAuthToken: webAuthToken), transport: InProcessTransport(service: service))
         try await seed(client)
+        let guest = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: environment),
+            credentials: .apiToken(apiToken, webAuthToken: guestWebAuthToken), transport: InProcessTransport(service: service))
+        try await share(client, guest)
         try await service.store.pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, '1')", arguments: [key])
         }
@@ -159,6 +175,25 @@ public enum DemoSeed {
             SubscriptionOperation(.create, .query("new-artists", Query(recordType: "Artist", filterBy: [Filter("name", .beginsWith, .string("M"))]), firesOn: [.create, .update],
                 notificationInfo: NotificationInfo(alertBody: "New artist", additionalFields: ["name"]))),
         ])
+    }
+
+    /// The shares: Drafts as a whole (read-write, accepted by the guest) and one exhibition
+    /// (read-only, left invited).
+    static func share(_ owner: CloudKitClient, _ guest: CloudKitClient) async throws {
+        let privateDB = owner.database(.private)
+        let invite = ShareParticipant.invite(UserLookupInfo(emailAddress: guestEmail), permission: .readWrite)
+        let drafts = try await privateDB.modifyRecords(ModifyRecordsRequest(
+            operations: [.create(.share(of: nil, participants: [invite]))], zoneID: ZoneID(zoneName: "Drafts")))
+        try check(drafts)
+        let gallery = ZoneID(zoneName: "Gallery")
+        guard let root = try await privateDB.lookupRecords([sharedRecordName], zoneID: gallery).first?.record else { return }
+        let readOnly = ShareParticipant.invite(UserLookupInfo(emailAddress: guestEmail), permission: .readOnly)
+        try check(await privateDB.modifyRecords(ModifyRecordsRequest(
+            operations: [.create(.share(of: RecordLink(recordName: root.recordName, recordChangeTag: root.recordChangeTag), recordName: sharedRecordShareName, participants: [readOnly]))],
+            zoneID: gallery)))
+        if let guid = drafts.results.first?.record?.shortGUID {
+            _ = try await guest.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])
+        }
     }
 
     static func check(_ result: ModifyRecordsResult) throws {

@@ -21,23 +21,29 @@ extension LocalCloudKit {
         }
         guard typeKnown else { throw ServiceError.badRequest("Did not find record type: \(query.recordType)") }
 
-        let zones: [ZoneRow]
+        // Each zone with the context it is read in (in the shared database, its owner's database).
+        let zones: [(ZoneRow, RequestContext)]
         if request.zoneID == nil && request.zoneWide == true {
-            zones = try ZoneRow.all(db, context.dbID)
+            if context.scope == .shared {
+                zones = try sharedZones(db, context).map { try zoneAndContext(db, context, ZoneID(zoneName: $0.zone.name, ownerRecordName: $0.owner)) }
+            } else {
+                zones = try ZoneRow.all(db, context.dbID).map { ($0, context) }
+            }
         } else {
-            zones = [try requireZone(db, context, request.zoneID)]
+            zones = [try zoneAndContext(db, context, request.zoneID)]
         }
-        var matches: [StoredRecord] = []
-        for zone in zones {
+        var matches: [(StoredRecord, RequestContext)] = []
+        for (zone, context) in zones {
             let rows = try Row.fetchAll(
                 db, sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0",
                 arguments: [context.dbID, zone.name, query.recordType])
             for row in rows {
                 let record = try StoredRecord(row: row)
-                if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) { matches.append(record) }
+                if let access = context.access, access.permission(record.name) == nil { continue }
+                if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) { matches.append((record, context)) }
             }
         }
-        QueryMatcher.sort(&matches, by: query.sortBy ?? [])
+        QueryMatcher.sort(&matches, by: query.sortBy ?? []) { $0.0 }
 
         let queryHash = OpaqueToken.hash(query.json.bytes + Array((request.zoneID?.zoneName ?? "").utf8))
         var offset = 0
@@ -49,8 +55,8 @@ extension LocalCloudKit {
         }
         let page = matches.dropFirst(offset).prefix(limit)
         var object = JSONObject()
-        object.set("records", JSON.array(page.map {
-            $0.wire(zoneID: context.zoneID($0.zone), desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false)
+        object.set("records", JSON.array(try page.map { record, context in
+            try recordWire(record, db, context, zoneID: context.zoneID(record.zone), desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false)
         }))
         if offset + page.count < matches.count {
             object.set("continuationMarker", OpaqueToken.continuationMarker(offset: offset + page.count, queryHash: queryHash))
@@ -176,7 +182,12 @@ enum QueryMatcher {
     /// Sorts by the descriptors in order; missing values sort last; LOCATION with `relativeLocation`
     /// sorts by distance. Ties keep a stable order by record name.
     static func sort(_ records: inout [StoredRecord], by descriptors: [SortDescriptor]) {
-        records.sort { a, b in
+        sort(&records, by: descriptors) { $0 }
+    }
+
+    static func sort<T>(_ items: inout [T], by descriptors: [SortDescriptor], record: (T) -> StoredRecord) {
+        items.sort { x, y in
+            let a = record(x), b = record(y)
             for descriptor in descriptors {
                 let va = key(a, descriptor), vb = key(b, descriptor)
                 if va == vb { continue }

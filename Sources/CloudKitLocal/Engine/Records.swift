@@ -17,7 +17,7 @@ extension LocalCloudKit {
         for operation in request.operations where !RecordOperationType.all.contains(operation.operationType) {
             throw ServiceError.badRequest("unknown operationType '\(operation.operationType.rawValue)'")
         }
-        let zone = try requireZone(db, context, request.zoneID)
+        let (zone, context) = try zoneAndContext(db, context, request.zoneID)
         let atomic = (request.atomic ?? true) && isAtomicZone(zone, context)
         let numbersAsStrings = request.numbersAsStrings ?? false
         let zoneID = context.zoneID(zone.name)
@@ -57,6 +57,8 @@ extension LocalCloudKit {
                 results.append(outcome)
             }
             for (zoneName, seq) in log.zoneSeqs { try touchZone(db, context.dbID, zoneName, seq) }
+            // Participants of a shared zone see it changed in their shared database.
+            try touchSharedZones(db, ownerDB: context.dbID, zones: log.zoneSeqs.keys)
             if let seq = log.seq {
                 try db.cachedStatement(sql: "UPDATE ckdb SET seq = ? WHERE id = ?").execute(arguments: [seq, context.dbID])
             }
@@ -77,6 +79,8 @@ extension LocalCloudKit {
             case .success where status == 400:
                 // Atomic failure: everything that did not fail itself failed because of the culprit.
                 writer.write(itemError(name, .atomicError, "Atomic failure: another operation in the batch failed"))
+            case .success(let record) where record.type == Self.shareRecordType && !record.deleted:
+                writer.write(try shareWire(record, db, ownerDB: context.dbID, zoneID: zoneID, caller: context.caller.userRecordName))
             case .success(let record):
                 let keys = operation.desiredKeys ?? request.desiredKeys
                 if keys == nil && !numbersAsStrings {
@@ -123,6 +127,8 @@ extension LocalCloudKit {
         let stored = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name, parsingFields: !fieldsAsText)
         var existing = stored.flatMap { $0.deleted ? nil : $0 }
         let type = operation.operationType
+        if let access = context.access { try checkSharedWrite(operation, existing, access) }
+        let isShare = (incoming.recordType ?? existing?.type) == Self.shareRecordType
 
         if type.needsChangeTag, let existing {
             // A conditional write without a tag is treated as stale (unconfirmed; the reference suggests CONFLICT).
@@ -196,6 +202,7 @@ extension LocalCloudKit {
         if incoming.createShortGUID == true && record.shortGUID == nil {
             record.shortGUID = Self.shortGUID()
         }
+        if isShare { try prepareShare(operation, &record, existing: existing, db, context, zone) }
         let seq = try log.nextSeq(db, context.dbID)
         record.seq = seq
         record.tag = String(seq, radix: 36)
@@ -206,6 +213,7 @@ extension LocalCloudKit {
         record.storedFieldsText = encodedFields
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
+        if isShare { try saveShare(operation, record, db, context, zone, log) }
         return record
     }
 
@@ -237,6 +245,11 @@ extension LocalCloudKit {
         try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, zone.name, record.name])
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))
+        // A deleted share revokes its participants' access; a deleted shared root takes its share along.
+        if record.type == Self.shareRecordType { try deletedShare(record, db, context, zone, log) }
+        if let share = record.share, let shareRecord = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: share), !shareRecord.deleted {
+            try delete(shareRecord, db, context, zone, cascadeDepth: cascadeDepth + 1, log)
+        }
         guard cascadeDepth < 64 else { return }
         for source in sources where (source["action"] as String) == "DELETE_SELF" {
             let sourceZoneName: String = source["zone"]
@@ -343,12 +356,14 @@ extension LocalCloudKit {
     func lookupRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
         let request = try decodeBody(LookupRecordsRequest.self, body)
         try checkCount(request.records.count, "records")
-        let zone = try requireZone(db, context, request.zoneID)
+        let (zone, context) = try zoneAndContext(db, context, request.zoneID)
         let zoneID = context.zoneID(zone.name)
         var results: [JSON] = []
         for item in request.records {
-            if let record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: item.recordName), !record.deleted {
-                results.append(record.wire(zoneID: zoneID, desiredKeys: item.desiredKeys ?? request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false))
+            if let record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: item.recordName), !record.deleted,
+                context.access.map({ $0.permission(record.name) != nil }) ?? true
+            {
+                results.append(try recordWire(record, db, context, zoneID: zoneID, desiredKeys: item.desiredKeys ?? request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false))
             } else {
                 results.append(itemError(item.recordName, .notFound, "Record not found"))
             }
@@ -358,7 +373,7 @@ extension LocalCloudKit {
 
     func recordChanges(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> [UInt8] {
         let request = try decodeBody(RecordChangesRequest.self, body)
-        let zone = try requireZone(db, context, request.zoneID)
+        let (zone, context) = try zoneAndContext(db, context, request.zoneID)
         let limit = try checkLimit(request.resultsLimit)
         var writer = JSONWriter(capacity: 1024 * limit + 256)
         try writeChangePage(
@@ -375,7 +390,7 @@ extension LocalCloudKit {
         for (i, entry) in request.zones.enumerated() {
             if i > 0 { writer.raw(",") }
             do {
-                let zone = try requireZone(db, context, entry.zoneID)
+                let (zone, context) = try zoneAndContext(db, context, entry.zoneID)
                 try writeChangePage(
                     db, context, zone, syncToken: entry.syncToken,
                     limit: try checkLimit(entry.resultsLimit ?? request.resultsLimit),
@@ -413,6 +428,8 @@ extension LocalCloudKit {
             since = seq
         }
         let reshape = desiredKeys != nil || numbersAsStrings
+        // A participant of a record share sees only the shared hierarchies.
+        let visible = context.access.flatMap { $0.isWholeZone ? nil : $0 }
         let types = recordTypes.map(Set.init)
         writer.raw("{")
         if let zoneID {
@@ -433,12 +450,16 @@ extension LocalCloudKit {
             guard stepped <= limit else { continue }
             last = RowJSON.seq(current)
             if let types, !RowJSON.isDeleted(current), !(RowJSON.type(current).map(types.contains) ?? false) { continue }
-            if written > 0 { writer.raw(",") }
-            written += 1
-            if reshape {
+            let isShare = RowJSON.type(current) == Self.shareRecordType
+            if reshape || isShare || visible != nil {
                 let record = try StoredRecord(row: row)
-                writer.write(record.wire(zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings))
+                if let visible, visible.permission(record.name) == nil { continue }
+                if written > 0 { writer.raw(",") }
+                written += 1
+                writer.write(try recordWire(record, db, context, zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings))
             } else {
+                if written > 0 { writer.raw(",") }
+                written += 1
                 RowJSON.writeRecord(current, into: &writer)
             }
         }

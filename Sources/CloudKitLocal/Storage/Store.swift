@@ -99,6 +99,36 @@ public final class Store: Sendable {
                 CREATE TABLE badge (container TEXT NOT NULL, user TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (container, user));
                 """)
         }
+        migrator.registerMigration("v3-sharing") { db in
+            // Users as others find them (users/discover, users/lookup, share participants): the name
+            // signs in; email and phone are look-up keys. Filled from the configuration at start.
+            // A share is a `cloudkit.share` record in the owner's private database (its row in
+            // `record` carries tag, seq and shortGUID); `share` adds what the record table cannot:
+            // the shared root (NULL: the whole zone) and the public permission. Participants are
+            // rows of their own, resolved to users where their look-up info matches one.
+            // `shared_zone` is each participant's shared database: the zones shared with them, with
+            // the participant database's own change counter (changes/database there).
+            try db.execute(sql: """
+                CREATE TABLE user_info (
+                  name TEXT PRIMARY KEY, record_name TEXT NOT NULL UNIQUE, email TEXT, phone TEXT);
+                CREATE INDEX user_info_email ON user_info (email COLLATE NOCASE);
+                CREATE TABLE share (
+                  db INTEGER NOT NULL, zone TEXT NOT NULL, name TEXT NOT NULL, root TEXT,
+                  public_permission TEXT NOT NULL DEFAULT 'NONE', short_guid TEXT NOT NULL UNIQUE,
+                  PRIMARY KEY (db, zone, name));
+                CREATE TABLE share_participant (
+                  db INTEGER NOT NULL, zone TEXT NOT NULL, share TEXT NOT NULL, participant_id TEXT NOT NULL,
+                  user_record_name TEXT, email TEXT, phone TEXT,
+                  permission TEXT NOT NULL, type TEXT NOT NULL, status TEXT NOT NULL,
+                  PRIMARY KEY (db, zone, share, participant_id));
+                CREATE INDEX share_participant_user ON share_participant (user_record_name, status);
+                CREATE TABLE shared_zone (
+                  shared_db INTEGER NOT NULL, owner_db INTEGER NOT NULL, zone TEXT NOT NULL,
+                  seq INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0,
+                  PRIMARY KEY (shared_db, owner_db, zone));
+                CREATE INDEX shared_zone_owner ON shared_zone (owner_db, zone);
+                """)
+        }
         return migrator
     }
 }

@@ -60,6 +60,14 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let subscriptionsModify = Endpoint("subscriptions/modify", .post, all)
     /// Always on the `public` path segment.
     public static let usersCurrent = Endpoint("users/current", .get, [.public, .private])
+    public static let usersCaller = Endpoint("users/caller", .get, [.public, .private])
+    public static let usersDiscover = Endpoint("users/discover", .post, [.public, .private])
+    public static let usersDiscoverAll = Endpoint("users/discover", .get, [.public, .private])
+    public static let usersLookupEmail = Endpoint("users/lookup/email", .post, [.public, .private])
+    public static let usersLookupID = Endpoint("users/lookup/id", .post, [.public, .private])
+    /// Share metadata by shortGUID, and accepting shares: always on the `public` path (§4.7, §4.8).
+    public static let recordsResolve = Endpoint("records/resolve", .post, [.public])
+    public static let recordsAccept = Endpoint("records/accept", .post, [.public])
     public static let tokensCreate = Endpoint("tokens/create", .post, [], device: true)
     public static let tokensRegister = Endpoint("tokens/register", .post, [], device: true)
 

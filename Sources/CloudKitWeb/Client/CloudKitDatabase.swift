@@ -115,6 +115,46 @@ public struct CloudKitDatabase: Sendable {
         try await call(.usersCurrent, nil, User.self)
     }
 
+    /// `GET users/caller`: the signed-in user's identity.
+    public func callerIdentity() async throws -> UserIdentity? {
+        try await call(.usersCaller, nil, UserIdentitiesResponse.self).users.first
+    }
+
+    /// `POST users/discover`: the identities of users found by email, phone or record name.
+    public func discoverUsers(_ lookupInfos: [UserLookupInfo]) async throws -> [UserIdentity] {
+        try await call(.usersDiscover, .object(["lookupInfos": .array(lookupInfos.map(\.json))]), UserIdentitiesResponse.self).users
+    }
+
+    /// `GET users/discover`: every identity the caller can discover.
+    public func discoverAllUsers() async throws -> [UserIdentity] {
+        try await call(.usersDiscoverAll, nil, UserIdentitiesResponse.self).users
+    }
+
+    /// `users/lookup/email` (legacy).
+    public func lookupUsers(emails: [String]) async throws -> [User] {
+        try await call(.usersLookupEmail, .object(["users": .array(emails.map { UserLookupInfo(emailAddress: $0).json })]), UsersResponse.self).users
+    }
+
+    /// `users/lookup/id` (legacy).
+    public func lookupUsers(recordNames: [String]) async throws -> [User] {
+        try await call(.usersLookupID, .object(["users": .array(recordNames.map { UserLookupInfo(userRecordName: $0).json })]), UsersResponse.self).users
+    }
+
+    // MARK: Sharing (always on the public path)
+
+    /// `records/resolve`: share metadata for each shortGUID (or why not).
+    public func resolveShares(_ shortGUIDs: [ShortGUID]) async throws -> [ShortGUIDResultItem] {
+        let answer = try await client.perform(.recordsResolve, database: .public, body: .object(["shortGUIDs": .array(shortGUIDs.map(\.json))]))
+        return try client.decode(ShortGUIDResponse.self, answer.json, .recordsResolve).results
+    }
+
+    /// `records/accept`: accepts share invitations; each accepted share's zone then appears in the
+    /// caller's shared database.
+    public func acceptShares(_ shortGUIDs: [ShortGUID]) async throws -> [ShortGUIDResultItem] {
+        let answer = try await client.perform(.recordsAccept, database: .public, body: .object(["shortGUIDs": .array(shortGUIDs.map(\.json))]))
+        return try client.decode(ShortGUIDResponse.self, answer.json, .recordsAccept).results
+    }
+
     // MARK: Paging
 
     /// The change feed of a custom zone as pages (records/changes), from `syncToken` (nil: from the

@@ -19,7 +19,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free port).") var port = 0
     @Option(name: .customLong("api-token"), help: ArgumentHelp("An accepted ckAPIToken (repeatable).", valueName: "token"))
     var apiTokens: [String] = []
-    @Option(name: .customLong("user"), help: ArgumentHelp("A user and the web auth token that signs them in (repeatable).", valueName: "name:web-auth-token"))
+    @Option(name: .customLong("user"), help: ArgumentHelp("A user, the web auth token that signs them in, and optionally the email others find them by (repeatable).", valueName: "name:web-auth-token[:email]"))
     var users: [String] = []
     @Option(name: .customLong("server-key"), help: ArgumentHelp("A server-to-server Key ID and its public key PEM file (repeatable).", valueName: "key-id:public-key.pem"))
     var serverKeys: [String] = []
@@ -52,9 +52,16 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = apiTokens
-        configuration.users = users.map { entry in
-            let parts = entry.split(separator: ":", maxSplits: 1)
-            return (name: String(parts[0]), token: String(parts[1]))
+        for entry in users {
+            // NAME:TOKEN, or NAME:TOKEN:EMAIL when the last part is an email address (a token may
+            // itself contain colons).
+            var parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+            if let mark = parts[1].lastIndex(of: ":"), parts[1][parts[1].index(after: mark)...].contains("@") {
+                let email = String(parts[1][parts[1].index(after: mark)...])
+                parts[1] = String(parts[1][..<mark])
+                configuration.userContacts[parts[0]] = UserContact(email: email)
+            }
+            configuration.users.append((name: parts[0], token: parts[1]))
         }
         configuration.serverKeys = try serverKeys.map { entry in
             let parts = entry.split(separator: ":", maxSplits: 1)
@@ -87,6 +94,7 @@ struct Serve: AsyncParsableCommand {
             }
             print("demo API token: \(DemoSeed.apiToken)")
             print("demo web auth token (user '\(DemoSeed.userName)'): \(DemoSeed.webAuthToken)")
+            print("demo web auth token (user '\(DemoSeed.guestName)', who '\(DemoSeed.userName)' shares with): \(DemoSeed.guestWebAuthToken)")
         }
         if !["127.0.0.1", "localhost", "::1"].contains(host) {
             FileHandle.standardError.write(Data("warning: binding \(host), not loopback: other machines can reach this server\n".utf8))
