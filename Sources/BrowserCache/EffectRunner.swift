@@ -52,6 +52,34 @@ public struct EffectRunner: Sendable {
     /// Runs an effect that needs no host (the network and the local cache).
     public func execute(_ effect: BrowserEffect) async -> [BrowserEvent] {
         switch effect {
+        case .discoverUsers(let names):
+            // Best effort: an owner shown by record name is still right.
+            guard let users = try? await client.database(.public).discoverUsers(names.map { UserLookupInfo(userRecordName: $0) }) else { return [] }
+            var found: [String: String] = [:]
+            for user in users {
+                guard let recordName = user.userRecordName else { continue }
+                let name = [user.nameComponents?.givenName, user.nameComponents?.familyName].compactMap { $0 }.joined(separator: " ")
+                let email = user.lookupInfo?.emailAddress
+                found[recordName] = name.isEmpty ? (email ?? recordName) : (email.map { "\(name) <\($0)>" } ?? name)
+            }
+            return [.usersDiscovered(found)]
+        case .loadSharePermission(let zone):
+            // The zone's shares as the signed-in user sees them: their own participation in each.
+            let request = QueryRequest(query: Query(recordType: Record.shareRecordType), zoneID: zone.zoneID)
+            guard let page = try? await client.database(zone.database).query(request) else { return [.sharePermissionLoaded(zone, nil)] }
+            let permissions = page.records.compactMap(\.record).compactMap { $0.currentUserParticipant?.permission }
+            let best: SharePermission? = permissions.contains(.readWrite) ? .readWrite : permissions.first
+            return [.sharePermissionLoaded(zone, best)]
+        case .acceptShare(let guid):
+            do {
+                let results = try await client.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])
+                switch results.first {
+                case .result(let result)?: return [.shareAccepted(guid, .success(result))]
+                case .failure(let error)?:
+                    return [.shareAccepted(guid, .failure(BrowserFailure(CloudKitError(kind: .server, operation: "records/accept", serverErrorCode: error.serverErrorCode, reason: error.info.reason))))]
+                case nil: return [.shareAccepted(guid, .failure(BrowserFailure(message: "records/accept answered nothing")))]
+                }
+            } catch { return [.shareAccepted(guid, .failure(BrowserFailure(error)))] }
         case .loadZones(let scope):
             do {
                 let zones = try await client.database(scope).listZones()

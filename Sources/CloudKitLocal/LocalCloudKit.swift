@@ -165,6 +165,7 @@ public final class LocalCloudKit: Sendable {
         let uuid = Self.requestUUID()
         var extraHeaders: [(String, String)] = []
         if request.path.hasPrefix("/webcourier/1/") { return await pollWebcourier(request) }
+        if request.path.hasPrefix("/share/") { return await sharePage(String(request.path.dropFirst("/share/".count))) }
         do {
             if request.body.count > configuration.maximumBodyBytes {
                 throw ServiceError.badRequest("request body of \(request.body.count) bytes exceeds the limit of \(configuration.maximumBodyBytes)")

@@ -39,12 +39,20 @@ extension Browser {
             } catch {
                 return []
             }
+        case "accept":
+            // A share URL (…/share/<shortGUID>) or the shortGUID itself.
+            guard words.count == 2, let guid = words[1].split(separator: "/").last.map(String.init), !guid.isEmpty else {
+                fail(&state, BrowserFailure(message: ":accept takes a share URL or its shortGUID"))
+                return []
+            }
+            state.message = "accepting the share \(guid)…"
+            return [.acceptShare(guid)]
         case "columns", "cols":
             return columnsCommand(Array(words.dropFirst()), &state)
         case "sort":
             return sortCommand(Array(words.dropFirst()), &state)
         default:
-            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :columns, :sort, :q)"))
+            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :accept, :columns, :sort, :q)"))
             return []
         }
     }

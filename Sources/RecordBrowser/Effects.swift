@@ -36,6 +36,12 @@ public enum BrowserEffect: Sendable, Hashable {
     case storeRecords(ListKey, [RecordResult], generation: Int)
     /// Create a push token and long-poll its webcourier URL until the browser quits.
     case startNotifications
+    /// Find the names (and emails) of users by record name: the owners of shared zones.
+    case discoverUsers([String])
+    /// Find out the signed-in user's permission on a zone of the shared database (from its shares).
+    case loadSharePermission(ZoneKey)
+    /// Accept a share by its shortGUID.
+    case acceptShare(String)
     /// Remove a journal of the earlier layout: its entries were kept here (and are journaled anew), or
     /// the user discarded them.
     case removeLegacyJournal(path: String)
@@ -72,6 +78,11 @@ public enum BrowserEvent: Sendable {
     case journalRestored(StagedBatch, inflight: [CommitPlan.Request])
     /// A journal of the earlier layout holds entries made against an unrecorded server: ask the user.
     case legacyJournalFound(LegacyJournal)
+    /// Names of users by record name (`name <email>`, or the name alone).
+    case usersDiscovered([String: String])
+    /// The signed-in user's strongest permission on a shared zone (nil: none found).
+    case sharePermissionLoaded(ZoneKey, SharePermission?)
+    case shareAccepted(String, Result<ShortGUIDResult, BrowserFailure>)
     /// The long-poll's connection changed.
     case notificationsStatus(NotificationFeed.Connection, at: Int64)
     /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).

@@ -188,6 +188,40 @@ extension Browser {
         return lines
     }
 
+    /// A share record's view: who it is shared with and how, above its fields.
+    static func shareLines(_ share: Record, _ state: BrowserState) -> [DetailLine] {
+        var lines = [DetailLine(field: "SHARE", type: "", text: "", isHeading: true)]
+        func add(_ field: String, _ text: String) { lines.append(DetailLine(field: field, type: "", text: text)) }
+        func person(_ p: ShareParticipant) -> String {
+            let recordName = p.userIdentity?.userRecordName
+            let given = [p.userIdentity?.nameComponents?.givenName, p.userIdentity?.nameComponents?.familyName].compactMap { $0 }.joined(separator: " ")
+            let name = given.isEmpty ? (recordName.flatMap { state.userNames[$0] } ?? recordName ?? "") : given
+            let email = p.userIdentity?.lookupInfo?.emailAddress ?? p.userIdentity?.lookupInfo?.phoneNumber
+            let me = recordName != nil && recordName == state.connection.account.identity.userRecordName
+            return [name.isEmpty ? nil : name, email.map { "<\($0)>" }, me ? "(you)" : nil].compactMap { $0 }.joined(separator: " ")
+        }
+        if let owner = share.owner { add("owner", person(owner)) }
+        add("shares", share.forRecord.map { "'\($0.recordName)' and the records below it" } ?? (share.recordName == Record.zoneShareName ? "the whole zone" : "a record and the records below it (its share field links here)"))
+        add("public", share.publicPermission?.rawValue ?? "NONE")
+        let others = (share.participants ?? []).filter { $0.type != .owner }
+        add("participants", others.isEmpty ? "none" : Format.plural(others.count, "participant"))
+        for p in others {
+            add("", "\(person(p)) · \(p.permission?.rawValue ?? "?") · \(p.acceptanceStatus?.rawValue ?? "?")")
+        }
+        if let mine = share.currentUserParticipant, mine.type != .owner {
+            add("you", "\(mine.permission?.rawValue ?? "?") · \(mine.acceptanceStatus?.rawValue ?? "?")")
+        }
+        if let guid = share.shortGUID {
+            add("shortGUID", guid)
+            switch state.connection.server {
+            case .embeddedDemo: add("accept", ":accept \(guid) (as the participant: ckbrowse --demo-user guest)")
+            case .url(let url):
+                add("URL", state.connection.server.isAppleDefault ? "https://www.icloud.com/share/\(guid)" : url + "/share/" + guid)
+            }
+        }
+        return lines
+    }
+
     /// The raw JSON view, wrapped to the width: nothing is cut.
     public static func rawLines(_ detail: RecordDetail, width: Int) -> [String] {
         guard let raw = detail.raw ?? detail.record?.json else { return [] }

@@ -70,6 +70,12 @@ public enum SignedInIdentity: Sendable, Hashable, CustomStringConvertible {
     /// A server-to-server key, identified by its key ID.
     case serverKey(keyID: String)
 
+    /// The user record name of a signed-in user.
+    public var userRecordName: String? {
+        if case .user(let name) = self { return name }
+        return nil
+    }
+
     /// How a person reads it.
     public var displayName: String {
         switch self {

@@ -160,9 +160,9 @@ extension Browser {
                 let staged = state.staged.operations.filter { $0.zone == key }.count
                 if staged > 0 { cached = "\(staged) staged" }
                 if state.staged.zoneOperations.contains(where: { $0.zone == key && $0.kind == .delete }) {
-                    return (row(["✝ " + zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", "DELETE staged"], cols), Theme.stagedDelete)
+                    return (row(["✝ " + zone.zoneID.zoneName, ownerName(state, zone.zoneID), kind, zone.atomic == true ? "yes" : "no", "DELETE staged"], cols), Theme.stagedDelete)
                 }
-                return (row([zone.zoneID.zoneName, zone.zoneID.ownerRecordName ?? "", kind, zone.atomic == true ? "yes" : "no", cached], cols), staged > 0 ? Theme.staged : .plain)
+                return (row([zone.zoneID.zoneName, ownerName(state, zone.zoneID), kind, zone.atomic == true ? "yes" : "no", cached], cols), staged > 0 ? Theme.staged : .plain)
             case .failure(let error):
                 return (row([error.zoneID?.zoneName ?? "?", error.serverErrorCode.rawValue, error.reason ?? "", "", ""], cols), Theme.error)
             }
@@ -175,6 +175,13 @@ extension Browser {
             screen.put(" " + row(["+ " + op.zone.zoneID.zoneName, op.zone.zoneID.ownerRecordName ?? "", "custom", "", "CREATE staged"], cols), x: 0, y: y, style: Theme.staged)
             y += 1
         }
+    }
+
+    /// A zone's owner as people read it: their discovered name (and email) when known, else the
+    /// record name.
+    static func ownerName(_ state: BrowserState, _ zoneID: ZoneID) -> String {
+        guard let owner = zoneID.ownerRecordName else { return "" }
+        return state.userNames[owner] ?? owner
     }
 
     static func drawRecords(_ screen: inout Screen, _ state: BrowserState) {
@@ -316,13 +323,6 @@ extension Browser {
             }
         }
         for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
-        // Zones staged for creation in this database, under the list (they exist once committed).
-        var y = 2 + min(visible.count - scroll, height)
-        let creates = state.staged.zoneOperations.filter { $0.kind == .create && $0.zone.scope == state.connection.scope }
-        for op in creates where y < screen.height - 2 {
-            screen.put(" " + row(["+ " + op.zone.zoneID.zoneName, op.zone.zoneID.ownerRecordName ?? "", "custom", "", "CREATE staged"], cols), x: 0, y: y, style: Theme.staged)
-            y += 1
-        }
     }
 
     static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {

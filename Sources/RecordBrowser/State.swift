@@ -362,6 +362,10 @@ public struct BrowserState: Sendable {
     public var staged = StagedBatch()
     /// Why writes are refused (staging included), or nil when they are allowed.
     public var readOnlyReason: String?
+    /// Users' names by record name, as discovered (owners of shared zones).
+    public var userNames: [String: String] = [:]
+    /// The signed-in user's permission on zones of the shared database, from their shares.
+    public var sharePermissions: [ZoneKey: SharePermission] = [:]
     /// The inline field editor, when open.
     public var editor: FieldEditor? {
         get { if case .editor(let editor)? = modal { return editor } else { return nil } }

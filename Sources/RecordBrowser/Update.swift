@@ -102,7 +102,38 @@ public enum Browser {
             case .success(let zones):
                 state.zones = zones
                 state.zoneSelection = min(state.zoneSelection, max(0, zones.count - 1))
+                // Zones of other owners: find out who they are (once per owner).
+                let owners = Set(zones.compactMap(\.zone?.zoneID.ownerRecordName)).subtracting(state.userNames.keys)
+                    .filter { scope == .shared && $0 != state.connection.account.identity.userRecordName }
+                if !owners.isEmpty { return [.discoverUsers(owners.sorted())] }
             case .failure(let failure): fail(&state, failure)
+            }
+            return []
+        case .usersDiscovered(let names):
+            state.userNames.merge(names) { $1 }
+            return []
+        case .sharePermissionLoaded(let zone, let permission):
+            state.sharePermissions[zone] = permission
+            if permission == .readOnly, state.list?.zone == zone {
+                state.message = "\(zone.zoneID.zoneName) is shared with you READ_ONLY: it can be read, not edited"
+            }
+            return []
+        case .shareAccepted(let guid, let result):
+            switch result {
+            case .success(let share):
+                let owner = share.ownerIdentity.flatMap { $0.nameComponents?.givenName ?? $0.userRecordName } ?? "its owner"
+                let what = share.rootRecordName.map { "'\($0)' in zone \(share.zoneID?.zoneName ?? "?")" } ?? "zone \(share.zoneID?.zoneName ?? "?")"
+                state.message = "accepted: \(what), shared by \(owner) (\(share.participantPermission?.rawValue ?? "?"))"
+                    + (state.connection.database == .shared ? "" : " · 3 opens the shared database")
+                if state.connection.database == .shared {
+                    state.zonesLoading = true
+                    return [.loadZones(.shared)]
+                }
+            case .failure(let failure):
+                var failure = failure
+                failure.message = "the share \(guid) was not accepted: \(failure.message)"
+                fail(&state, failure)
+                state.message = failure.message
             }
             return []
         case .listOpened(let generation, let total, let token, _):  // a change feed is always asked again, so the saved moreComing is not used
@@ -685,6 +716,10 @@ public enum Browser {
         list.generation = generation
         list.loading = true
         state.list = list
+        // Someone else's zone: whether it may be edited is known before anything is staged.
+        if state.connection.database == .shared, state.sharePermissions[list.zone] == nil {
+            return [.openList(list.key, generation: generation), .loadSharePermission(list.zone)]
+        }
         return [.openList(list.key, generation: generation)]
     }
 
@@ -847,6 +882,9 @@ public enum Browser {
             return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count))
         }
         var lines = detailLines(detail, staged: detailOperation(state))
+        if let record = detail.record, record.isShare {
+            lines = shareLines(record, state) + lines
+        }
         if let filter = filterText(state, .recordDetail) {
             // Section headers stay; of the rest, the lines of fields whose name or value matches.
             let owners = Set(lines.filter { matches($0.field + " " + $0.text, filter) }.compactMap { $0.owner ?? ($0.field.isEmpty ? nil : $0.field) })

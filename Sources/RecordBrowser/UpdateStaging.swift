@@ -11,9 +11,18 @@ extension Browser {
 
     /// False (with the reason on the hint line) when the connection refuses writes.
     static func writable(_ state: inout BrowserState) -> Bool {
-        guard let reason = state.readOnlyReason else { return true }
-        state.message = "read-only: \(reason). Nothing staged."
-        return false
+        if let reason = state.readOnlyReason {
+            state.message = "read-only: \(reason). Nothing staged."
+            return false
+        }
+        // A zone shared with the user READ_ONLY: said before anything is staged, not after a commit fails.
+        let zone = state.pane == .recordDetail ? state.detail?.key.zone : state.list?.zone
+        if let zone, zone.database == .shared, state.sharePermissions[zone] == .readOnly {
+            let owner = zone.zoneID.ownerRecordName.map { state.userNames[$0] ?? $0 } ?? "its owner"
+            state.message = "read-only: \(zone.zoneID.zoneName) is shared with you READ_ONLY by \(owner). Nothing staged."
+            return false
+        }
+        return true
     }
 
     static func stage(_ operation: StagedOperation, _ state: inout BrowserState, message: String) {

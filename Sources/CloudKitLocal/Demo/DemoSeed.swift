@@ -33,24 +33,37 @@ public enum DemoSeed {
     public static func seedIfNeeded(_ service: LocalCloudKit, environment: CloudKitEnvironment = .development) async throws -> Bool {
         // The development seed keeps the key earlier versions wrote.
         let key = environment == .development ? "seed:demo" : "seed:demo:\(environment.rawValue)"
-        let seeded = try await service.store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM setting WHERE key = ?", arguments: [key]) ?? false
+        func seeded(_ key: String) async throws -> Bool {
+            try await service.store.pool.read { db in
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM setting WHERE key = ?", arguments: [key]) ?? false
+            }
         }
-        if seeded { return false }
-        // Production takes the development schema (as if deployed): seed development first.
-        if environment != .development { try await seedIfNeeded(service, environment: .development) }
-        let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: environment),
-            credentials: .apiToken(apiToken, webAuthToken: webAuthToken), transport: InProcessTransport(service: service))
-        try await seed(client)
-        let guest = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: environment),
-            credentials: .apiToken(apiToken, webAuthToken: guestWebAuthToken), transport: InProcessTransport(service: service))
-        try await share(client, guest)
-        try await service.store.pool.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, '1')", arguments: [key])
+        func mark(_ key: String) async throws {
+            try await service.store.pool.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, '1')", arguments: [key])
+            }
         }
-        return true
+        func client(_ token: String) -> CloudKitClient {
+            CloudKitClient(
+                configuration: CloudKitConfiguration(serverURL: "http://in-process", container: container, environment: environment),
+                credentials: .apiToken(apiToken, webAuthToken: token), transport: InProcessTransport(service: service))
+        }
+        var didSeed = false
+        if try await !seeded(key) {
+            // Production takes the development schema (as if deployed): seed development first.
+            if environment != .development { try await seedIfNeeded(service, environment: .development) }
+            try await seed(client(webAuthToken))
+            try await mark(key)
+            didSeed = true
+        }
+        // The shares came later: a demo seeded by an earlier version gets them on its next start.
+        let sharesKey = key + ":shares"
+        if try await !seeded(sharesKey) {
+            try await share(client(webAuthToken), client(guestWebAuthToken))
+            try await mark(sharesKey)
+            didSeed = true
+        }
+        return didSeed
     }
 
     static let artists: [(String, String, String)] = [
@@ -178,21 +191,22 @@ public enum DemoSeed {
     }
 
     /// The shares: Drafts as a whole (read-write, accepted by the guest) and one exhibition
-    /// (read-only, left invited).
+    /// (read-only, left invited). A demo the user has changed since may refuse one (its zone or
+    /// record gone, already shared): that share is left out, never the demo.
     static func share(_ owner: CloudKitClient, _ guest: CloudKitClient) async throws {
         let privateDB = owner.database(.private)
         let invite = ShareParticipant.invite(UserLookupInfo(emailAddress: guestEmail), permission: .readWrite)
-        let drafts = try await privateDB.modifyRecords(ModifyRecordsRequest(
+        let drafts = try? await privateDB.modifyRecords(ModifyRecordsRequest(
             operations: [.create(.share(of: nil, participants: [invite]))], zoneID: ZoneID(zoneName: "Drafts")))
-        try check(drafts)
         let gallery = ZoneID(zoneName: "Gallery")
-        guard let root = try await privateDB.lookupRecords([sharedRecordName], zoneID: gallery).first?.record else { return }
-        let readOnly = ShareParticipant.invite(UserLookupInfo(emailAddress: guestEmail), permission: .readOnly)
-        try check(await privateDB.modifyRecords(ModifyRecordsRequest(
-            operations: [.create(.share(of: RecordLink(recordName: root.recordName, recordChangeTag: root.recordChangeTag), recordName: sharedRecordShareName, participants: [readOnly]))],
-            zoneID: gallery)))
-        if let guid = drafts.results.first?.record?.shortGUID {
-            _ = try await guest.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])
+        if let root = try? await privateDB.lookupRecords([sharedRecordName], zoneID: gallery).first?.record {
+            let readOnly = ShareParticipant.invite(UserLookupInfo(emailAddress: guestEmail), permission: .readOnly)
+            _ = try? await privateDB.modifyRecords(ModifyRecordsRequest(
+                operations: [.create(.share(of: RecordLink(recordName: root.recordName, recordChangeTag: root.recordChangeTag), recordName: sharedRecordShareName, participants: [readOnly]))],
+                zoneID: gallery))
+        }
+        if let guid = drafts?.results.first?.record?.shortGUID {
+            _ = try? await guest.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])
         }
     }
 

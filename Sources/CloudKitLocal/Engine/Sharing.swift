@@ -542,6 +542,39 @@ extension LocalCloudKit {
         return .object(object)
     }
 
+    /// `GET /share/<shortGUID>`: what a share URL opens on this server. It names the container, zone,
+    /// root and owner (no participants: the page needs no sign-in) and says how to accept it.
+    func sharePage(_ guid: String) async -> ServerResponse {
+        let found = try? await store.pool.read { db -> (String, String, String?, String, String)? in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT s.zone, s.root, d.container, d.environment, d.owner FROM share s JOIN ckdb d ON d.id = s.db WHERE s.short_guid = ?", arguments: [guid])
+            else { return nil }
+            let ownerRecordName: String = row["owner"]
+            let owner = try UserInfo.named(db, recordName: ownerRecordName)?.name ?? ownerRecordName
+            return (row["container"], row["environment"], row["root"], row["zone"], owner)
+        }
+        guard let (container, environment, root, zone, owner) = found ?? nil else {
+            return ServerResponse(status: 404, headers: [(name: "Content-Type", value: "text/plain; charset=UTF-8")], body: Array("No share with this shortGUID.\n".utf8))
+        }
+        let what = root.map { "the record '\($0)' (and the records below it) in zone \(zone)" } ?? "the zone \(zone)"
+        let text = """
+            A CloudKit share on a local ckbrowse server.
+            \(owner) shares \(what) of \(container) (\(environment)).
+            Accept it with records/accept and the shortGUID \(guid), or in ckbrowse: :accept \(shareURL(guid))
+
+            """
+        return ServerResponse(status: 200, headers: [(name: "Content-Type", value: "text/plain; charset=UTF-8")], body: Array(text.utf8))
+    }
+
+    /// Every share of a container, for printing: the zone, the root (nil: the whole zone), its URL.
+    public func shares(container: String, environment: CloudKitEnvironment) throws -> [(zone: String, root: String?, url: String)] {
+        try store.pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT s.zone, s.root, s.short_guid FROM share s JOIN ckdb d ON d.id = s.db WHERE d.container = ? AND d.environment = ? ORDER BY s.zone, s.name",
+                arguments: [container, environment.rawValue])
+        }.map { (zone: $0["zone"], root: $0["root"], url: shareURL($0["short_guid"])) }
+    }
+
     /// The URL a share is opened at: this server's `/share/<shortGUID>` (the service's is
     /// https://www.icloud.com/share/<shortGUID>).
     public func shareURL(_ shortGUID: String) -> String { baseURL.withLock { $0 } + "/share/" + shortGUID }

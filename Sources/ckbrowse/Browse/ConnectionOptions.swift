@@ -17,6 +17,8 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("web-auth-token"), help: "Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.") var webAuthToken: String?
     @Option(name: .customLong("key-id"), help: "Server-to-server Key ID (env: CLOUDKIT_KEY_ID).") var keyID: String?
     @Option(name: .customLong("key-file"), help: "Server-to-server private key PEM file, mode 600 (env: CLOUDKIT_KEY_FILE).") var keyFile: String?
+    @Option(name: .customLong("demo-user"), help: "The embedded demo's user: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).")
+    var demoUser: String?
     @Flag(name: .customLong("read-only"), help: "Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).")
     var readOnly = false
 
@@ -136,13 +138,17 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError("environment must be development or production, not '\(environmentName)'")
         }
         try await DemoSeed.seedIfNeeded(service, environment: chosen)
-        let credentials = Credentials.apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken)
+        let guest = demoUser == DemoSeed.guestName
+        guard demoUser == nil || guest || demoUser == DemoSeed.userName else {
+            throw ValidationError("--demo-user is \(DemoSeed.userName) or \(DemoSeed.guestName), not '\(demoUser ?? "")'")
+        }
+        let credentials = Credentials.apiToken(DemoSeed.apiToken, webAuthToken: guest ? DemoSeed.guestWebAuthToken : DemoSeed.webAuthToken)
         var clientConfiguration = CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container, environment: chosen)
         clientConfiguration.recordsExchanges = recordsExchanges
         let client = CloudKitClient(
             configuration: clientConfiguration, credentials: credentials, transport: InProcessTransport(service: service), observer: observer)
         return Resolved(
-            client: client, info: (DemoSeed.container, chosen, database ?? .private, "local demo (in-process)"),
+            client: client, info: (DemoSeed.container, chosen, database ?? (guest ? .shared : .private), "local demo (in-process)"),
             serverID: .embeddedDemo(dataDirectory: directory), credentials: credentials, isDemo: true,
             readOnlyReason: readOnly ? "--read-only was given" : nil)
     }

@@ -112,6 +112,11 @@ struct Serve: AsyncParsableCommand {
         let app = server.application { port in
             service.setBaseURL("http://\(displayHost):\(port)")
             print("ckbrowse serve: listening on http://\(displayHost):\(port)  (data: \(store.path))")
+            if seed == "demo", let shares = try? service.shares(container: DemoSeed.container, environment: .development) {
+                for share in shares {
+                    print("demo share of \(share.root.map { "'\($0)' in \(share.zone)" } ?? "zone \(share.zone)"): \(share.url)")
+                }
+            }
             fflush(nil)
         }
         try await app.runService()
