@@ -143,7 +143,8 @@ extension Browser {
             return
         }
         // The owner (33 characters) gets what is left after a readable zone name.
-        let ownerWidth = max(14, min(34, (screen.width - 1) / 4))
+        // In the shared database the owner (a name and email, once discovered) is what tells zones apart.
+        let ownerWidth = state.connection.database == .shared ? max(14, min(40, (screen.width - 1) / 3)) : max(14, min(34, (screen.width - 1) / 4))
         let widths = [0, ownerWidth, 8, 7, 14]
         let cols = columns(widths, total: screen.width - 1)
         let height = screen.height - 4
@@ -615,7 +616,7 @@ extension Browser {
         var lines = ["An earlier version of ckbrowse kept staged edits for \(state.connection.container) (\(state.connection.environment.rawValue)) without recording which server or user they were made against:", ""]
         let shown = 6
         for op in ops.prefix(shown) {
-            lines.append("\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(op.zone.displayName) › \(op.recordName)")
+            lines.append("\(op.kind == .delete ? "DELETE" : "UPDATE") \(op.database.rawValue) › \(state.zoneName(op.zone)) › \(op.recordName)")
         }
         if ops.count > shown { lines.append("… and \(ops.count - shown) more") }
         if !legacy.inflight.isEmpty {

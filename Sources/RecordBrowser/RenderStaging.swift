@@ -32,7 +32,7 @@ extension Browser {
             }
         }
         for (i, op) in state.staged.operations.enumerated() {
-            var head = "\(op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")) \(op.database.rawValue) › \(op.zone.displayName) › \(op.recordName)"
+            var head = "\(op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")) \(op.database.rawValue) › \(state.zoneName(op.zone)) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
             head += " · based on change tag \(op.baseTag ?? "none")"
             switch op.mode {
@@ -68,7 +68,7 @@ extension Browser {
         // Zone operations first (they are sent first), then the records; one selection runs over
         // both (zone operations are 0..<zoneOps.count).
         let zoneLines: [(op: Int, text: String, style: Style)] = zoneOps.enumerated().map { i, z in
-            (i, z.kind == .create ? "CREATE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName)" : "DELETE ZONE \(z.zone.database.rawValue) › \(z.zone.displayName) and every record in it",
+            (i, z.kind == .create ? "CREATE ZONE \(z.zone.database.rawValue) › \(state.zoneName(z.zone))" : "DELETE ZONE \(z.zone.database.rawValue) › \(state.zoneName(z.zone)) and every record in it",
              z.kind == .create ? Theme.staged : Theme.stagedDelete)
         }
         let lines = zoneLines + batchLines(state, width: screen.width - 2).map { ($0.op + zoneOps.count, $0.text, $0.style) }
@@ -155,7 +155,7 @@ extension Browser {
         }
         let n = commit.conflicts.count
         let atomicZone = commit.plan.requests.first { $0.zone == conflict.zone }?.atomic ?? true
-        line(atomicZone ? "Nothing was applied in zone \(conflict.zone.displayName): the batch is atomic, and \(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them")."
+        line(atomicZone ? "Nothing was applied in zone \(state.zoneName(conflict.zone)): the batch is atomic, and \(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them")."
                 : "\(n) record\(n == 1 ? "" : "s") changed on the server since you read \(n == 1 ? "it" : "them"); the other operations were applied on their own.", Theme.error)
         if !commit.innocent.isEmpty {
             let k = commit.innocent.count

@@ -418,3 +418,12 @@ public enum Modal: Sendable {
     case signIn(BrowserFailure)
     case legacyJournal(LegacyJournal)
 }
+
+extension BrowserState {
+    /// A zone as people read it: its name, and in the shared database its owner's discovered name
+    /// (else their record name).
+    public func zoneName(_ key: ZoneKey) -> String {
+        guard let owner = key.zoneID.ownerRecordName, key.database == .shared else { return key.zoneID.zoneName }
+        return "\(key.zoneID.zoneName) (owner \(userNames[owner] ?? owner))"
+    }
+}

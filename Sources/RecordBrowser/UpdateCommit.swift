@@ -44,7 +44,7 @@ extension Browser {
         var lines: [(text: String, tone: Tone)] = []
         let plan = commit.plan
         let count = plan.requests.reduce(0) { $0 + $1.body.operations.count } + plan.zoneRequests.reduce(0) { $0 + $1.operations.count }
-        lines += commit.outcome.flatMap { reportLines($0) }
+        lines += commit.outcome.flatMap { reportLines($0, state) }
         switch commit.phase {
         case .preview: lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count + plan.zoneRequests.count, "request")); nothing is sent until you confirm:", .plain))
         case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
@@ -64,7 +64,7 @@ extension Browser {
         for request in plan.requests {
             let path = Endpoint.recordsModify.path(container: c.container, environment: c.environment, database: request.database)
             // The summary on a line of its own: the path alone fits an 80-column terminal.
-            var summary = "zone \(request.zone.displayName) · atomic: \(request.atomic) · \(Format.plural(request.body.operations.count, "operation"))"
+            var summary = "zone \(state.zoneName(request.zone)) · atomic: \(request.atomic) · \(Format.plural(request.body.operations.count, "operation"))"
             if !c.server.isAppleDefault { summary += " · to \(c.server.displayName)" }
             lines.append((summary, .emphasis))
             lines.append(("POST \(path)", .emphasis))
@@ -75,7 +75,7 @@ extension Browser {
     }
 
     /// The words and tone of one report entry.
-    static func reportLines(_ report: CommitReport) -> [(text: String, tone: Tone)] {
+    static func reportLines(_ report: CommitReport, _ state: BrowserState) -> [(text: String, tone: Tone)] {
         switch report {
         case .resolved(let choices, let innocent):
             var lines: [(String, Tone)] = [("Conflicts resolved — confirm to commit the batch again, atomically:", .emphasis)]
@@ -97,7 +97,7 @@ extension Browser {
             }
             return lines
         case .request(let zone, let atomic, let result):
-            let label = "\(zone.database.rawValue) zone \(zone.displayName)"
+            let label = "\(zone.database.rawValue) zone \(state.zoneName(zone))"
             switch result {
             case .appliedAll(let n): return [("\(label): applied all \(Format.plural(n, "operation"))\(atomic ? " atomically" : "").", .good)]
             case .nothingApplied(let refused): return [("\(label): NOTHING was applied (the batch is atomic): \(Format.plural(refused, "operation")) refused.", .bad)]
@@ -109,14 +109,14 @@ extension Browser {
         case .zones(let database, let done, let failed, let refused):
             if let refused { return [("\(database.rawValue) zones/modify: refused or unanswered, no record sent: \(refused.message)", .bad)] }
             var lines: [(String, Tone)] = []
-            for op in done { lines.append(("\(database.rawValue) zone \(op.zone.displayName): \(op.kind == .create ? "created" : "deleted, with its records").", .good)) }
+            for op in done { lines.append(("\(database.rawValue) zone \(state.zoneName(op.zone)): \(op.kind == .create ? "created" : "deleted, with its records").", .good)) }
             for (op, why) in failed.sorted(by: { $0.key.zone.zoneName < $1.key.zone.zoneName }) {
-                lines.append(("\(database.rawValue) zone \(op.zone.displayName): not \(op.kind == .create ? "created" : "deleted"): \(why) — stays staged", .bad))
+                lines.append(("\(database.rawValue) zone \(state.zoneName(op.zone)): not \(op.kind == .create ? "created" : "deleted"): \(why) — stays staged", .bad))
             }
             return lines
         case .failedOperation(let key, let failure):
             let why = failure.code.map { "\($0.rawValue): \(failure.reason ?? "")" } ?? "the answer has no result for this operation"
-            return [("  \(key.recordName) (\(key.zone.displayName)): \(why) — stays staged", .bad)]
+            return [("  \(key.recordName) (\(state.zoneName(key.zone))): \(why) — stays staged", .bad)]
         case .verificationFailed(let failure):
             return [("Could not find out whether the commit was applied: \(failure.message)", .bad),
                     ("Its operations stay staged. Reload the records (r) and check before committing again.", .plain)]
@@ -701,7 +701,7 @@ extension Browser {
                                     unclear: verdicts.filter { $0.applied == .unclear }.count))
             report += verdicts.map { .verdict($0) }
         }
-        if let text = report.first.flatMap({ reportLines($0).first?.text }) { state.show(text, kind: .outcome) }
+        if let text = report.first.flatMap({ reportLines($0, state).first?.text }) { state.show(text, kind: .outcome) }
         if var commit = state.commit, commit.phase == .verifying {
             commit.phase = .done
             commit.outcome += report
