@@ -159,6 +159,15 @@ public final class StagingJournal: Sendable {
         object.set("baseTag", o.baseTag)
         object.set("baseFields", Record.encodeFields(o.baseFields))
         object.set("changes", Record.encodeFields(o.changes))
+        if let share = o.share {
+            var s = JSONObject()
+            s.set("forRecord", share.forRecord)
+            s.set("publicPermission", share.publicPermission)
+            s.set("participants", share.participants)
+            s.set("basePublicPermission", share.basePublicPermission)
+            s.set("baseParticipants", share.baseParticipants)
+            object.set("share", JSON.object(s))
+        }
         return .object(object)
     }
 
@@ -183,6 +192,14 @@ public final class StagingJournal: Sendable {
         let changes = try o["changes"].map { try Record.decodeFields($0).0 } ?? [:]
         var operation = StagedOperation(kind: kind, zone: zone, base: base, changes: changes)
         operation.mode = o["mode"]?.stringValue.flatMap(StagedOperation.Mode.init(rawValue:)) ?? .conditional
+        if let s = o["share"] {
+            var share = ShareEdit(newShareOf: try s["forRecord"].map { try RecordLink(json: $0) })
+            share.publicPermission = try s["publicPermission"].map { try SharePermission(json: $0) }
+            share.basePublicPermission = try s["basePublicPermission"].map { try SharePermission(json: $0) }
+            share.participants = try s["participants"]?.decodeArray { try ShareParticipant(json: $0) } ?? []
+            share.baseParticipants = try s["baseParticipants"]?.decodeArray { try ShareParticipant(json: $0) } ?? []
+            operation.share = share
+        }
         return operation
     }
 }

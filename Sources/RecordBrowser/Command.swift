@@ -47,12 +47,14 @@ extension Browser {
             }
             state.message = "accepting the share \(guid)…"
             return [.acceptShare(guid)]
+        case "share":
+            return shareCommand(&state)
         case "columns", "cols":
             return columnsCommand(Array(words.dropFirst()), &state)
         case "sort":
             return sortCommand(Array(words.dropFirst()), &state)
         default:
-            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :accept, :columns, :sort, :q)"))
+            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :share, :accept, :columns, :sort, :q)"))
             return []
         }
     }

@@ -188,10 +188,15 @@ extension Browser {
         return lines
     }
 
-    /// A share record's view: who it is shared with and how, above its fields.
+    /// A share record's view: who it is shared with and how, above its fields, with what is staged
+    /// for it (participants are lines of their own: `p` and `x` act on the selected one).
     static func shareLines(_ share: Record, _ state: BrowserState) -> [DetailLine] {
-        var lines = [DetailLine(field: "SHARE", type: "", text: "", isHeading: true)]
-        func add(_ field: String, _ text: String) { lines.append(DetailLine(field: field, type: "", text: text)) }
+        let staged = state.detail.flatMap { state.staged.operation(for: $0.key) }?.share
+        let edit = staged ?? ShareEdit(of: share)
+        var lines = [DetailLine(field: "SHARE", type: "", text: staged == nil ? "" : "changes staged", isHeading: true)]
+        func add(_ field: String, _ text: String, owner: String? = nil, element: Int? = nil, mark: StageMark? = nil) {
+            lines.append(DetailLine(field: field, type: "", text: text, owner: owner, mark: mark, element: element))
+        }
         func person(_ p: ShareParticipant) -> String {
             let recordName = p.userIdentity?.userRecordName
             let given = [p.userIdentity?.nameComponents?.givenName, p.userIdentity?.nameComponents?.familyName].compactMap { $0 }.joined(separator: " ")
@@ -201,12 +206,20 @@ extension Browser {
             return [name.isEmpty ? nil : name, email.map { "<\($0)>" }, me ? "(you)" : nil].compactMap { $0 }.joined(separator: " ")
         }
         if let owner = share.owner { add("owner", person(owner)) }
-        add("shares", share.forRecord.map { "'\($0.recordName)' and the records below it" } ?? (share.recordName == Record.zoneShareName ? "the whole zone" : "a record and the records below it (its share field links here)"))
-        add("public", share.publicPermission?.rawValue ?? "NONE")
-        let others = (share.participants ?? []).filter { $0.type != .owner }
-        add("participants", others.isEmpty ? "none" : Format.plural(others.count, "participant"))
-        for p in others {
-            add("", "\(person(p)) · \(p.permission?.rawValue ?? "?") · \(p.acceptanceStatus?.rawValue ?? "?")")
+        let root = edit.forRecord ?? share.forRecord
+        add("shares", root.map { "'\($0.recordName)' and the records below it" } ?? (share.recordName == Record.zoneShareName ? "the whole zone" : "a record and the records below it (its share field links here)"))
+        let publicChanged = staged != nil && edit.publicPermission != edit.basePublicPermission
+        add("public", (edit.publicPermission ?? .noPermission).rawValue + (publicChanged ? " (was \((edit.basePublicPermission ?? .noPermission).rawValue))" : ""),
+            owner: "publicPermission", mark: publicChanged ? .changed : nil)
+        add("participants", edit.participants.isEmpty ? "none" : Format.plural(edit.participants.count, "participant"), owner: "participants")
+        for (i, p) in edit.participants.enumerated() {
+            let before = edit.baseParticipants.first { ShareEdit.who($0) == ShareEdit.who(p) }
+            let changed = staged != nil && before != p
+            let status = before == nil && staged != nil ? "to invite" : (p.acceptanceStatus?.rawValue ?? "?")
+            add("", "\(person(p)) · \(p.permission?.rawValue ?? "?") · \(status)", owner: "participants", element: i, mark: changed ? .changed : nil)
+        }
+        for gone in edit.baseParticipants where staged != nil && !edit.participants.contains(where: { ShareEdit.who($0) == ShareEdit.who(gone) }) {
+            add("", "\(person(gone)) · to remove", owner: "participants", mark: .cleared)
         }
         if let mine = share.currentUserParticipant, mine.type != .owner {
             add("you", "\(mine.permission?.rawValue ?? "?") · \(mine.acceptanceStatus?.rawValue ?? "?")")
@@ -218,6 +231,9 @@ extension Browser {
             case .url(let url):
                 add("URL", state.connection.server.isAppleDefault ? "https://www.icloud.com/share/\(guid)" : url + "/share/" + guid)
             }
+        }
+        if share.currentUserParticipant.map({ $0.type == .owner }) ?? (state.connection.database == .private) {
+            add("keys", "i invite by email · p permission of the selected · x remove them · P public permission · d stop sharing")
         }
         return lines
     }

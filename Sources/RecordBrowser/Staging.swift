@@ -25,6 +25,8 @@ public struct StagedOperation: Sendable, Hashable {
     public var baseFields: [String: FieldValue]
     /// Field → new value for updates (`.null` clears the field).
     public var changes: [String: FieldValue]
+    /// A share record's own keys, changed (participants, public permission; a new share's root).
+    public var share: ShareEdit?
 
     public init(kind: Kind, zone: ZoneKey, base: Record, changes: [String: FieldValue] = [:]) {
         self.kind = kind
@@ -43,6 +45,16 @@ public struct StagedOperation: Sendable, Hashable {
 
     /// The operation as records/modify takes it.
     public var recordOperation: RecordOperation {
+        var operation = fieldOperation
+        if let share, kind == .update {
+            operation.record.participants = share.participants
+            operation.record.publicPermission = share.publicPermission
+            if mode == .create || mode == .recreate { operation.record.forRecord = share.forRecord }
+        }
+        return operation
+    }
+
+    var fieldOperation: RecordOperation {
         switch (kind, mode) {
         case (.delete, .force), (.delete, .recreate): return .forceDelete(recordName: recordName)
         case (.delete, .conditional): return .delete(recordName: recordName, recordChangeTag: baseTag)
@@ -81,12 +93,78 @@ public struct StagedOperation: Sendable, Hashable {
         base == value || (value == .null && base == nil)
     }
 
-    /// Old → new per changed field, in field-name order.
+    /// Old → new per changed field, in field-name order (a share's public permission and
+    /// participants first, as text).
     public var diff: [FieldDiff] {
         switch kind {
         case .delete: return baseFields.keys.sorted().map { FieldDiff(field: $0, old: baseFields[$0], new: nil) }
-        case .update: return changes.keys.sorted().map { FieldDiff(field: $0, old: baseFields[$0], new: changes[$0]) }
+        case .update:
+            var diffs: [FieldDiff] = []
+            if let share {
+                if let root = share.forRecord, mode == .create { diffs.append(FieldDiff(field: "forRecord", old: nil, new: .string(root.recordName))) }
+                if share.publicPermission != share.basePublicPermission || mode == .create {
+                    diffs.append(FieldDiff(field: "publicPermission", old: share.basePublicPermission.map { .string($0.rawValue) }, new: .string((share.publicPermission ?? .noPermission).rawValue)))
+                }
+                if share.participants != share.baseParticipants {
+                    diffs.append(FieldDiff(field: "participants", old: .string(ShareEdit.summary(share.baseParticipants)), new: .string(ShareEdit.summary(share.participants))))
+                }
+            }
+            return diffs + changes.keys.sorted().map { FieldDiff(field: $0, old: baseFields[$0], new: changes[$0]) }
         }
+    }
+}
+
+/// A share record's keys as staged: the participants to send (the whole list, the owner left out:
+/// the server keeps the owner) and the public permission, with what they were (for the diff).
+public struct ShareEdit: Sendable, Hashable {
+    /// A new share of a record: the root (name and change tag).
+    public var forRecord: RecordLink?
+    public var publicPermission: SharePermission?
+    public var participants: [ShareParticipant]
+    public var basePublicPermission: SharePermission?
+    public var baseParticipants: [ShareParticipant]
+
+    public init(of share: Record) {
+        forRecord = share.forRecord
+        publicPermission = share.publicPermission
+        basePublicPermission = share.publicPermission
+        participants = (share.participants ?? []).filter { $0.type != .owner && $0.acceptanceStatus != .removed }
+        baseParticipants = participants
+    }
+
+    /// A new share: of `root`, or of the whole zone when nil.
+    public init(newShareOf root: RecordLink?) {
+        forRecord = root
+        publicPermission = .noPermission
+        basePublicPermission = .noPermission
+        participants = []
+        baseParticipants = []
+    }
+
+    /// Something differs from what the share was.
+    public var isChanged: Bool { participants != baseParticipants || publicPermission != basePublicPermission }
+
+    /// A later edit of the same share: its participants and permission, the earlier one's base.
+    static func merged(_ earlier: ShareEdit?, _ later: ShareEdit) -> ShareEdit {
+        guard let earlier else { return later }
+        var merged = later
+        merged.forRecord = earlier.forRecord ?? later.forRecord
+        merged.baseParticipants = earlier.baseParticipants
+        merged.basePublicPermission = earlier.basePublicPermission
+        return merged
+    }
+
+    /// `bob@example.com READ_ONLY INVITED, carol@… READ_WRITE`.
+    public static func summary(_ participants: [ShareParticipant]) -> String {
+        participants.isEmpty ? "none" : participants.map { p in
+            [who(p), p.permission?.rawValue, p.acceptanceStatus?.rawValue].compactMap { $0 }.joined(separator: " ")
+        }.joined(separator: ", ")
+    }
+
+    /// A participant as shown: email, else phone, else name, else record name.
+    public static func who(_ p: ShareParticipant) -> String {
+        p.userIdentity?.lookupInfo?.emailAddress ?? p.userIdentity?.lookupInfo?.phoneNumber ?? p.userIdentity?.nameComponents?.givenName
+            ?? p.userIdentity?.userRecordName ?? p.participantId ?? "?"
     }
 }
 
@@ -159,6 +237,7 @@ public struct StagedBatch: Sendable, Hashable {
         if existing.mode == .create && operation.kind == .update {
             // Fields of a new record: its changes are all it has (none left is still a new record).
             for (field, value) in operation.changes { existing.changes[field] = value == .null ? nil : value }
+            if let share = operation.share { existing.share = ShareEdit.merged(existing.share, share) }
             operations[index] = existing
             return
         }
@@ -166,7 +245,8 @@ public struct StagedBatch: Sendable, Hashable {
             for (field, value) in operation.changes { existing.changes[field] = value }
             // A change back to the base value is no change.
             existing.changes = existing.changes.filter { !StagedOperation.isNoChange($0.value, base: existing.baseFields[$0.key]) }
-            if existing.changes.isEmpty { operations.remove(at: index) } else { operations[index] = existing }
+            if let share = operation.share { existing.share = ShareEdit.merged(existing.share, share) }
+            if existing.changes.isEmpty && existing.share?.isChanged != true { operations.remove(at: index) } else { operations[index] = existing }
         } else {
             var replacement = operation
             replacement.baseTag = existing.baseTag

@@ -180,6 +180,8 @@ public struct InputLine: Sendable, Hashable {
         case newZone
         /// `d` on the zones screen: the zone's name, typed to confirm its deletion.
         case deleteZone(ZoneKey)
+        /// `i` on a share: `EMAIL [READ_ONLY|READ_WRITE]` of a participant to invite.
+        case invite
     }
 
     public var mode: Mode
@@ -210,6 +212,7 @@ public struct InputLine: Sendable, Hashable {
         case .addField: return "add field (NAME TYPE): "
         case .newZone: return "new zone (NAME): "
         case .deleteZone(let zone): return "delete zone \(zone.zoneName) and every record in it? type its name: "
+        case .invite: return "invite (EMAIL [READ_ONLY|READ_WRITE]): "
         case .newRecord(let types):
             return "new record (TYPE [NAME]" + (types.isEmpty ? "" : "; here: " + types.prefix(4).joined(separator: ", ")) + "): "
         }

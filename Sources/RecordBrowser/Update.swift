@@ -1029,6 +1029,7 @@ public enum Browser {
             case .newRecord: return newRecord(input.text, &state)
             case .newZone: return newZone(input.text, &state)
             case .deleteZone(let zone): return deleteZone(zone, typed: input.text, &state)
+            case .invite: return invite(input.text, &state)
             case .command: return command(input.text, &state)
             }
         default:

@@ -58,6 +58,7 @@ extension Browser {
     /// Staging keys of the record detail.
     static func detailStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
         guard let detail = state.detail else { return nil }
+        if let record = detail.record, record.isShare, let effects = shareKey(key, record, &state) { return effects }
         switch key {
         case .char("e"), .char("a"), .char("x"), .char("d"), .char("E"):
             guard let record = detail.record else {

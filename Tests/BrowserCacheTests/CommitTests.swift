@@ -115,6 +115,26 @@ import Testing
     }
 }
 
+/// A share's staged participants and public permission survive a restart, as field edits do.
+@Suite struct ShareJournalTests {
+    @Test func aStagedShareEditIsJournaled() throws {
+        let journal = try StagingJournal(directory: tempDirectory("journal"), account: testAccount())
+        var share = Record.share(of: nil)
+        share.recordChangeTag = "s1"
+        var op = StagedOperation(kind: .update, database: .private, zoneID: ZoneID(zoneName: "Z"), base: share)
+        var edit = ShareEdit(of: share)
+        edit.participants = [.invite(UserLookupInfo(emailAddress: "bob@example.com"), permission: .readWrite)]
+        edit.publicPermission = .readOnly
+        op.share = edit
+        var batch = StagedBatch()
+        batch.stage(op)
+        try journal.save(batch)
+        let restored = try journal.load()
+        #expect(restored == batch)
+        #expect(restored.operations.first?.recordOperation.record.participants?.first?.permission == .readWrite)
+    }
+}
+
 /// Sends zones/modify through, then throws as a dropped connection does (no HTTP status).
 struct LosingTransport: HTTPTransport {
     let inner: InProcessTransport

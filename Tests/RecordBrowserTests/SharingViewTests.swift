@@ -79,3 +79,83 @@ import Testing
         #expect(h.state.message == "accepted: zone Notes, shared by alice (READ_WRITE) · 3 opens the shared database")
     }
 }
+
+/// Shares changed from the browser: staged as updates (or a create) of the share record, with the
+/// participants and public permission on the wire.
+@Suite struct ShareStagingTests {
+    func openShare(_ share: Record, database: DatabaseScope = .private) -> Harness {
+        var h = Harness(width: 100, height: 30)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page([.record(share)], token: "t", more: false)
+        h.keys(.enter)
+        h.send(.recordLoaded(RecordKey(zone: h.state.list!.zone, recordName: share.recordName), .success((.record(share), share.json))))
+        return h
+    }
+
+    static var share: Record {
+        var share = Record.share(of: nil, participants: [])
+        share.recordChangeTag = "s1"
+        share.shortGUID = "abc"
+        let owner = ShareParticipant(userIdentity: UserIdentity(userRecordName: "_me"), permission: .readWrite, type: .owner, acceptanceStatus: .accepted)
+        let bob = ShareParticipant(userIdentity: UserIdentity(lookupInfo: UserLookupInfo(emailAddress: "bob@example.com")), permission: .readOnly, type: .user, acceptanceStatus: .accepted, participantId: "p-bob")
+        share.owner = owner
+        share.participants = [owner, bob]
+        share.currentUserParticipant = owner
+        share.publicPermission = .noPermission
+        return share
+    }
+
+    @Test func inviteTogglePublicAndRemoveAreOneUpdateOfTheShare() throws {
+        var h = openShare(Self.share)
+        h.keys(.char("i"))
+        h.type("carol@example.com READ_WRITE")
+        h.keys(.enter)
+        h.keys(.char("P"))
+        let op = try #require(h.state.staged.operations.first)
+        #expect(h.state.staged.operations.count == 1 && op.kind == .update && op.baseTag == "s1")
+        let record = op.recordOperation.record
+        #expect(op.recordOperation.operationType == .update)
+        #expect(record.participants?.map { ShareEdit.who($0) } == ["bob@example.com", "carol@example.com"], "the owner is left out: the server keeps them")
+        #expect(record.participants?.last?.permission == .readWrite && record.publicPermission == .readOnly)
+        #expect(op.diff.map(\.field) == ["publicPermission", "participants"])
+        // p and x on bob's line.
+        let lines = Browser.detailPage(h.state)!.lines
+        let bob = lines.firstIndex { $0.owner == "participants" && $0.element == 0 }!
+        while h.state.detail!.selection < bob { h.keys(.char("j")) }
+        h.keys(.char("p"))
+        #expect(h.state.staged.operations.first?.share?.participants.first?.permission == .readWrite)
+        h.keys(.char("x"))
+        #expect(h.state.staged.operations.first?.share?.participants.map { ShareEdit.who($0) } == ["carol@example.com"])
+        #expect((0..<30).contains { h.screen.line($0).contains("<bob@example.com> · to remove") })
+    }
+
+    @Test func aParticipantCannotChangeTheShare() {
+        var share = Self.share
+        share.currentUserParticipant = share.participants?.last
+        var h = openShare(share)
+        h.keys(.char("P"))
+        #expect(h.state.staged.isEmpty && h.state.message == "only the share's owner can change who it is shared with")
+    }
+
+    @Test func shareStagesANewShareOfTheOpenRecord() throws {
+        var h = Harness(width: 100, height: 30)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page([.record(Harness.detailRecord)], token: "t", more: false)
+        h.keys(.enter)
+        h.send(.recordLoaded(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7"), .success((.record(Harness.detailRecord), Harness.detailRecord.json))))
+        h.keys(.char(":"))
+        h.type("share")
+        h.keys(.enter)
+        h.keys(.char("i"))
+        h.type("bob@example.com")
+        h.keys(.enter)
+        let op = try #require(h.state.staged.operations.first)
+        #expect(op.mode == .create && op.recordName == "share-artwork-7")
+        let wire = op.recordOperation
+        #expect(wire.operationType == .create && wire.record.recordType == Record.shareRecordType)
+        #expect(wire.record.forRecord?.recordName == "artwork-7" && wire.record.forRecord?.recordChangeTag == Harness.detailRecord.recordChangeTag)
+        #expect(wire.record.participants?.first?.permission == .readOnly)
+    }
+}

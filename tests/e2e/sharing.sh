@@ -3,7 +3,8 @@
 # `ckbrowse serve --seed demo` on loopback (demo shares Drafts read-write and exhibition-1 read-only
 # with guest): the owner's name on the shared zones, :accept of the share URL serve printed, browsing
 # the shared record, a READ_ONLY refusal before anything is staged, an edit committed to the owner's
-# zone, and the owner removing the guest (through the API, with curl) seen by the guest on refresh.
+# zone, and the owner removing the guest (through the API, with curl) seen by the guest on refresh;
+# then the owner shares another record from the browser (:share, i, c) and the server has it.
 # Waits on screen conditions; prints "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -69,6 +70,37 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys z Escape r
     check "$size: after the removal the guest has one zone" "1 zone" 20
     if screen | grep -q " Drafts "; then bad "$size: Drafts is still listed"; else ok "$size: Drafts is gone"; fi
+    keys q
+
+    # The owner shares another exhibition from the browser: :share, i invites, c commits.
+    OWNER="env LANG=C.UTF-8 TERM=xterm-256color HOME=$WORK/owner-$size CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery \
+      CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    SESSIONS=$((SESSIONS + 1)); SOCK="$SOCK_BASE-$SESSIONS"
+    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x "$W" -y "$H" "$OWNER"
+    check "$size: the owner's browser starts" "Gallery" 60
+    keys / Gallery Enter
+    wait_for "1 of" 10 >/dev/null
+    keys Enter
+    wait_for "loaded" 20 >/dev/null
+    keys Escape : "open exhibition-2" Enter
+    check "$size: the owner opens exhibition-2" "recordName                           exhibition-2"
+    keys : share Enter
+    check "$size: :share stages a new share" "staged: a new share of 'exhibition-2'"
+    keys i
+    check "$size: i asks whom to invite" "invite (EMAIL [READ_ONLY|READ_WRITE])"
+    keys -l "guest@example.com READ_WRITE"
+    keys Enter
+    check "$size: the invitation is staged" "<guest@example.com> · READ_WRITE · to"
+    keys c
+    check "$size: the preview creates the share record" '"recordType": "cloudkit.share"'
+    keys y
+    check "$size: the share is committed" "applied all 1"
+    keys Escape
+    share=$(curl -s -X POST "$DB/records/lookup?$OWNER_API" -d '{"zoneID":{"zoneName":"Gallery"},"records":[{"recordName":"share-exhibition-2"}]}')
+    grep -q '"emailAddress":"guest@example.com"' <<< "$share" && grep -q '"READ_WRITE"' <<< "$share" && ok "$size: the server has the share and its participant" || bad "$size: share-exhibition-2: $share"
+    root=$(curl -s -X POST "$DB/records/lookup?$OWNER_API" -d '{"zoneID":{"zoneName":"Gallery"},"records":[{"recordName":"exhibition-2"}]}')
+    grep -q '"share":{"recordName":"share-exhibition-2"' <<< "$root" && ok "$size: the root links its share" || bad "$size: exhibition-2: $root"
     keys q
 done
 

@@ -1,0 +1,135 @@
+import CloudKitModels
+import TerminalUI
+
+/// Changing who a record or zone is shared with: staged like every edit (the preview, the atomic
+/// commit and the conflict prompt are the usual ones), as updates of the share record.
+extension Browser {
+    /// Keys of a share record's view: `i` invites, `p` toggles the selected participant's
+    /// permission, `x` removes them, `P` cycles the public permission. Nil: not a share key here.
+    static func shareKey(_ key: Key, _ share: Record, _ state: inout BrowserState) -> [BrowserEffect]? {
+        guard [.char("i"), .char("p"), .char("P"), .char("x")].contains(key) else { return nil }
+        let line = selectedLine(state)
+        if key == .char("x"), line?.owner != "participants" { return nil }  // x elsewhere clears a field, as in any record
+        guard writable(&state) else { return [] }
+        guard isShareOwner(share, state) else {
+            state.message = "only the share's owner can change who it is shared with"
+            return []
+        }
+        var edit = currentShareEdit(share, state)
+        switch key {
+        case .char("i"):
+            state.input = InputLine(.invite)
+            return []
+        case .char("P"):
+            let order: [SharePermission] = [.noPermission, .readOnly, .readWrite]
+            let now = edit.publicPermission ?? .noPermission
+            edit.publicPermission = order[((order.firstIndex(of: now) ?? 0) + 1) % order.count]
+            stageShare(edit, share, &state, message: "staged: public permission \(edit.publicPermission!.rawValue)")
+        case .char("p"), .char("x"):
+            guard let i = line?.element, edit.participants.indices.contains(i) else {
+                state.message = "select a participant (a line under participants) first"
+                return []
+            }
+            let who = ShareEdit.who(edit.participants[i])
+            if key == .char("x") {
+                edit.participants.remove(at: i)
+                stageShare(edit, share, &state, message: "staged: remove \(who) from the share")
+            } else {
+                edit.participants[i].permission = edit.participants[i].permission == .readWrite ? .readOnly : .readWrite
+                stageShare(edit, share, &state, message: "staged: \(who) \(edit.participants[i].permission!.rawValue)")
+            }
+        default: return nil
+        }
+        return []
+    }
+
+    /// The owner edits a share: its current user participation says so, or (a share not yet
+    /// answered with one, e.g. a new one) the private database it lives in.
+    static func isShareOwner(_ share: Record, _ state: BrowserState) -> Bool {
+        share.currentUserParticipant.map { $0.type == .owner } ?? (state.connection.database == .private)
+    }
+
+    /// The share as staged so far, else as the server sent it.
+    static func currentShareEdit(_ share: Record, _ state: BrowserState) -> ShareEdit {
+        state.detail.flatMap { state.staged.operation(for: $0.key)?.share } ?? ShareEdit(of: share)
+    }
+
+    static func stageShare(_ edit: ShareEdit, _ share: Record, _ state: inout BrowserState, message: String) {
+        guard let detail = state.detail else { return }
+        var op = state.staged.operation(for: detail.key) ?? StagedOperation(kind: .update, zone: detail.key.zone, base: share)
+        op.share = edit
+        if op.mode == .create {
+            state.staged.stage(op)
+        } else {
+            var update = StagedOperation(kind: .update, zone: detail.key.zone, base: share)
+            update.share = edit
+            state.staged.stage(update)
+        }
+        let count = state.staged.operations.count
+        state.message = message + " · \(count) staged (b batch, c commit)"
+        settleDetail(&state)
+    }
+
+    /// `i`'s input: `EMAIL [READ_ONLY|READ_WRITE]` (READ_ONLY when left out).
+    static func invite(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        let words = text.split(separator: " ").map(String.init)
+        guard let detail = state.detail, let share = detail.record, share.isShare, let address = words.first, words.count <= 2 else {
+            state.message = "invite takes an email address and, optionally, READ_ONLY or READ_WRITE"
+            return []
+        }
+        let permission = words.count == 2 ? SharePermission(rawValue: words[1].uppercased()) : .readOnly
+        guard permission == .readOnly || permission == .readWrite else {
+            state.message = "the permission is READ_ONLY or READ_WRITE, not \(words[1])"
+            return []
+        }
+        var edit = currentShareEdit(share, state)
+        let lookup = address.contains("@") ? UserLookupInfo(emailAddress: address) : (address.hasPrefix("_") ? UserLookupInfo(userRecordName: address) : UserLookupInfo(phoneNumber: address))
+        let participant = ShareParticipant.invite(lookup, permission: permission)
+        if let i = edit.participants.firstIndex(where: { ShareEdit.who($0).lowercased() == address.lowercased() }) {
+            edit.participants[i].permission = permission
+        } else {
+            edit.participants.append(participant)
+        }
+        stageShare(edit, share, &state, message: "staged: invite \(address) (\(permission.rawValue))")
+        return []
+    }
+
+    /// `:share`: a new share, staged. In a record: of that record (and the records below it); in a
+    /// zone's list: of the whole zone. Custom zones of the private database only, as CloudKit has it.
+    static func shareCommand(_ state: inout BrowserState) -> [BrowserEffect] {
+        guard writable(&state) else { return [] }
+        guard state.connection.database == .private else {
+            state.message = ":share works in the private database: records and zones you own"
+            return []
+        }
+        let inRecord = state.pane == .recordDetail
+        guard let zone = inRecord ? state.detail?.key.zone : state.list?.zone, !zone.zoneID.isDefaultZone else {
+            state.message = ":share needs a custom zone: open a record to share it, or a zone's list to share the zone"
+            return []
+        }
+        var root: RecordLink?
+        var name = Record.zoneShareName
+        if inRecord {
+            guard let record = state.detail?.record, !record.isShare else {
+                state.message = "this is a share already: i invites, P changes the public permission"
+                return []
+            }
+            if let existing = record.share {
+                state.message = "'\(record.recordName)' is already shared: Enter on its share line (\(existing.recordName)) opens the share"
+                return []
+            }
+            root = RecordLink(recordName: record.recordName, recordChangeTag: record.recordChangeTag)
+            name = "share-" + record.recordName
+        }
+        var op = StagedOperation.newRecord(zone: zone, recordType: Record.shareRecordType, recordName: name)
+        op.share = ShareEdit(newShareOf: root)
+        state.staged.stage(op)
+        // The new share opens, so participants can be invited at once (i).
+        state.detailHistory = []
+        state.detail = RecordDetail(key: op.key, record: Record(recordName: name, recordType: Record.shareRecordType), loading: false)
+        if state.stack.last != .recordDetail { state.stack.append(.recordDetail) }
+        settleDetail(&state, toFirst: true)
+        state.message = "staged: a new share of \(root.map { "'\($0.recordName)'" } ?? "zone \(zone.zoneID.zoneName)") · i invites by email · c commits"
+        return []
+    }
+}
