@@ -163,4 +163,38 @@ import Testing
         #expect(try await owner.lookupRecords([share.recordName], zoneID: zone).first?.error?.serverErrorCode == .notFound)
         #expect(try await guest.listZones().isEmpty)
     }
+
+    /// A participant's database subscription, saved in their shared database, fires when the share
+    /// is accepted and when the owner writes to the shared zone (dbs 3), and stops with the share.
+    @Test func databaseSubscriptionsInTheSharedDatabaseFireForTheParticipant() async throws {
+        var settings = NotificationSettings()
+        settings.holdSeconds = 0.2
+        let server = try await LiveServer.start(notifications: settings)
+        defer { Task { await server.stop() } }
+        let owner = server.client().database(.private)
+        let bobClient = server.client(user: LiveServer.bob)
+        let guest = bobClient.database(.shared)
+        let saved = try await guest.modifySubscriptions([SubscriptionOperation(.create, Subscription(subscriptionID: "shared-db", subscriptionType: .database))])
+        #expect(saved.first?.subscription != nil, "\(saved)")
+        let url = try #require(try await bobClient.createToken(apnsEnvironment: .development).webcourierURL)
+        func drain() async throws -> [PushNotification] {
+            var all: [PushNotification] = []
+            while let n = try await bobClient.pollWebcourier(url, timeout: 10).notification { all.append(n) }
+            return all
+        }
+        let zone = ZoneID(zoneName: "Notes")
+        _ = try await owner.modifyZones([ZoneOperation(.create, zone)])
+        let made = try await owner.modifyRecords(ModifyRecordsRequest(operations: [.create(.share(of: nil, participants: [.invite(UserLookupInfo(emailAddress: Self.bobEmail), permission: .readOnly)]))], zoneID: zone))
+        #expect(try await drain().isEmpty, "nothing yet: bob has not accepted")
+        _ = try await guest.acceptShares([ShortGUID(value: try #require(record(made.results.first)?.shortGUID), shouldFetchRootRecord: false)])
+        let accepted = try await drain()
+        #expect(accepted.map(\.kind) == [.database] && accepted.first?.database == .shared && accepted.first?.subscriptionID == "shared-db")
+        _ = try await owner.modifyRecords(ModifyRecordsRequest(operations: [.create(Record(recordName: "n1", recordType: "Note"))], zoneID: zone))
+        #expect(try await drain().map(\.database) == [.shared], "the owner's write reaches the participant")
+        // Unshared zones of the owner do not.
+        let other = ZoneID(zoneName: "Mine")
+        _ = try await owner.modifyZones([ZoneOperation(.create, other)])
+        _ = try await owner.modifyRecords(ModifyRecordsRequest(operations: [.create(Record(recordName: "m1", recordType: "Note"))], zoneID: other))
+        #expect(try await drain().isEmpty)
+    }
 }

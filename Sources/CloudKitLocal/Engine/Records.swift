@@ -58,7 +58,7 @@ extension LocalCloudKit {
             }
             for (zoneName, seq) in log.zoneSeqs { try touchZone(db, context.dbID, zoneName, seq) }
             // Participants of a shared zone see it changed in their shared database.
-            try touchSharedZones(db, ownerDB: context.dbID, zones: log.zoneSeqs.keys)
+            if !(atomic && failed) { try touchSharedZones(db, context, ownerDB: context.dbID, zones: log.zoneSeqs.keys) }
             if let seq = log.seq {
                 try db.cachedStatement(sql: "UPDATE ckdb SET seq = ? WHERE id = ?").execute(arguments: [seq, context.dbID])
             }

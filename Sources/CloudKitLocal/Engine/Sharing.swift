@@ -257,6 +257,7 @@ extension LocalCloudKit {
                 try db.execute(
                     sql: "UPDATE shared_zone SET deleted = ?, seq = ? WHERE shared_db = ? AND owner_db = ? AND zone = ?",
                     arguments: [deleted ? 0 : 1, try db.nextSeq(sharedDB), sharedDB, ownerDB, zone])
+                try fireSharedDatabaseSubscriptions(db, context, sharedDB: sharedDB, zone: zone)
             }
         }
         for user in users.subtracting(seen) {
@@ -264,11 +265,13 @@ extension LocalCloudKit {
             try db.execute(
                 sql: "INSERT INTO shared_zone (shared_db, owner_db, zone, seq, deleted) VALUES (?, ?, ?, ?, 0)",
                 arguments: [sharedDB, ownerDB, zone, try db.nextSeq(sharedDB)])
+            try fireSharedDatabaseSubscriptions(db, context, sharedDB: sharedDB, zone: zone)
         }
     }
 
-    /// Records changed in shared zones: each participant's shared database sees the zone changed.
-    func touchSharedZones(_ db: Database, ownerDB: Int64, zones: some Sequence<String>) throws {
+    /// Records changed in shared zones: each participant's shared database sees the zone changed,
+    /// and its database subscriptions fire.
+    func touchSharedZones(_ db: Database, _ context: RequestContext, ownerDB: Int64, zones: some Sequence<String>) throws {
         for zone in zones {
             for sharedDB in try Int64.fetchAll(
                 db.cachedStatement(sql: "SELECT shared_db FROM shared_zone WHERE owner_db = ? AND zone = ? AND deleted = 0"), arguments: [ownerDB, zone])
@@ -276,7 +279,27 @@ extension LocalCloudKit {
                 try db.execute(
                     sql: "UPDATE shared_zone SET seq = ? WHERE shared_db = ? AND owner_db = ? AND zone = ?",
                     arguments: [try db.nextSeq(sharedDB), sharedDB, ownerDB, zone])
+                try fireSharedDatabaseSubscriptions(db, context, sharedDB: sharedDB, zone: zone)
             }
+        }
+    }
+
+    /// A participant's database subscriptions (saved in their shared database) fire for a change in
+    /// a zone shared with them: records written, the zone shared, or no longer shared (spec §2.4:
+    /// "any custom zone of the database … includes share acceptance in the shared DB").
+    func fireSharedDatabaseSubscriptions(_ db: Database, _ context: RequestContext, sharedDB: Int64, zone: String) throws {
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE db = ? LIMIT 1"), arguments: [sharedDB]) == true,
+            let participant = try String.fetchOne(db, sql: "SELECT owner FROM ckdb WHERE id = ?", arguments: [sharedDB])
+        else { return }
+        var shared = context
+        shared.route.scope = .shared
+        shared.key = DatabaseKey(container: context.container, environment: context.environment, scope: .shared, owner: participant)
+        shared.dbID = sharedDB
+        shared.access = nil
+        var recipients = Recipients()
+        for stored in try storedSubscriptions(db, shared) where stored.subscription.subscriptionType == .database {
+            let change = RecordChange(kind: .updated, before: nil, after: StoredRecord(zone: zone, name: "", type: nil))
+            try notify(db, shared, stored, change, .database, &recipients)
         }
     }
 
