@@ -70,6 +70,16 @@ public struct EffectRunner: Sendable {
             let permissions = page.records.compactMap(\.record).compactMap { $0.currentUserParticipant?.permission }
             let best: SharePermission? = permissions.contains(.readWrite) ? .readWrite : permissions.first
             return [.sharePermissionLoaded(zone, best)]
+        case .loadShares(let scope):
+            do {
+                var shares: [Record] = []
+                let request = QueryRequest(query: Query(recordType: Record.shareRecordType), zoneWide: true)
+                for try await page in client.database(scope).queryPages(request) { shares += page.records.compactMap(\.record) }
+                return [.sharesLoaded(scope, .success(shares))]
+            } catch let error as CloudKitError where error.serverErrorCode == .badRequest {
+                // No share was ever saved in this container: the record type is unknown.
+                return [.sharesLoaded(scope, .success([]))]
+            } catch { return [.sharesLoaded(scope, .failure(BrowserFailure(error)))] }
         case .acceptShare(let guid):
             do {
                 let results = try await client.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])

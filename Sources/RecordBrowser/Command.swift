@@ -49,12 +49,14 @@ extension Browser {
             return [.acceptShare(guid)]
         case "share":
             return shareCommand(&state)
+        case "shares":
+            return openShares(&state)
         case "columns", "cols":
             return columnsCommand(Array(words.dropFirst()), &state)
         case "sort":
             return sortCommand(Array(words.dropFirst()), &state)
         default:
-            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :share, :accept, :columns, :sort, :q)"))
+            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :share, :shares, :accept, :columns, :sort, :q)"))
             return []
         }
     }

@@ -40,6 +40,8 @@ public enum BrowserEffect: Sendable, Hashable {
     case discoverUsers([String])
     /// Find out the signed-in user's permission on a zone of the shared database (from its shares).
     case loadSharePermission(ZoneKey)
+    /// Every share record of a database (a zone-wide query of `cloudkit.share`).
+    case loadShares(DatabaseScope)
     /// Accept a share by its shortGUID.
     case acceptShare(String)
     /// Remove a journal of the earlier layout: its entries were kept here (and are journaled anew), or
@@ -83,6 +85,7 @@ public enum BrowserEvent: Sendable {
     /// The signed-in user's strongest permission on a shared zone (nil: none found).
     case sharePermissionLoaded(ZoneKey, SharePermission?)
     case shareAccepted(String, Result<ShortGUIDResult, BrowserFailure>)
+    case sharesLoaded(DatabaseScope, Result<[Record], BrowserFailure>)
     /// The long-poll's connection changed.
     case notificationsStatus(NotificationFeed.Connection, at: Int64)
     /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).

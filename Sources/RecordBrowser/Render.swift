@@ -56,6 +56,7 @@ extension Browser {
         case .records: drawRecords(&screen, state)
         case .recordDetail: drawDetail(&screen, state)
         case .subscriptions: drawSubscriptions(&screen, state)
+        case .shares: drawShares(&screen, state)
         case .subscriptionDetail: drawSubscriptionDetail(&screen, state)
         case .debug: drawDebug(&screen, state)
         case .batch: drawBatch(&screen, state)
@@ -86,6 +87,7 @@ extension Browser {
         case .records: crumbs += ["Zones", state.list?.zoneID.zoneName ?? ""]
         case .recordDetail: crumbs += [state.list?.zoneID.zoneName ?? state.detail?.zoneID.zoneName ?? "", state.detail?.recordName ?? ""]
         case .subscriptions: crumbs.append("Subscriptions")
+        case .shares: crumbs.append("Shares in the \(state.connection.database.rawValue) database")
         case .subscriptionDetail: crumbs += ["Subscriptions", state.subscriptions.indices.contains(state.subscriptionSelection) ? (state.subscriptions[state.subscriptionSelection].subscription?.subscriptionID ?? "error") : ""]
         case .debug: crumbs.append("Debug: recent requests")
         case .batch: crumbs.append("Staged batch")
@@ -326,6 +328,22 @@ extension Browser {
         for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
     }
 
+    static func drawShares(_ screen: inout Screen, _ state: BrowserState) {
+        if state.shares.isEmpty {
+            let text = state.sharesLoading ? " loading shares…" : (state.connection.database == .shared
+                ? " nothing is shared with you here (:accept URL accepts a share)" : " nothing shared in this database (:share in a record or a zone's list shares it)")
+            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 1)
+            return
+        }
+        let widths = [0, 30, 10, 16, 10]
+        let cols = columns(widths, total: screen.width - 1)
+        let scroll = min(state.shareScroll, max(0, state.shares.count - (screen.height - 4)))
+        drawList(&screen, header: ["ZONE", "SHARES", "PUBLIC", "PARTICIPANTS", "YOU"], widths: widths, count: state.shares.count,
+                 selection: state.shareSelection, scroll: scroll) { i in
+            (row(shareRow(state.shares[i], state), cols), .plain)
+        }
+    }
+
     static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {
         let lines = subscriptionLines(state).flatMap { TextWidth.wrap($0, to: screen.width - 2) }
         for i in 0..<(screen.height - 3) where state.subscriptionScroll + i < lines.count {
@@ -369,6 +387,7 @@ extension Browser {
         case .records: return "Enter open · / filter · r refresh · G all · d delete · u unstage · b batch · ? more"
         case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u/U unstage field/record · b batch · c commit · v raw"
         case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
+        case .shares: return "Enter open the share · r refresh · z zones · Esc back"
         case .subscriptionDetail: return "j/k scroll · v raw JSON · y copy · Esc back"
         case .debug: return "Enter inspect the exchange · / filter · D or Esc back · tokens are never shown"
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
@@ -543,6 +562,7 @@ extension Browser {
             "N             live notifications (webcourier long-poll)",
             "",
             ":db public|private|shared   :open RECORD   :q",
+            ":share (the open record or zone)   :shares (everything shared)   :accept URL",
         ]
         var own: [String] = []
         switch state.pane {
@@ -576,6 +596,7 @@ extension Browser {
                    "X             clear the list"]
         case .debug: own = ["Enter         the whole exchange (headers and bodies, secrets redacted)"]
         case .inspector: own = ["/ n N         search the exchange; next / previous match", "y             copy it (secrets redacted)"]
+        case .shares: own = ["Enter         open the share record (who, how, and its keys to change them)", "r             reload"]
         case .errors: own = ["j k PgDn PgUp scroll         ! or Esc   back"]
         case .conflict:
             return ["m             keep mine, re-based on the server's change tag",

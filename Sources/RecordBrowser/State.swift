@@ -41,6 +41,8 @@ public enum Pane: Hashable, Sendable {
     case errors
     /// One request's whole exchange, from the debug pane.
     case inspector
+    /// Everything shared in the database (`:shares`): share records of every zone.
+    case shares
 }
 
 /// A failure as the browser shows it: one line, plus the sign-in URL for AUTHENTICATION_REQUIRED.
@@ -365,6 +367,11 @@ public struct BrowserState: Sendable {
     public var staged = StagedBatch()
     /// Why writes are refused (staging included), or nil when they are allowed.
     public var readOnlyReason: String?
+    /// The share records of the database (`:shares`), the selection and scroll over them.
+    public var shares: [Record] = []
+    public var sharesLoading = false
+    public var shareSelection = 0
+    public var shareScroll = 0
     /// Users' names by record name, as discovered (owners of shared zones).
     public var userNames: [String: String] = [:]
     /// The signed-in user's permission on zones of the shared database, from their shares.

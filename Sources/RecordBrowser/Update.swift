@@ -246,6 +246,19 @@ public enum Browser {
             }
             state.detail = detail
             return []
+        case .sharesLoaded(let scope, let result):
+            guard scope == state.connection.database else { return [] }
+            state.sharesLoading = false
+            switch result {
+            case .success(let shares):
+                state.shares = shares
+                state.shareSelection = min(state.shareSelection, max(0, shares.count - 1))
+                let owners = Set(shares.compactMap { $0.zoneID?.ownerRecordName }).subtracting(state.userNames.keys)
+                    .filter { $0 != state.connection.account.identity.userRecordName }
+                if scope == .shared, !owners.isEmpty { return [.discoverUsers(owners.sorted())] }
+            case .failure(let failure): fail(&state, failure)
+            }
+            return []
         case .subscriptionsLoaded(let scope, let result):
             guard scope == state.connection.database else { return [] }
             state.subscriptionsLoading = false
@@ -415,6 +428,7 @@ public enum Browser {
         case .errors: return errorsKey(key, &state)
         case .debug: return debugKey(key, &state)
         case .inspector: return inspectorKey(key, &state)
+        case .shares: return sharesKey(key, &state)
         case .commit, .conflict: return []
         }
     }

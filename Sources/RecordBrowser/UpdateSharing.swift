@@ -132,4 +132,47 @@ extension Browser {
         state.message = "staged: a new share of \(root.map { "'\($0.recordName)'" } ?? "zone \(zone.zoneID.zoneName)") · i invites by email · c commits"
         return []
     }
+
+    // MARK: Everything shared
+
+    /// `:shares`: the share records of every zone of the database.
+    static func openShares(_ state: inout BrowserState) -> [BrowserEffect] {
+        if state.pane != .shares {
+            state.stack = state.stack.filter { $0 != .shares }
+            state.stack.append(.shares)
+        }
+        state.sharesLoading = true
+        return [.loadShares(state.connection.database)]
+    }
+
+    static func sharesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        let h = listHeight(state)
+        if let d = delta(key, page: h, count: state.shares.count) {
+            move(&state.shareSelection, &state.shareScroll, count: state.shares.count, delta: d, height: h)
+            return []
+        }
+        switch key {
+        case .char("r"): return openShares(&state)
+        case .enter, .char("l"), .right:
+            // The share record, in its zone (opened underneath, so Esc goes back to its list).
+            guard state.shares.indices.contains(state.shareSelection), let zoneID = state.shares[state.shareSelection].zoneID else { return [] }
+            let name = state.shares[state.shareSelection].recordName
+            var effects = openZone(zoneID, &state)
+            state.detailHistory = []
+            effects += openRecord(RecordKey(zone: state.connection.zone(zoneID), recordName: name), &state)
+            return effects
+        default: return []
+        }
+    }
+
+    /// One row of `:shares`: zone (and owner), what is shared, public permission, participants.
+    static func shareRow(_ share: Record, _ state: BrowserState) -> [String] {
+        let zone = share.zoneID.map { state.zoneName(state.connection.zone($0)) } ?? "?"
+        let what = share.recordName == Record.zoneShareName ? "the whole zone" : "records (\(share.recordName))"
+        let others = (share.participants ?? []).filter { $0.type != .owner && $0.acceptanceStatus != .removed }
+        let accepted = others.filter { $0.acceptanceStatus == .accepted }.count
+        let people = others.isEmpty ? "none" : "\(others.count) (\(accepted) accepted)"
+        let you = share.currentUserParticipant.map { $0.type == .owner ? "owner" : ($0.permission?.rawValue ?? "?") } ?? ""
+        return [zone, what, (share.publicPermission ?? .noPermission).rawValue, people, you]
+    }
 }

@@ -159,3 +159,24 @@ import Testing
         #expect(wire.record.participants?.first?.permission == .readOnly)
     }
 }
+
+@Suite struct SharesListTests {
+    @Test func sharesListsEveryShareWithItsParticipants() {
+        var h = Harness(width: 100, height: 30)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char(":"))
+        h.type("shares")
+        h.keys(.enter)
+        #expect(h.effects == [.loadShares(.private)] && h.state.pane == .shares)
+        var zoneShare = ShareStagingTests.share
+        zoneShare.zoneID = ZoneID(zoneName: "Gallery", ownerRecordName: Harness.owner)
+        var recordShare = Record.share(of: nil, recordName: "share-artwork-1")
+        recordShare.zoneID = ZoneID(zoneName: "Gallery", ownerRecordName: Harness.owner)
+        recordShare.publicPermission = .readOnly
+        h.send(.sharesLoaded(.private, .success([zoneShare, recordShare])))
+        #expect(h.screen.line(2).contains("the whole zone") && h.screen.line(2).contains("1 (1 accepted)") && h.screen.line(2).contains("owner"))
+        #expect(h.screen.line(3).contains("records (share-artwork-1)") && h.screen.line(3).contains("READ_ONLY") && h.screen.line(3).contains("none"))
+        h.keys(.char("j"), .enter)
+        #expect(h.state.pane == .recordDetail && h.effects.contains(.lookupRecord(RecordKey(zone: zoneKey(.private, ZoneID(zoneName: "Gallery", ownerRecordName: Harness.owner)), recordName: "share-artwork-1"))))
+    }
+}
