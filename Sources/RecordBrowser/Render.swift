@@ -556,13 +556,12 @@ extension Browser {
             "Tab           next pane (zones → records → subscriptions)",
             ":             command line    ?          this help",
             "/             filter what is listed (n N next / previous, Esc clears)",
-            "D             debug pane (recent requests, tokens redacted)",
             "!             recent errors in full (code, reason, request uuid, time)",
             "b             staged batch    c          commit (preview first)",
-            "N             live notifications (webcourier long-poll)",
+            "N             notifications   D          requests (tokens redacted)",
             "",
             ":db public|private|shared   :open RECORD   :q",
-            ":share (the open record or zone)   :shares (everything shared)   :accept URL",
+            ":share this record/zone   :shares all shared   :accept URL",
         ]
         var own: [String] = []
         switch state.pane {
