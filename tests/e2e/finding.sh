@@ -28,7 +28,8 @@ for size in 80x24 100x30; do
     # G: to the end of the zone, the last record selected (drawn in reverse video).
     keys G
     check "$size: G loads to the end" "2,061" 30
-    sel=$(tmux -L "$SOCK" capture-pane -p -e | grep -c $'\e\\[7m.*artwork-0' || true)
+    # The last record of the feed (exhibition-1, whose share link was its last change) in reverse video.
+    sel=$(tmux -L "$SOCK" capture-pane -p -e | grep -E $'\e\\[([0-9]+;)*7m' | grep -c "exhibition-1 " || true)
     [ "$sel" -ge 1 ] && ok "$size: the last record is selected after G" || bad "$size: no selected row after G"
     keys g
     # Columns and sort.
