@@ -10,8 +10,8 @@ if command -v apt-get >/dev/null && ! dpkg-query -W -f='${Status}' fonts-noto-cj
 fi
 swift build --product ckbrowse >/dev/null
 BIN=$(swift build --show-bin-path)/ckbrowse
-WORK=$(mktemp -d); SOCK="ckb-shots-$$"
-trap 'tmux -L $SOCK kill-server 2>/dev/null; tmux -L $SOCK-2 kill-server 2>/dev/null; [ -n "${SERVER_PID:-}" ] && kill $SERVER_PID; rm -rf $WORK' EXIT
+WORK=$(mktemp -d); SOCK="ckb-shots-$$"; BASE=$SOCK
+trap 'tmux -L $BASE kill-server 2>/dev/null; tmux -L $BASE-2 kill-server 2>/dev/null; tmux -L $BASE-2-3 kill-server 2>/dev/null; [ -n "${SERVER_PID:-}" ] && kill $SERVER_PID; rm -rf $WORK' EXIT
 mkdir -p screenshots
 COLS=100; ROWS=30
 tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
@@ -58,4 +58,15 @@ keys a N; wait_for "● listening"
 curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/records/modify?ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token" \
     -d '{"zoneID":{"zoneName":"Gallery"},"atomic":false,"operations":[{"operationType":"forceUpdate","record":{"recordName":"artwork-0001","fields":{"title":{"value":"The Great Wave (restored)","type":"STRING"}}}},{"operationType":"create","record":{"recordName":"exhibition-spring","recordType":"Exhibition","fields":{"title":{"value":"Spring show","type":"STRING"},"rating":{"value":4.7,"type":"DOUBLE"}}}}]}' > /dev/null
 wait_for "exhibition-spring"; shot notifications
+# Sharing: the owner's shares and one share's view (an invitation staged), then the guest's shared database.
+keys Escape : shares Enter; wait_for "the whole zone"; shot shares
+keys Enter; wait_for "participants"; keys i; keys -l "ana@example.com READ_WRITE"; keys Enter; wait_for "to invite"; shot share-view
+keys U q
+SOCK="$SOCK-3"
+tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
+    "env LANG=C.UTF-8 TERM=tmux-256color TZ=UTC XDG_CACHE_HOME=$WORK/cache3 XDG_STATE_HOME=$WORK/state3 CLOUDKIT_SERVER=$URL \
+     CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=shared CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token \
+     CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-guest-token $BIN"
+wait_for "demo <demo@example.com>"
+keys : "accept $(grep -o "http://[^ ]*/share/[A-Za-z0-9]*" "$WORK/serve.log" | tail -1)" Enter; wait_for "2 zones"; shot shared-zones
 keys q
