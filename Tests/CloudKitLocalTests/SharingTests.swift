@@ -197,4 +197,30 @@ import Testing
         _ = try await owner.modifyRecords(ModifyRecordsRequest(operations: [.create(Record(recordName: "m1", recordType: "Note"))], zoneID: other))
         #expect(try await drain().isEmpty)
     }
+
+    /// A public share: anyone signed in may resolve and accept it, as a PUBLIC_USER with the public
+    /// permission; deleting the share revokes it at once.
+    @Test func aPublicShareIsAcceptedByAnyoneAndEndsWithTheShare() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let owner = server.client().database(.private)
+        let guest = server.client(user: LiveServer.bob).database(.shared)
+        let zone = ZoneID(zoneName: "Open")
+        _ = try await owner.modifyZones([ZoneOperation(.create, zone)])
+        let made = try await owner.modifyRecords(ModifyRecordsRequest(operations: [.create(.share(of: nil, publicPermission: .readOnly))], zoneID: zone))
+        let share = try #require(record(made.results.first))
+        #expect(share.publicPermission == .readOnly && share.participants?.count == 1, "only the owner so far")
+        let accepted = try await guest.acceptShares([ShortGUID(value: try #require(share.shortGUID), shouldFetchRootRecord: false)])
+        guard case .result(let result)? = accepted.first else { Issue.record("\(accepted)"); return }
+        #expect(result.participantType == .publicUser && result.participantPermission == .readOnly && result.participantStatus == .accepted)
+        #expect(try await guest.listZones().compactMap(\.zone).map(\.zoneID.zoneName) == ["Open"])
+        let current = try #require(record(try await owner.lookupRecords([Record.zoneShareName], zoneID: zone).first))
+        #expect(current.participants?.contains { $0.type == .publicUser && $0.userIdentity?.userRecordName == LocalCloudKit.userRecordName(for: "bob") } == true)
+        // Stop sharing: the share record deleted.
+        #expect(try await owner.modifyRecords(ModifyRecordsRequest(operations: [.delete(recordName: Record.zoneShareName, recordChangeTag: current.recordChangeTag)], zoneID: zone)).failures.isEmpty)
+        #expect(try await guest.listZones().isEmpty)
+        let again = try await guest.resolveShares([ShortGUID(value: share.shortGUID!, shouldFetchRootRecord: false)])
+        guard case .failure(let error)? = again.first else { Issue.record("\(again)"); return }
+        #expect(error.serverErrorCode == .notFound)
+    }
 }

@@ -188,7 +188,7 @@ _ckbrowse_browse() {
     repeating_flags=()
     non_repeating_flags=(--read-only --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file)
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
@@ -220,6 +220,9 @@ _ckbrowse_browse() {
         return
         ;;
     '--key-file')
+        return
+        ;;
+    '--demo-user')
         return
         ;;
     esac
@@ -227,9 +230,9 @@ _ckbrowse_browse() {
 
 _ckbrowse_zones() {
     repeating_flags=()
-    non_repeating_flags=(--read-only --version -h --help)
+    non_repeating_flags=(--read-only --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --output)
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
@@ -261,6 +264,9 @@ _ckbrowse_zones() {
         return
         ;;
     '--key-file')
+        return
+        ;;
+    '--demo-user')
         return
         ;;
     '--output')
@@ -272,9 +278,9 @@ _ckbrowse_zones() {
 
 _ckbrowse_changes() {
     repeating_flags=()
-    non_repeating_flags=(--all --read-only --version -h --help)
+    non_repeating_flags=(--all --read-only --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--since --limit --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --output)
+    non_repeating_options=(--since --limit --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options 1
 
     # Offer option value completions
@@ -314,6 +320,9 @@ _ckbrowse_changes() {
     '--key-file')
         return
         ;;
+    '--demo-user')
+        return
+        ;;
     '--output')
         __ckbrowse_add_completions -W 'json'$'\n''table'
         return
@@ -323,9 +332,9 @@ _ckbrowse_changes() {
 
 _ckbrowse_query() {
     repeating_flags=()
-    non_repeating_flags=(--all --read-only --version -h --help)
+    non_repeating_flags=(--all --read-only --json --version -h --help)
     repeating_options=(--filter --sort)
-    non_repeating_options=(--zone --limit --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --output)
+    non_repeating_options=(--zone --limit --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options 1
 
     # Offer option value completions
@@ -371,6 +380,9 @@ _ckbrowse_query() {
     '--key-file')
         return
         ;;
+    '--demo-user')
+        return
+        ;;
     '--output')
         __ckbrowse_add_completions -W 'json'$'\n''table'
         return
@@ -380,9 +392,9 @@ _ckbrowse_query() {
 
 _ckbrowse_get() {
     repeating_flags=()
-    non_repeating_flags=(--read-only --version -h --help)
+    non_repeating_flags=(--read-only --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--zone --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --output)
+    non_repeating_options=(--zone --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options -1
 
     # Offer option value completions
@@ -419,6 +431,9 @@ _ckbrowse_get() {
     '--key-file')
         return
         ;;
+    '--demo-user')
+        return
+        ;;
     '--output')
         __ckbrowse_add_completions -W 'json'$'\n''table'
         return
@@ -428,9 +443,9 @@ _ckbrowse_get() {
 
 _ckbrowse_subscriptions() {
     repeating_flags=()
-    non_repeating_flags=(--read-only --version -h --help)
+    non_repeating_flags=(--read-only --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --output)
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options 1
 
     # Offer option value completions
@@ -462,6 +477,9 @@ _ckbrowse_subscriptions() {
         return
         ;;
     '--key-file')
+        return
+        ;;
+    '--demo-user')
         return
         ;;
     '--output')
@@ -475,7 +493,7 @@ _ckbrowse_apply() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --non-atomic --read-only --version -h --help)
     repeating_options=()
-    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file)
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user)
     __ckbrowse_offer_flags_options 1
 
     # Offer option value completions
@@ -507,6 +525,9 @@ _ckbrowse_apply() {
         return
         ;;
     '--key-file')
+        return
+        ;;
+    '--demo-user')
         return
         ;;
     esac
