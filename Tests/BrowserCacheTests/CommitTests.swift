@@ -9,14 +9,20 @@ import Testing
 @Suite struct CommitRoundTripTests {
     let zone = ZoneID(zoneName: "Z")
 
-    func setUp() async throws -> (EffectRunner, CloudKitDatabase, StagingJournal) {
+    /// A local server in-process and a client of it; `losing`: zones/modify answers are lost.
+    static func client(losing: Bool = false) throws -> CloudKitClient {
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = ["t"]
         configuration.users = [(name: "u", token: "w")]
         let service = try LocalCloudKit(store: try Store(directory: tempDirectory("srv")), configuration: configuration)
-        let client = CloudKitClient(
+        let transport: any HTTPTransport = losing ? LosingTransport(inner: InProcessTransport(service: service)) : InProcessTransport(service: service)
+        return CloudKitClient(
             configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
-            credentials: .apiToken("t", webAuthToken: "w"), transport: InProcessTransport(service: service))
+            credentials: .apiToken("t", webAuthToken: "w"), transport: transport)
+    }
+
+    func setUp() async throws -> (EffectRunner, CloudKitDatabase, StagingJournal) {
+        let client = try Self.client()
         let db = client.database(.private)
         _ = try await db.modifyZones([ZoneOperation(.create, zone)])
         _ = try await db.modifyRecords(ModifyRecordsRequest(
@@ -83,13 +89,7 @@ import Testing
     /// zones/modify reaches the server, then the connection drops: the runner looks the zones up
     /// instead of reporting "unknown", so an applied create is done and the records follow.
     @Test func aLostZonesAnswerIsJudgedByLookingTheZonesUp() async throws {
-        var configuration = LocalServerConfiguration()
-        configuration.apiTokens = ["t"]
-        configuration.users = [(name: "u", token: "w")]
-        let service = try LocalCloudKit(store: try Store(directory: tempDirectory("srv")), configuration: configuration)
-        let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
-            credentials: .apiToken("t", webAuthToken: "w"), transport: LosingTransport(inner: InProcessTransport(service: service)))
+        let client = try Self.client(losing: true)
         let db = client.database(.private)
         _ = try await db.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Old"))])
         let runner = EffectRunner(client: client, cache: nil)

@@ -8,11 +8,7 @@ import Testing
 @Suite struct ElementEditingTests {
     func open() -> Harness {
         var h = Harness(width: 100, height: 30)
-        h.send(.zonesLoaded(.private, .success(Harness.zones)))
-        h.keys(.char("j"), .enter)
-        h.page([.record(Harness.detailRecord)], token: "t", more: false)
-        h.keys(.enter)
-        h.send(.recordLoaded(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7"), .success((.record(Harness.detailRecord), Harness.detailRecord.json))))
+        h.openDetail()
         return h
     }
 

@@ -85,11 +85,7 @@ import Testing
 @Suite struct ShareStagingTests {
     func openShare(_ share: Record, database: DatabaseScope = .private) -> Harness {
         var h = Harness(width: 100, height: 30)
-        h.send(.zonesLoaded(.private, .success(Harness.zones)))
-        h.keys(.char("j"), .enter)
-        h.page([.record(share)], token: "t", more: false)
-        h.keys(.enter)
-        h.send(.recordLoaded(RecordKey(zone: h.state.list!.zone, recordName: share.recordName), .success((.record(share), share.json))))
+        h.openDetail(share)
         return h
     }
 
@@ -140,11 +136,7 @@ import Testing
 
     @Test func shareStagesANewShareOfTheOpenRecord() throws {
         var h = Harness(width: 100, height: 30)
-        h.send(.zonesLoaded(.private, .success(Harness.zones)))
-        h.keys(.char("j"), .enter)
-        h.page([.record(Harness.detailRecord)], token: "t", more: false)
-        h.keys(.enter)
-        h.send(.recordLoaded(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7"), .success((.record(Harness.detailRecord), Harness.detailRecord.json))))
+        h.openDetail()
         h.keys(.char(":"))
         h.type("share")
         h.keys(.enter)
