@@ -13,7 +13,7 @@ struct CKBrowse: AsyncParsableCommand {
             Tokens are read from the environment or a profile; never pass them where `ps` can see them.
             """,
         version: version,
-        subcommands: [Browse.self, Zones.self, Changes.self, QueryCommand.self, Get.self, Subscriptions.self, Apply.self, Serve.self, Bench.self],
+        subcommands: [Browse.self, Zones.self, Changes.self, QueryCommand.self, Get.self, Subscriptions.self, Apply.self, SchemaCommand.self, Serve.self, Bench.self],
         defaultSubcommand: Browse.self
     )
 
