@@ -71,5 +71,15 @@ msg=$("$BIN" --server http://127.0.0.1:9 zones 2>&1); code=$?
 out=$(env -u CLOUDKIT_SERVER -u CLOUDKIT_API_TOKEN -u CLOUDKIT_WEB_AUTH_TOKEN HOME="$WORK/home" XDG_DATA_HOME=     "$BIN" --container iCloud.com.example.Gallery --environment production zones --output table)
 echo "$out" | grep -q "^Gallery " && ok "the demo container by name, production environment seeded" || bad "demo production: $out"
 [ -d "$WORK/home/.local/share/ckbrowse/demo" ] && ok "with XDG_DATA_HOME unset, the demo lives under \$HOME" || bad "demo data not under \$HOME"
+# Schema files: the serve data directory's schema exported as .ckdb, valid; a broken file names its line.
+"$BIN" schema export --data "$WORK/data" > "$WORK/gallery.ckdb"; code=$?
+[ $code = 0 ] && grep -q "^    RECORD TYPE Artwork ($" "$WORK/gallery.ckdb" && grep -q "^        title  *STRING QUERYABLE SEARCHABLE SORTABLE,$" "$WORK/gallery.ckdb" \
+    && ok "schema export: the data directory's record types as .ckdb" || bad "schema export: exit $code: $(head -5 "$WORK/gallery.ckdb")"
+msg=$("$BIN" schema validate "$WORK/gallery.ckdb"); code=$?
+[ $code = 0 ] && grep -q "valid: 5 record types" <<< "$msg" && ok "schema validate: the export is valid" || bad "schema validate: exit $code: $msg"
+printf 'DEFINE SCHEMA\n    RECORD TYPE A (\n        n INT64 SEARCHABLE\n    );\n' > "$WORK/bad.ckdb"
+msg=$("$BIN" schema validate "$WORK/bad.ckdb" 2>&1); code=$?
+[ $code = 1 ] && grep -q "bad.ckdb:3:9: SEARCHABLE is not allowed on n (INT64)" <<< "$msg" && ok "schema validate: a broken file fails at its line and column" || bad "schema validate bad: exit $code: $msg"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
