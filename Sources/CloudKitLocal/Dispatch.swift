@@ -36,7 +36,10 @@ extension LocalCloudKit {
         }
         if route.endpoint.operation.hasPrefix("users/") { return (200, .json(try await users(route.endpoint, caller: caller, body: body))) }
         if route.endpoint == .recordsResolve || route.endpoint == .recordsAccept {
-            return (200, .json(try await resolveShares(route, caller: caller, body: body, accept: route.endpoint == .recordsAccept)))
+            let answer = try await resolveShares(route, caller: caller, body: body, accept: route.endpoint == .recordsAccept)
+            // An acceptance may have queued a push for the participant's database subscriptions.
+            if route.endpoint == .recordsAccept { courier.wakeAll() }
+            return (200, .json(answer))
         }
         let owner = route.scope == .public ? "" : (caller.userRecordName ?? "")
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)

@@ -173,13 +173,13 @@ _ckbrowse() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    browse|zones|changes|query|get|subscriptions|apply|serve|bench|help)
+    browse|zones|changes|query|get|subscriptions|apply|schema|serve|bench|help)
         # Offer subcommand argument completions
         "_ckbrowse_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'browse zones changes query get subscriptions apply serve bench help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'browse zones changes query get subscriptions apply schema serve bench help' -- "${cur}"))
         ;;
     esac
 }
@@ -531,6 +531,59 @@ _ckbrowse_apply() {
         return
         ;;
     esac
+}
+
+_ckbrowse_schema() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __ckbrowse_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    export|validate)
+        # Offer subcommand argument completions
+        "_ckbrowse_schema_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'export validate' -- "${cur}"))
+        ;;
+    esac
+}
+
+_ckbrowse_schema_export() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--data --container --environment)
+    __ckbrowse_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--data')
+        return
+        ;;
+    '--container')
+        return
+        ;;
+    '--environment')
+        __ckbrowse_add_completions -W 'development'$'\n''production'
+        return
+        ;;
+    esac
+}
+
+_ckbrowse_schema_validate() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __ckbrowse_offer_flags_options 1
 }
 
 _ckbrowse_serve() {

@@ -57,6 +57,7 @@ _ckbrowse() {
             'get:Look records up by name (records/lookup).'
             'subscriptions:List subscriptions, or show one.'
             'apply:Send a records/modify batch file, atomic by default, and print per-record results as JSON.'
+            'schema:Export or validate a schema in the CloudKit Schema Language (.ckdb, as cktool uses).'
             'serve:Run a local CloudKit Web Services server backed by SQLite.'
             'bench:Run a benchmark and print its figures (build with -c release for real numbers).'
             'help:Show subcommand help information.'
@@ -65,7 +66,7 @@ _ckbrowse() {
         ;;
     arg)
         case "${words[1]}" in
-        browse|zones|changes|query|get|subscriptions|apply|serve|bench|help)
+        browse|zones|changes|query|get|subscriptions|apply|schema|serve|bench|help)
             "_ckbrowse_${words[1]}" && ret=0
             ;;
         esac
@@ -266,6 +267,62 @@ _ckbrowse_apply() {
         '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
         '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
         '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_schema() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'export:Print the schema of a local data directory (the embedded demo'\''s by default) as a .ckdb file.'
+            'validate:Check a .ckdb file: its syntax and the rules a file can break on its own.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        export|validate)
+            "_ckbrowse_schema_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_ckbrowse_schema_export() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar arg_specs=(
+        '--data[A data directory of `ckbrowse serve` (default\: the embedded demo'\''s).]:data:'
+        '--container[The container (default\: the demo'\''s).]:container:'
+        '--environment[development or production.]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_schema_validate() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':file:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
