@@ -430,26 +430,21 @@ extension Browser {
             screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
         } else if let message = state.message {
             // A long message wraps upwards over the body (up to 4 rows), so it can be read in full.
-            var rows = TextWidth.wrap(message, to: max(10, screen.width - 2))
-            if rows.count > 4 {
-                rows = Array(rows.prefix(4))
-                rows[3] = TextWidth.truncate(rows[3] + " …", to: screen.width - 12) + " (! shows all)"
-            }
-            for (i, row) in rows.enumerated() {
-                let line = y - (rows.count - 1) + i
-                if line < y { screen.fill(y: line, style: .plain) }
-                screen.put(" " + row, x: 0, y: line, maxWidth: screen.width - 1)
-            }
+            putUpward(&screen, message, style: .plain, maxRows: 4, more: " (! shows all)")
         } else {
             screen.put(" " + TextWidth.truncate(hints(state), to: screen.width - 2), x: 0, y: y, style: Theme.dim)
         }
     }
 
-    /// Text on the hint line that wraps upwards over the body (up to 3 rows) instead of being cut.
-    static func putUpward(_ screen: inout Screen, _ text: String, style: Style) {
+    /// Text on the hint line that wraps upwards over the body (up to `maxRows` rows) instead of being
+    /// cut; what does not fit ends in an ellipsis and `more`.
+    static func putUpward(_ screen: inout Screen, _ text: String, style: Style, maxRows: Int = 3, more: String = "") {
         let y = screen.height - 2
         var rows = TextWidth.wrap(text, to: max(10, screen.width - 2))
-        if rows.count > 3 { rows = Array(rows.prefix(3)); rows[2] = TextWidth.truncate(rows[2] + " …", to: screen.width - 2) }
+        if rows.count > maxRows {
+            rows = Array(rows.prefix(maxRows))
+            rows[maxRows - 1] = TextWidth.truncate(rows[maxRows - 1] + " …", to: screen.width - 2 - TextWidth.width(more)) + more
+        }
         for (i, row) in rows.enumerated() {
             let line = y - (rows.count - 1) + i
             screen.fill(y: line, style: .plain)

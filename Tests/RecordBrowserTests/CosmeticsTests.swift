@@ -26,4 +26,14 @@ import Testing
         h.keys(.char("b"))
         #expect(h.screen.snapshot.contains("END"), "the end of the value is on screen")
     }
+
+    /// A message longer than four rows ends in an ellipsis and a pointer to `!` that is itself shown
+    /// in full (it used to lose its last cells to the row's edge).
+    @Test func aVeryLongMessageSaysWhereTheRestIs() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.send(.notice(String(repeating: "a long notice ", count: 40)))
+        #expect(h.screen.line(22).contains("… (! shows all)"), "\(h.screen.line(22))")
+        #expect((19...22).allSatisfy { h.screen.line($0).contains("a long notice") })
+    }
 }
