@@ -433,7 +433,7 @@ extension BrowserState {
     /// A zone as people read it: its name, and in the shared database its owner's discovered name
     /// (else their record name).
     public func zoneName(_ key: ZoneKey) -> String {
-        guard let owner = key.zoneID.ownerRecordName, key.database == .shared else { return key.zoneID.zoneName }
-        return "\(key.zoneID.zoneName) (owner \(userNames[owner] ?? owner))"
+        guard key.zoneID.ownerRecordName != nil, key.database == .shared else { return key.zoneID.zoneName }
+        return "\(key.zoneID.zoneName) (owner \(Browser.ownerName(self, key.zoneID)))"
     }
 }

@@ -52,6 +52,13 @@ public enum Browser {
         }
     }
 
+    /// Zones of other owners: find out who they are (once per owner; the signed-in user is known).
+    static func discoverOwners(_ owners: [String?], _ state: BrowserState) -> [BrowserEffect] {
+        let unknown = Set(owners.compactMap { $0 }).subtracting(state.userNames.keys)
+            .filter { $0 != state.connection.account.identity.userRecordName }
+        return unknown.isEmpty ? [] : [.discoverUsers(unknown.sorted())]
+    }
+
     /// Keys that move the selection or scroll, on every screen.
     static func isMove(_ key: Key) -> Bool {
         switch key {
@@ -102,10 +109,7 @@ public enum Browser {
             case .success(let zones):
                 state.zones = zones
                 state.zoneSelection = min(state.zoneSelection, max(0, zones.count - 1))
-                // Zones of other owners: find out who they are (once per owner).
-                let owners = Set(zones.compactMap(\.zone?.zoneID.ownerRecordName)).subtracting(state.userNames.keys)
-                    .filter { scope == .shared && $0 != state.connection.account.identity.userRecordName }
-                if !owners.isEmpty { return [.discoverUsers(owners.sorted())] }
+                if scope == .shared { return discoverOwners(zones.map { $0.zone?.zoneID.ownerRecordName }, state) }
             case .failure(let failure): fail(&state, failure)
             }
             return []
@@ -253,9 +257,7 @@ public enum Browser {
             case .success(let shares):
                 state.shares = shares
                 state.shareSelection = min(state.shareSelection, max(0, shares.count - 1))
-                let owners = Set(shares.compactMap { $0.zoneID?.ownerRecordName }).subtracting(state.userNames.keys)
-                    .filter { $0 != state.connection.account.identity.userRecordName }
-                if scope == .shared, !owners.isEmpty { return [.discoverUsers(owners.sorted())] }
+                if scope == .shared { return discoverOwners(shares.map { $0.zoneID?.ownerRecordName }, state) }
             case .failure(let failure): fail(&state, failure)
             }
             return []

@@ -56,15 +56,12 @@ extension Browser {
 
     static func stageShare(_ edit: ShareEdit, _ share: Record, _ state: inout BrowserState, message: String) {
         guard let detail = state.detail else { return }
-        var op = state.staged.operation(for: detail.key) ?? StagedOperation(kind: .update, zone: detail.key.zone, base: share)
+        // A share staged for creation keeps being one; otherwise an update of the share record
+        // (staging merges it with an earlier edit, whose base stays).
+        var op = StagedOperation(kind: .update, zone: detail.key.zone, base: share)
+        if let existing = state.staged.operation(for: detail.key), existing.mode == .create { op = existing }
         op.share = edit
-        if op.mode == .create {
-            state.staged.stage(op)
-        } else {
-            var update = StagedOperation(kind: .update, zone: detail.key.zone, base: share)
-            update.share = edit
-            state.staged.stage(update)
-        }
+        state.staged.stage(op)
         let count = state.staged.operations.count
         state.message = message + " · \(count) staged (b batch, c commit)"
         settleDetail(&state)

@@ -18,8 +18,7 @@ extension Browser {
         // A zone shared with the user READ_ONLY: said before anything is staged, not after a commit fails.
         let zone = state.pane == .recordDetail ? state.detail?.key.zone : state.list?.zone
         if let zone, zone.database == .shared, state.sharePermissions[zone] == .readOnly {
-            let owner = zone.zoneID.ownerRecordName.map { state.userNames[$0] ?? $0 } ?? "its owner"
-            state.message = "read-only: \(zone.zoneID.zoneName) is shared with you READ_ONLY by \(owner). Nothing staged."
+            state.message = "read-only: \(zone.zoneID.zoneName) is shared with you READ_ONLY by \(ownerName(state, zone.zoneID)). Nothing staged."
             return false
         }
         return true
