@@ -80,7 +80,7 @@ extension LocalCloudKit {
                 // Atomic failure: everything that did not fail itself failed because of the culprit.
                 writer.write(itemError(name, .atomicError, "Atomic failure: another operation in the batch failed"))
             case .success(let record) where record.type == Self.shareRecordType && !record.deleted:
-                writer.write(try shareWire(record, db, ownerDB: context.dbID, zoneID: zoneID, caller: context.caller.userRecordName))
+                writer.write(try recordWire(record, db, context, zoneID: zoneID, desiredKeys: nil, numbersAsStrings: false))
             case .success(let record):
                 let keys = operation.desiredKeys ?? request.desiredKeys
                 if keys == nil && !numbersAsStrings {
@@ -450,16 +450,19 @@ extension LocalCloudKit {
             guard stepped <= limit else { continue }
             last = RowJSON.seq(current)
             if let types, !RowJSON.isDeleted(current), !(RowJSON.type(current).map(types.contains) ?? false) { continue }
-            let isShare = RowJSON.type(current) == Self.shareRecordType
-            if reshape || isShare || visible != nil {
+            // Reshaped records, share records (with their share keys) and rows a participant may not
+            // see go through a decoded record; the rest is copied from the row as it is.
+            var decoded: StoredRecord?
+            if reshape || visible != nil || RowJSON.type(current) == Self.shareRecordType {
                 let record = try StoredRecord(row: row)
                 if let visible, visible.permission(record.name) == nil { continue }
-                if written > 0 { writer.raw(",") }
-                written += 1
-                writer.write(try recordWire(record, db, context, zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings))
+                decoded = record
+            }
+            if written > 0 { writer.raw(",") }
+            written += 1
+            if let decoded {
+                writer.write(try recordWire(decoded, db, context, zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings))
             } else {
-                if written > 0 { writer.raw(",") }
-                written += 1
                 RowJSON.writeRecord(current, into: &writer)
             }
         }

@@ -152,10 +152,10 @@ extension LocalCloudKit {
         if existing?.type == Self.shareRecordType || operation.record.recordType == Self.shareRecordType {
             throw ItemError(.accessDenied, "only the owner can change a share")
         }
-        var permission = existing == nil ? nil : access.permission(name)
-        if existing == nil {
-            permission = access.zonePermission ?? operation.record.parent.flatMap { access.records[$0.recordName] }
-        }
+        // A new record: the zone's permission, or its parent's in a shared hierarchy.
+        let permission = existing == nil
+            ? access.zonePermission ?? operation.record.parent.flatMap { access.records[$0.recordName] }
+            : access.permission(name)
         guard let permission else {
             throw ItemError(.accessDenied, existing == nil ? "a new record in a shared hierarchy needs a parent in it" : "record '\(name)' is not shared with you")
         }
@@ -482,11 +482,7 @@ extension LocalCloudKit {
                 do {
                     results.append(try self.resolve(item, route: route, caller: caller, me: me, accept: accept, now: now, db))
                 } catch let error as ServiceError {
-                    var object = JSONObject()
-                    object.set("shortGUID", item.value)
-                    object.set("serverErrorCode", error.code.rawValue)
-                    object.set("reason", error.reason)
-                    results.append(.object(object))
+                    results.append(ShortGUIDError(shortGUID: item.value, info: ServerErrorInfo(serverErrorCode: error.code, reason: error.reason)).json)
                 }
             }
             return ["results": .array(results)]
@@ -510,8 +506,8 @@ extension LocalCloudKit {
                 ?? participants.first { p in p.userRecordName == nil && p.email != nil && p.email?.lowercased() == myInfo?.email?.lowercased() }
         }
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: .private, owner: owner)
-        var context = RequestContext(route: route, caller: caller, key: key, dbID: share.db, now: now)
-        guard let zone = try ZoneRow.load(db, share.db, share.zone), !zone.deleted else { throw notFound }
+        let context = RequestContext(route: route, caller: caller, key: key, dbID: share.db, now: now)
+        guard try ZoneRow.load(db, share.db, share.zone).map({ !$0.deleted }) == true else { throw notFound }
         if owner != me {
             let participation = mine()
             guard participation.map({ $0.status != .removed }) ?? (share.publicPermission != .noPermission) else {
@@ -532,7 +528,6 @@ extension LocalCloudKit {
         } else if accept {
             throw ServiceError.badRequest("the owner of a share does not accept it")
         }
-        context.access = nil
         let zoneID = ZoneID(zoneName: share.zone, ownerRecordName: owner, zoneType: .regularCustomZone)
         var result = ShortGUIDResult()
         result.containerIdentifier = route.container
@@ -561,7 +556,6 @@ extension LocalCloudKit {
         {
             object.set("rootRecord", root.wire(zoneID: zoneID, desiredKeys: item.rootRecordDesiredKeys, numbersAsStrings: false))
         }
-        _ = zone
         return .object(object)
     }
 

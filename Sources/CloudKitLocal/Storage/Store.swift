@@ -129,6 +129,11 @@ public final class Store: Sendable {
                 CREATE INDEX shared_zone_owner ON shared_zone (owner_db, zone);
                 """)
         }
+        migrator.registerMigration("v4-record-parent") { db in
+            // A record share reaches its root's descendants by `parent`, one level at a time: this
+            // keeps each step an index lookup. Partial: records without a parent (most) cost nothing.
+            try db.execute(sql: "CREATE INDEX record_parent ON record (db, zone, parent) WHERE parent IS NOT NULL")
+        }
         return migrator
     }
 }
