@@ -29,14 +29,11 @@ struct SchemaCommand: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("cloudkit.sqlite")) || data == nil else {
                 throw ValidationError("no ckbrowse data in \(directory)")
             }
+            // The embedded demo is seeded on first use, as the browser would; a serve directory is read as it is.
             var configuration = LocalServerConfiguration()
-            var seedDemo = false
-            if data == nil {
-                DemoSeed.configure(&configuration)
-                seedDemo = true
-            }
+            if data == nil { DemoSeed.configure(&configuration) }
             let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
-            if seedDemo { try await DemoSeed.seedIfNeeded(service, environment: environment) }
+            if data == nil { try await DemoSeed.seedIfNeeded(service, environment: environment) }
             print(SchemaLanguage.write(try service.inferredSchema(container: container, environment: environment)), terminator: "")
         }
     }
