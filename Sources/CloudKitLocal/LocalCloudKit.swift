@@ -84,6 +84,9 @@ public struct LocalServerConfiguration: Sendable {
     public var now: @Sendable () -> Date = { Date() }
     /// Subscriptions firing and the webcourier long-poll.
     public var notifications = NotificationSettings()
+    /// Refuse queries the schema's indexes do not allow, as CloudKit does (`IndexRules`). Off only
+    /// for tests written before schemas were enforced (`serve --no-index-rules`).
+    public var enforcesIndexes = true
 
     public init() {}
 }
@@ -170,6 +173,7 @@ public final class LocalCloudKit: Sendable {
             if request.body.count > configuration.maximumBodyBytes {
                 throw ServiceError.badRequest("request body of \(request.body.count) bytes exceeds the limit of \(configuration.maximumBodyBytes)")
             }
+            if request.path.hasPrefix(Self.schemaPathPrefix) { return try await handleSchema(request, uuid: uuid) }
             if request.path.hasPrefix("/device/") {
                 let (status, json) = try await handleDevice(request, uuid: uuid)
                 return respond(status, json, uuid: uuid, extra: extraHeaders)
@@ -280,9 +284,11 @@ public final class LocalCloudKit: Sendable {
 
     func answerKey(_ route: Route, _ request: ServerRequest, userRecordName: String?) -> AnswerCache.Key {
         let owner = route.scope == .public ? "" : (userRecordName ?? "")
+        // A public answer depends on who reads too: record types may grant READ to some roles only.
         return AnswerCache.Key(
             endpoint: route.endpoint.operation,
             database: DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner),
+            reader: userRecordName ?? "",
             body: route.endpoint.method == .get ? [] : request.body)
     }
 

@@ -2,9 +2,9 @@ import CloudKitWeb
 
 /// A request-level failure: rendered as the service's top-level error dictionary with the HTTP status
 /// of the reference (Hummingbird's pattern: handlers just throw).
-struct ServiceError: Error, Sendable {
-    var code: ServerErrorCode
-    var reason: String
+public struct ServiceError: Error, Sendable, CustomStringConvertible {
+    public internal(set) var code: ServerErrorCode
+    public internal(set) var reason: String
     var status: Int
     var redirectURL: String?
     var retryAfter: Double?
@@ -18,6 +18,8 @@ struct ServiceError: Error, Sendable {
     }
 
     static func badRequest(_ reason: String) -> ServiceError { ServiceError(.badRequest, reason) }
+
+    public var description: String { "\(code.rawValue): \(reason)" }
 }
 
 /// A per-item failure inside a batch: becomes an error dictionary in the results array.

@@ -11,6 +11,7 @@ import Testing
         AnswerCache.Key(
             endpoint: "records/changes",
             database: DatabaseKey(container: "c", environment: .development, scope: .private, owner: "_u"),
+            reader: "_u",
             body: Array("{\"n\":\(n)}".utf8))
     }
 

@@ -141,10 +141,13 @@ import Testing
         let clash = try await db.modify([.create(record("u2", "T", ["i": .string("not a number")]))])
         #expect(clash.failures.first?.serverErrorCode == .badRequest)
         #expect(clash.failures.first?.reason?.contains("defined to be: INT64") == true)
-        // Production enforces the schema: a new field or type is refused.
+        // Production enforces its schema, which only a deploy changes: a new field or type is refused.
         let prod = server.client(environment: .production).database(.private)
-        #expect(try await prod.modify([.create(record("p", "T", ["brandNew": .int64(1)]))]).failures.first?.reason?.contains("not found") == true)
-        #expect(try await prod.modify([.create(record("p", "NoSuchType"))]).failures.first?.reason?.contains("Did not find record type") == true)
+        #expect(try await prod.modify([.create(record("p", "T", ["i": .int64(1)]))]).failures.first?.reason == "Cannot create new type T in production schema")
+        try await server.service.deploySchema(container: LiveServer.container)
+        #expect(try await prod.modify([.create(record("p", "T", ["brandNew": .int64(1)]))]).failures.first?.reason
+            == "Cannot create or modify field 'brandNew' in record 'T' in production schema")
+        #expect(try await prod.modify([.create(record("p", "NoSuchType"))]).failures.first?.reason == "Cannot create new type NoSuchType in production schema")
         #expect(try await prod.modify([.create(record("p", "T", ["i": .int64(1)]))]).isCompleteSuccess)
     }
 

@@ -11,7 +11,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckl-schema-\(UUID().uuidString)").path
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         try await DemoSeed.seedIfNeeded(service)
-        let schema = try service.inferredSchema(container: DemoSeed.container, environment: .development)
+        let schema = try service.schema(container: DemoSeed.container, environment: .development)
         #expect(schema.recordTypes.map(\.name) == ["Artist", "Artwork", "Exhibition", "Note", "Users"], "no system share type")
         let artwork = try #require(schema.recordType("Artwork"))
         #expect(artwork.field("title") == FieldSchema(name: "title", type: .string, indexes: [.queryable, .searchable, .sortable]))
@@ -22,6 +22,6 @@ import Testing
         #expect(SchemaLanguage.write(parsed) == text)
         #expect(text.contains("        year            INT64 QUERYABLE SORTABLE,"))
         // Another container has no types of its own: only Users.
-        #expect(try service.inferredSchema(container: "iCloud.other", environment: .development).recordTypes.map(\.name) == ["Users"])
+        #expect(try service.schema(container: "iCloud.other", environment: .development).recordTypes.map(\.name) == ["Users"])
     }
 }

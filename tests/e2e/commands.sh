@@ -81,5 +81,34 @@ printf 'DEFINE SCHEMA\n    RECORD TYPE A (\n        n INT64 SEARCHABLE\n    );\n
 msg=$("$BIN" schema validate "$WORK/bad.ckdb" 2>&1); code=$?
 [ $code = 1 ] && grep -q "bad.ckdb:3:9: SEARCHABLE is not allowed on n (INT64)" <<< "$msg" && ok "schema validate: a broken file fails at its line and column" || bad "schema validate bad: exit $code: $msg"
 
+# Through the server's schema endpoint: the same export; an imported file that drops an index makes
+# the server refuse a query with CloudKit's reason; deploy; reset only once confirmed.
+"$BIN" schema export > "$WORK/served.ckdb"; code=$?
+[ $code = 0 ] && cmp -s "$WORK/served.ckdb" "$WORK/gallery.ckdb" && ok "schema export through the endpoint: the same file" || bad "schema export (server): exit $code"
+sed 's/^\(        year  *INT64\) QUERYABLE SORTABLE,$/\1 SORTABLE,/' "$WORK/gallery.ckdb" > "$WORK/noindex.ckdb"
+msg=$("$BIN" schema import "$WORK/noindex.ckdb" 2>&1); code=$?
+[ $code = 0 ] && grep -q "imported" <<< "$msg" && ok "schema import: accepted" || bad "schema import: exit $code: $msg"
+"$BIN" query Artwork --zone Gallery --filter 'year EQUALS 1900' > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 1 ] && grep -q "Field 'year' is not marked queryable" "$WORK/err" && ok "a query the schema's indexes do not allow: refused with CloudKit's reason" || bad "unindexed query: exit $code: $(cat "$WORK/err")"
+out=$("$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN 1900' --limit 1); code=$?
+[ $code = 0 ] && [ -n "$out" ] && ok "a range filter on the SORTABLE field still runs" || bad "sortable range: exit $code"
+msg=$("$BIN" schema deploy 2>&1); code=$?
+[ $code = 0 ] && grep -q "development's schema is now production's" <<< "$msg" && ok "schema deploy" || bad "schema deploy: exit $code: $msg"
+printf 'DEFINE SCHEMA\n    RECORD TYPE Artwork (title STRING);\n' > "$WORK/shrink.ckdb"
+msg=$("$BIN" schema validate "$WORK/shrink.ckdb" 2>&1); code=$?
+[ $code = 1 ] && grep -q "record type 'Artist' is in production and cannot be removed" <<< "$msg" && ok "schema validate against the server: what production would refuse" || bad "validate vs production: exit $code: $msg"
+msg=$("$BIN" schema reset < /dev/null 2>&1); code=$?
+[ $code = 64 ] && grep -q "confirm with --confirm iCloud.com.example.Gallery" <<< "$msg" && ok "schema reset without confirmation: refused, nothing changed" || bad "reset unconfirmed: exit $code: $msg"
+msg=$("$BIN" schema reset --confirm iCloud.com.example.Gallery 2>&1); code=$?
+out=$("$BIN" zones)
+[ $code = 0 ] && grep -q "deleted development data" <<< "$msg" && [ "$(echo "$out" | jsonl 'len(rows)')" = 1 ] && ok "schema reset --confirm: development data deleted" || bad "reset: exit $code: $msg / $out"
+# serve --schema: a broken file stops the start at its line; a good one is imported.
+msg=$("$BIN" serve --data "$WORK/data2" --port 0 --container iCloud.example.S --schema "$WORK/bad.ckdb" 2>&1); code=$?
+[ $code = 64 ] && grep -q "bad.ckdb:3:9: SEARCHABLE is not allowed" <<< "$msg" && ok "serve --schema with a broken file: exit 64 at its line" || bad "serve --schema bad: exit $code: $msg"
+"$BIN" serve --data "$WORK/data2" --port 0 --api-token t --container iCloud.example.S --schema "$WORK/gallery.ckdb" > "$WORK/serve2.log" 2>&1 & PID2=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve2.log" && break; sleep 0.1; done
+kill $PID2; wait $PID2 2>/dev/null
+grep -q "imported $WORK/gallery.ckdb into iCloud.example.S (development)" "$WORK/serve2.log" && ok "serve --schema: imported at start" || bad "serve --schema: $(cat "$WORK/serve2.log")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

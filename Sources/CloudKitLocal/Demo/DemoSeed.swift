@@ -50,9 +50,15 @@ public enum DemoSeed {
         }
         var didSeed = false
         if try await !seeded(key) {
-            // Production takes the development schema (as if deployed): seed development first.
-            if environment != .development { try await seedIfNeeded(service, environment: .development) }
+            // Production takes the development schema by a deploy, as on CloudKit: seed development first.
+            if environment != .development {
+                try await seedIfNeeded(service, environment: .development)
+                try await service.deploySchema(container: container)
+            }
             try await seed(client(webAuthToken))
+            // The browser lists a record type by an unfiltered query, which needs `___recordID`
+            // QUERYABLE; a developer adds that index (and sorts by time) in the Console: so does the demo.
+            if environment == .development { try await service.addSystemIndexes(container: container, environment: .development) }
             try await mark(key)
             didSeed = true
         }

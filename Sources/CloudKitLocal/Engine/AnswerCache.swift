@@ -15,6 +15,8 @@ final class AnswerCache: Sendable {
     struct Key: Hashable, Sendable {
         var endpoint: String
         var database: DatabaseKey
+        /// The signed-in user's record name ("" for none).
+        var reader: String
         var body: [UInt8]
     }
 

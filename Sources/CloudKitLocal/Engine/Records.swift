@@ -130,6 +130,11 @@ extension LocalCloudKit {
         if let access = context.access { try checkSharedWrite(operation, existing, access) }
         let isShare = (incoming.recordType ?? existing?.type) == Self.shareRecordType
 
+        if let existing {
+            try checkGrant(.write, recordType: existing.type ?? "", creator: existing.created?.userRecordName, db, context, cache: &log.grants)
+        } else if let recordType = incoming.recordType, type != .delete, type != .forceDelete {
+            try checkGrant(.create, recordType: recordType, creator: context.caller.actingRecordName, db, context, cache: &log.grants)
+        }
         if type.needsChangeTag, let existing {
             // A conditional write without a tag is treated as stale (unconfirmed; the reference suggests CONFLICT).
             guard let tag = incoming.recordChangeTag, tag == existing.tag else {
@@ -296,33 +301,30 @@ extension LocalCloudKit {
         }
     }
 
-    /// Development creates record types and fields on first write (as CloudKit does in development);
-    /// a value contradicting a field's known type is BAD_REQUEST. Production enforces the schema; its
-    /// schema is the development one (as if every development change had been deployed).
+    /// Development creates record types and fields on first write, as CloudKit does, with the
+    /// indexes and grants just-in-time creation gives (`SchemaTables`); a value contradicting a
+    /// field's known type is BAD_REQUEST. Production enforces its schema (what was deployed), with
+    /// the reasons CloudKit gives natively (§2.2; the Web Services text is unrecorded). System types
+    /// (`cloudkit.share`) are the service's and are created in any environment.
     func checkSchema(
         _ db: Database, _ context: RequestContext, recordType: String, fields: [String: FieldValue], cache: inout [String: [String: String]]
     ) throws {
-        let environments = context.environment == .production ? ["production", "development"] : ["development"]
+        let env = context.environment.rawValue
+        let creates = context.environment == .development || SchemaTables.isSystemType(recordType)
         // The record type's fields, read once per request (field → type; "" is the type itself).
         if cache[recordType] == nil {
             var known: [String: String] = [:]
-            for environment in environments.reversed() {
-                for row in try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT field, type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?"),
-                    arguments: [context.container, environment, recordType])
-                {
-                    known[row["field"]] = row["type"]
-                }
+            for row in try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT field, type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?"),
+                arguments: [context.container, env, recordType])
+            {
+                known[row["field"]] = row["type"]
             }
             cache[recordType] = known
         }
         if cache[recordType]?[""] == nil {
-            guard context.environment == .development else {
-                throw ItemError(.badRequest, "Did not find record type: \(recordType)")
-            }
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO field_schema (container, environment, record_type, field, type) VALUES (?, 'development', ?, '', '')",
-                arguments: [context.container, recordType])
+            guard creates else { throw ItemError(.badRequest, "Cannot create new type \(recordType) in production schema") }
+            try SchemaTables.addJustInTimeType(db, container: context.container, environment: context.environment, name: recordType)
             cache[recordType]?[""] = ""
         }
         for (name, value) in fields {
@@ -340,14 +342,32 @@ extension LocalCloudKit {
                         .badRequest,
                         "invalid attempt to set value type \(type.rawValue) for field '\(name)' for type '\(recordType)', defined to be: \(existing)")
                 }
-            } else if context.environment == .development {
-                try db.execute(
-                    sql: "INSERT INTO field_schema (container, environment, record_type, field, type) VALUES (?, 'development', ?, ?, ?)",
-                    arguments: [context.container, recordType, name, type.rawValue])
+            } else if creates {
+                try SchemaTables.addJustInTimeField(
+                    db, container: context.container, environment: context.environment, type: recordType, field: name, wireType: type.rawValue)
                 cache[recordType]?[name] = type.rawValue
             } else {
-                throw ItemError(.badRequest, "Field \(name) not found in \(recordType)")
+                throw ItemError(.badRequest, "Cannot create or modify field '\(name)' in record '\(recordType)' in production schema")
             }
+        }
+    }
+
+    /// The public database's security roles (§4): CREATE to save a new record, WRITE to change or
+    /// delete one, by the grants of its type. `_creator` is held by the record's creator (for a new
+    /// record, the caller). Private and shared databases are governed by owners and shares instead.
+    func checkGrant(
+        _ permission: SchemaGrant.Permission, recordType: String, creator: String?, _ db: Database, _ context: RequestContext,
+        cache: inout [String: RecordTypeSchema]
+    ) throws {
+        guard context.scope == .public, !SchemaTables.isSystemType(recordType) else { return }
+        if cache[recordType] == nil {
+            cache[recordType] = try SchemaTables.type(db, container: context.container, environment: context.environment, name: recordType)
+                ?? RecordTypeSchema(name: recordType, grants: RecordTypeSchema.defaultGrants)
+        }
+        var roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: context.caller.actingRecordName)
+        if let caller = context.caller.actingRecordName, creator == caller { roles.insert("_creator") }
+        guard cache[recordType]!.permits(permission, roles: roles) else {
+            throw ItemError(.accessDenied, RecordTypeSchema.refusal(permission))
         }
     }
 
@@ -359,10 +379,22 @@ extension LocalCloudKit {
         let (zone, context) = try zoneAndContext(db, context, request.zoneID)
         let zoneID = context.zoneID(zone.name)
         var results: [JSON] = []
+        var readable: [String: (StoredRecord) -> Bool] = [:]
         for item in request.records {
             if let record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: item.recordName), !record.deleted,
                 context.access.map({ $0.permission(record.name) != nil }) ?? true
             {
+                if context.scope == .public, let typeName = record.type {
+                    if readable[typeName] == nil {
+                        let type = try SchemaTables.type(db, container: context.container, environment: context.environment, name: typeName)
+                            ?? RecordTypeSchema(name: typeName, grants: RecordTypeSchema.defaultGrants)
+                        readable[typeName] = try readableCheck(type, db, context)
+                    }
+                    if readable[typeName]?(record) == false {
+                        results.append(itemError(item.recordName, .accessDenied, RecordTypeSchema.refusal(.read)))
+                        continue
+                    }
+                }
                 results.append(try recordWire(record, db, context, zoneID: zoneID, desiredKeys: item.desiredKeys ?? request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false))
             } else {
                 results.append(itemError(item.recordName, .notFound, "Record not found"))

@@ -55,6 +55,8 @@ final class ChangeLog {
     var changes: [RecordChange] = []
     /// Field schema read during the request (record type → field → type).
     var schema: [String: [String: String]] = [:]
+    /// Record types whose grants were read during the request (public database).
+    var grants: [String: RecordTypeSchema] = [:]
     /// The newest change sequence number per zone written during the request; the zones' rows are
     /// updated once at the end of the request instead of once per record.
     var zoneSeqs: [String: Int64] = [:]

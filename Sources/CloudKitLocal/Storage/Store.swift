@@ -134,6 +134,30 @@ public final class Store: Sendable {
             // keeps each step an index lookup. Partial: records without a parent (most) cost nothing.
             try db.execute(sql: "CREATE INDEX record_parent ON record (db, zone, parent) WHERE parent IS NOT NULL")
         }
+        migrator.registerMigration("v5-schema") { db in
+            // The schema of each container and environment (issue 19): field_schema gains each
+            // field's indexes and, where the .ckdb type says more than the wire type (ENCRYPTED,
+            // NUMBER), that type; system fields get rows when indexed. Grants per record type, custom
+            // roles, the users holding them, and whether a schema was inferred from older data.
+            try db.execute(sql: """
+                ALTER TABLE field_schema ADD COLUMN indexes TEXT NOT NULL DEFAULT '';
+                ALTER TABLE field_schema ADD COLUMN declared TEXT;
+                CREATE TABLE type_grant (
+                  container TEXT NOT NULL, environment TEXT NOT NULL, record_type TEXT NOT NULL,
+                  role TEXT NOT NULL, permissions TEXT NOT NULL,
+                  PRIMARY KEY (container, environment, record_type, role));
+                CREATE TABLE schema_role (
+                  container TEXT NOT NULL, environment TEXT NOT NULL, name TEXT NOT NULL, id INTEGER NOT NULL,
+                  PRIMARY KEY (container, environment, name));
+                CREATE TABLE role_member (
+                  container TEXT NOT NULL, environment TEXT NOT NULL, user TEXT NOT NULL, role TEXT NOT NULL,
+                  PRIMARY KEY (container, environment, user, role));
+                CREATE TABLE schema_origin (
+                  container TEXT NOT NULL, environment TEXT NOT NULL, origin TEXT NOT NULL,
+                  PRIMARY KEY (container, environment));
+                """)
+            try SchemaTables.inferFromOlderData(db)
+        }
         return migrator
     }
 }

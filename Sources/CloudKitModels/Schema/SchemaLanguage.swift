@@ -19,6 +19,14 @@ public enum SchemaLanguage {
         return schema
     }
 
+    /// A field type as the language writes it (`LIST<STRING>`, `ENCRYPTED BYTES`), nil if it is not one.
+    public static func fieldType(_ text: String) -> SchemaFieldType? {
+        guard let tokens = try? tokenize(text) else { return nil }
+        var parser = Parser(tokens: tokens)
+        guard let type = try? parser.fieldType(), parser.current.text.isEmpty else { return nil }
+        return type
+    }
+
     enum TokenKind: Equatable { case word, quoted, symbol }
 
     struct Token {

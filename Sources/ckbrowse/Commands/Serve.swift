@@ -36,6 +36,14 @@ struct Serve: AsyncParsableCommand {
     var payloadLimit: Int = 4096
     @Option(name: .customLong("answer-cache-mb"), help: "Megabytes of read answers kept for repeated requests until the next commit (0 turns the cache off).")
     var answerCacheMB: Int = 64
+    @Option(help: ArgumentHelp("Import this schema into development at start (as cktool import-schema).", valueName: "file.ckdb"))
+    var schema: String?
+    @Option(help: "The container --schema and --role apply to (default: the demo's with --seed demo).")
+    var container: String?
+    @Option(name: .customLong("role"), help: ArgumentHelp("Give a user a custom role of the schema, in both environments (repeatable).", valueName: "user:role"))
+    var roles: [String] = []
+    @Flag(name: .customLong("no-index-rules"), help: "Answer queries the schema's indexes do not allow (CloudKit refuses them).")
+    var noIndexRules = false
 
     func validate() throws {
         if let seed, seed != "demo" { throw ValidationError("unknown seed '\(seed)'; the only seed is 'demo'") }
@@ -46,6 +54,10 @@ struct Serve: AsyncParsableCommand {
         guard NotificationSettings.UpdateMatch(rawValue: updateMatch) != nil else { throw ValidationError("--update-match is after or before_or_after") }
         guard holdSeconds > 0, holdSeconds <= 3600 else { throw ValidationError("--hold-seconds must be between 0 and 3600") }
         guard (0...65536).contains(answerCacheMB) else { throw ValidationError("--answer-cache-mb must be between 0 and 65536") }
+        for role in roles where !role.contains(":") { throw ValidationError("--role takes USER:ROLE") }
+        if (schema != nil || !roles.isEmpty) && container == nil && seed != "demo" {
+            throw ValidationError("--schema and --role need --container (or --seed demo)")
+        }
         guard maxQueued >= 1, payloadLimit >= 256 else { throw ValidationError("--max-queued must be at least 1 and --payload-limit at least 256") }
     }
 
@@ -78,7 +90,16 @@ struct Serve: AsyncParsableCommand {
         configuration.notifications.maxQueued = maxQueued
         configuration.notifications.payloadLimit = payloadLimit
         configuration.answerCacheBytes = answerCacheMB << 20
+        configuration.enforcesIndexes = !noIndexRules
         if seed == "demo" { DemoSeed.configure(&configuration) }
+        // A schema file is read before anything starts, so a mistake in it stops here.
+        let schemaFile = try schema.map { path -> (String, CloudKitSchema) in
+            let text: String
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError("cannot read \(path)") }
+            do { return (path, try SchemaLanguage.parse(text)) } catch let error as SchemaLanguage.ParseError {
+                throw ValidationError("\(path):\(error.line):\(error.column): \(error.message)")
+            }
+        }
         if apiTokens.isEmpty && seed == nil {
             FileHandle.standardError.write(Data("warning: no --api-token given; only tokens stored in \(data) are accepted\n".utf8))
         }
@@ -95,6 +116,22 @@ struct Serve: AsyncParsableCommand {
             print("demo API token: \(DemoSeed.apiToken)")
             print("demo web auth token (user '\(DemoSeed.userName)'): \(DemoSeed.webAuthToken)")
             print("demo web auth token (user '\(DemoSeed.guestName)', who '\(DemoSeed.userName)' shares with): \(DemoSeed.guestWebAuthToken)")
+        }
+        let schemaContainer = container ?? DemoSeed.container
+        if let (path, schema) = schemaFile {
+            do {
+                let report = try await service.importSchema(schema, container: schemaContainer)
+                print("imported \(path) into \(schemaContainer) (development)")
+                for line in report.lines { print("  \(line)") }
+            } catch let error as ServiceError {
+                throw ValidationError("\(path): \(error.reason)")
+            }
+        }
+        for entry in roles {
+            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+            for environment in [CloudKitEnvironment.development, .production] {
+                try await service.assignRole(parts[1], to: parts[0], container: schemaContainer, environment: environment)
+            }
         }
         if !["127.0.0.1", "localhost", "::1"].contains(host) {
             FileHandle.standardError.write(Data("warning: binding \(host), not loopback: other machines can reach this server\n".utf8))
