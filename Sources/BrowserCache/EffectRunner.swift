@@ -119,6 +119,20 @@ public struct EffectRunner: Sendable {
         case .loadWindow(let key, let filter, let start, let count, let generation, let request, let view):
             guard let cache else { return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)] }
             return Self.window(cache, key, filter: filter, start: start, count: count, generation: generation, request: request, view: view)
+        case .loadSchema:
+            return [.schemaLoaded(await loadSchema())]
+        case .loadSchemaFile(let path):
+            let expanded = path.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? "") + path.dropFirst() : path
+            guard let text = try? String(contentsOfFile: expanded, encoding: .utf8) else {
+                return [.schemaLoaded(.failure(BrowserFailure(message: "cannot read \(path)")))]
+            }
+            do {
+                let schema = try SchemaLanguage.parse(text)
+                let counts = (try? cache?.inferredSchema(limit: 0).counts) ?? [:]
+                return [.schemaLoaded(.success(KnownSchema(schema: schema, origin: .file(path), environment: client.configuration.environment, counts: counts ?? [:])))]
+            } catch {
+                return [.schemaLoaded(.failure(BrowserFailure(message: "\(path):\(error.line):\(error.column): \(error.message)")))]
+            }
         case .rememberColumns(let type, let columns):
             try? cache?.setColumns(columns, for: type)
             return []
@@ -321,6 +335,32 @@ public struct EffectRunner: Sendable {
         } catch {
             return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0),
                     .notice("the local cache could not be read: \(error)")]
+        }
+    }
+
+    /// The server's schema (`ckbrowse serve`'s endpoint), else the one the cached records show.
+    /// Apple's service has no schema endpoint: it is not asked.
+    func loadSchema() async -> Result<KnownSchema, BrowserFailure> {
+        let environment = client.configuration.environment
+        if ServerID.url(normalizing: client.configuration.serverURL) != ServerID.appleDefault {
+            do {
+                let text = try await client.schemaText()
+                let schema = try SchemaLanguage.parse(text)
+                let counts = (try? cache?.inferredSchema(limit: 0).counts) ?? [:]
+                return .success(KnownSchema(schema: schema, origin: .server, environment: environment, counts: counts ?? [:]))
+            } catch let error as CloudKitError where error.httpStatus == 404 {
+                // A server without the endpoint: infer, as for Apple's.
+            } catch let error as SchemaLanguage.ParseError {
+                return .failure(BrowserFailure(message: "the server's schema does not parse: \(error)"))
+            } catch {
+                return .failure(BrowserFailure(error))
+            }
+        }
+        do {
+            let (schema, counts) = try cache?.inferredSchema() ?? (CloudKitSchema(), [:])
+            return .success(KnownSchema(schema: schema, origin: .inferred, environment: environment, counts: counts))
+        } catch {
+            return .failure(BrowserFailure(message: "the local cache could not be read: \(error)"))
         }
     }
 }

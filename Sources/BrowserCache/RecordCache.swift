@@ -308,6 +308,35 @@ public final class RecordCache: Sendable {
         }
     }
 
+    /// The schema the cached records show (record types, their fields and the fields' types; no
+    /// indexes or grants, which records do not carry), and how many records of each type are cached.
+    /// Reads at most `limit` records, most recent lists first.
+    public func inferredSchema(limit: Int = 50_000) throws -> (CloudKitSchema, counts: [String: Int]) {
+        try pool.read { db in
+            var types: [String: [String: SchemaFieldType]] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT type, json FROM record WHERE deleted = 0 AND json IS NOT NULL AND type IS NOT NULL AND type NOT LIKE '%.%' ORDER BY rowid DESC LIMIT ?",
+                arguments: [limit])
+            while let row = try rows.next() {
+                let type: String = row[0]
+                guard let data: Data = row[1], let record = try? CloudKitWeb.Record.decode(from: data) else { continue }
+                var fields = types[type] ?? [:]
+                for (name, value) in record.fields where fields[name] == nil {
+                    if let fieldType = SchemaFieldType(wireType: value.type.rawValue) { fields[name] = fieldType }
+                }
+                types[type] = fields
+            }
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT type, COUNT(DISTINCT name) FROM record WHERE deleted = 0 AND type IS NOT NULL GROUP BY type") {
+                counts[row[0]] = row[1]
+            }
+            let schema = CloudKitSchema(recordTypes: types.keys.sorted().map { name in
+                RecordTypeSchema(name: name, fields: types[name]!.sorted { $0.key < $1.key }.map { FieldSchema(name: $0.key, type: $0.value) })
+            })
+            return (schema, counts)
+        }
+    }
+
     /// Zones of one database (of this file's account) that have a saved sync token.
     public func cachedZones(_ scope: Scope) throws -> Set<ZoneKey> {
         try pool.read { db in

@@ -32,6 +32,11 @@ extension Browser {
                     }
                     state.list = RecordList(key: listKey(state, zone.zoneID), source: .changes)
                 }
+                // A query the schema says CloudKit will refuse is questioned first.
+                if let warning = schemaWarning(query, state) {
+                    state.confirmation = .refusedQuery(text: text, reason: warning)
+                    return []
+                }
                 return runQuery(QueryRequest(query: query), &state)
             } catch let failure as BrowserFailure {
                 fail(&state, failure)
@@ -51,12 +56,14 @@ extension Browser {
             return shareCommand(&state)
         case "shares":
             return openShares(&state)
+        case "schema":
+            return schemaCommand(Array(words.dropFirst()), &state)
         case "columns", "cols":
             return columnsCommand(Array(words.dropFirst()), &state)
         case "sort":
             return sortCommand(Array(words.dropFirst()), &state)
         default:
-            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :db, :open, :share, :shares, :accept, :columns, :sort, :q)"))
+            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :q; Tab completes)"))
             return []
         }
     }

@@ -44,6 +44,11 @@ public enum BrowserEffect: Sendable, Hashable {
     case loadShares(DatabaseScope)
     /// Accept a share by its shortGUID.
     case acceptShare(String)
+    /// The schema of the account's container and environment: from the server's schema endpoint
+    /// (`ckbrowse serve`), else inferred from the records in the local cache.
+    case loadSchema
+    /// A `.ckdb` file (`:schema load FILE`), e.g. one cktool exported.
+    case loadSchemaFile(String)
     /// Remove a journal of the earlier layout: its entries were kept here (and are journaled anew), or
     /// the user discarded them.
     case removeLegacyJournal(path: String)
@@ -86,6 +91,7 @@ public enum BrowserEvent: Sendable {
     case sharePermissionLoaded(ZoneKey, SharePermission?)
     case shareAccepted(String, Result<ShortGUIDResult, BrowserFailure>)
     case sharesLoaded(DatabaseScope, Result<[Record], BrowserFailure>)
+    case schemaLoaded(Result<KnownSchema, BrowserFailure>)
     /// The long-poll's connection changed.
     case notificationsStatus(NotificationFeed.Connection, at: Int64)
     /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).

@@ -83,6 +83,9 @@ public enum Confirmation: Sendable, Hashable {
     case discardAll
     /// Esc in the conflict prompt: leave it, dropping the resolutions chosen so far?
     case abortConflicts
+    /// `:query` that the schema says CloudKit will refuse (`reason`): send it anyway? Else the
+    /// command line comes back with `text` to fix.
+    case refusedQuery(text: String, reason: String)
 }
 
 /// A whole-record edit in `$EDITOR`: the text handed to the editor, and the record it was made from.

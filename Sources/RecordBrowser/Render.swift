@@ -57,6 +57,7 @@ extension Browser {
         case .recordDetail: drawDetail(&screen, state)
         case .subscriptions: drawSubscriptions(&screen, state)
         case .shares: drawShares(&screen, state)
+        case .schema: drawSchema(&screen, state)
         case .subscriptionDetail: drawSubscriptionDetail(&screen, state)
         case .debug: drawDebug(&screen, state)
         case .batch: drawBatch(&screen, state)
@@ -88,6 +89,15 @@ extension Browser {
         case .recordDetail: crumbs += [state.list?.zoneID.zoneName ?? state.detail?.zoneID.zoneName ?? "", state.detail?.recordName ?? ""]
         case .subscriptions: crumbs.append("Subscriptions")
         case .shares: crumbs.append("Shares in the \(state.connection.database.rawValue) database")
+        case .schema:
+            let source: String
+            switch state.schema?.origin {
+            case .server?: source = " · from the server"
+            case .file(let path)?: source = " · from \(path)"
+            case .inferred?: source = " · inferred from cached records"
+            case nil: source = ""
+            }
+            crumbs.append("Schema (\(state.connection.environment.rawValue)\(source))")
         case .subscriptionDetail: crumbs += ["Subscriptions", state.subscriptions.indices.contains(state.subscriptionSelection) ? (state.subscriptions[state.subscriptionSelection].subscription?.subscriptionID ?? "error") : ""]
         case .debug: crumbs.append("Debug: recent requests")
         case .batch: crumbs.append("Staged batch")
@@ -344,6 +354,32 @@ extension Browser {
         }
     }
 
+    static func drawSchema(_ screen: inout Screen, _ state: BrowserState) {
+        let rows = schemaRows(state)
+        guard !rows.isEmpty else {
+            let text = state.schemaLoading ? " loading the schema…" : " no schema known yet (r loads it; :schema load FILE reads a .ckdb file)"
+            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 1)
+            return
+        }
+        // Names and types as wide as the longest (within reason); indexes fit their longest spelling;
+        // the record count takes what is left.
+        let nameWidth = min(30, max(19, rows.filter { $0.kind != .grants }.map { TextWidth.width($0.cells[0]) }.max() ?? 0))
+        let typeWidth = min(24, max(6, rows.filter { $0.kind == .field }.map { TextWidth.width($0.cells[1]) }.max() ?? 0))
+        let indexWidth = 29
+        let rest = max(8, screen.width - 1 - nameWidth - typeWidth - indexWidth - 4)
+        let widths = [nameWidth, typeWidth, indexWidth, rest]
+        let cols = widths
+        let height = listHeight(state)
+        let scroll = min(state.schemaScroll, max(0, rows.count - height))
+        drawList(&screen, header: ["RECORD TYPE / FIELD", "TYPE", "INDEXES", "RECORDS"], widths: widths, count: rows.count,
+                 selection: state.schemaSelection, scroll: scroll) { i in
+            let row = rows[i]
+            let cells = row.kind == .grants ? [row.cells[0], row.cells[1]] : row.cells
+            let widthsHere = row.kind == .grants ? [cols[0], cols[1] + cols[2] + cols[3] + 2] : cols
+            return (self.row(cells, widthsHere), row.kind == .type ? Theme.heading : (row.kind == .grants ? Theme.dim : .plain))
+        }
+    }
+
     static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {
         let lines = subscriptionLines(state).flatMap { TextWidth.wrap($0, to: screen.width - 2) }
         for i in 0..<(screen.height - 3) where state.subscriptionScroll + i < lines.count {
@@ -388,6 +424,7 @@ extension Browser {
         case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u/U unstage field/record · b batch · c commit · v raw"
         case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
         case .shares: return "Enter open the share · r refresh · z zones · Esc back"
+        case .schema: return "Enter query the type / filter by the field · r reload · :schema load FILE"
         case .subscriptionDetail: return "j/k scroll · v raw JSON · y copy · Esc back"
         case .debug: return "Enter inspect the exchange · / filter · D or Esc back · tokens are never shown"
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
@@ -422,11 +459,23 @@ extension Browser {
             case .discardAll:
                 let n = state.staged.operations.count
                 putUpward(&screen, "Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", style: Theme.error)
+            case .refusedQuery(_, let reason):
+                putUpward(&screen, "CloudKit will refuse this query: \(reason). y sends it anyway · any other key edits it", style: Theme.error, maxRows: 4)
             }
         } else if let prompt = commitPrompt(state) {
             // Prompts wrap rather than lose their last keys at 80 columns.
             putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style)
         } else if let input = state.input {
+            if let hint = input.hint {
+                // Tab's candidates (or why there are none) stand above the line, wrapped.
+                var rows = TextWidth.wrap(hint, to: max(10, screen.width - 2))
+                if rows.count > 3 { rows = Array(rows.prefix(3)); rows[2] = TextWidth.truncate(rows[2] + " …", to: screen.width - 2) }
+                for (i, row) in rows.enumerated() {
+                    let line = y - rows.count + i
+                    screen.fill(y: line, style: Theme.dim)
+                    screen.put(" " + row, x: 0, y: line, style: Theme.dim, maxWidth: screen.width - 1)
+                }
+            }
             screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
         } else if let message = state.message {
             // A long message wraps upwards over the body (up to 4 rows), so it can be read in full.
@@ -591,6 +640,11 @@ extension Browser {
         case .debug: own = ["Enter         the whole exchange (headers and bodies, secrets redacted)"]
         case .inspector: own = ["/ n N         search the exchange; next / previous match", "y             copy it (secrets redacted)"]
         case .shares: own = ["Enter         open the share record (who, how, and its keys to change them)", "r             reload"]
+        case .schema:
+            own = ["Enter         on a record type: query it (:query TYPE)",
+                   "              on a field: start a :query filter on it (Tab offers its comparators)",
+                   "r             load the schema again   :schema load FILE   a .ckdb file (cktool export-schema)",
+                   ":query        Tab completes types, fields and the comparators their indexes allow"]
         case .errors: own = ["j k PgDn PgUp scroll         ! or Esc   back"]
         case .conflict:
             return ["m             keep mine, re-based on the server's change tag",

@@ -43,6 +43,8 @@ public enum Pane: Hashable, Sendable {
     case inspector
     /// Everything shared in the database (`:shares`): share records of every zone.
     case shares
+    /// The container's schema (`:schema`): record types, fields, indexes and grants.
+    case schema
 }
 
 /// A failure as the browser shows it: one line, plus the sign-in URL for AUTHENTICATION_REQUIRED.
@@ -190,6 +192,8 @@ public struct InputLine: Sendable, Hashable {
     public var characters: [Character]
     /// Insertion point, 0 ... characters.count.
     public var cursor: Int
+    /// What Tab offered (the candidates, or why there are none), shown above the line until the next edit.
+    public var hint: String?
 
     public init(_ mode: Mode, text: String = "") {
         self.mode = mode
@@ -372,6 +376,12 @@ public struct BrowserState: Sendable {
     public var sharesLoading = false
     public var shareSelection = 0
     public var shareScroll = 0
+    /// The container's schema for this environment (`:schema`), once loaded: Tab completes `:query`
+    /// from it and a query it says CloudKit will refuse is questioned before it is sent.
+    public var schema: KnownSchema?
+    public var schemaLoading = false
+    public var schemaSelection = 0
+    public var schemaScroll = 0
     /// Users' names by record name, as discovered (owners of shared zones).
     public var userNames: [String: String] = [:]
     /// The signed-in user's permission on zones of the shared database, from their shares.

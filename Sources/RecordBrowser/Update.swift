@@ -7,7 +7,9 @@ public enum Browser {
     /// Effects to run when the browser starts.
     public static func start(_ state: inout BrowserState) -> [BrowserEffect] {
         state.zonesLoading = true
-        return [.loadZones(state.connection.database)]
+        // The schema comes early: `:query` is checked against it and Tab completes from it.
+        state.schemaLoading = true
+        return [.loadZones(state.connection.database), .loadSchema]
     }
 
     /// Rows available to a list (title, column header, hint line and status bar excluded).
@@ -250,6 +252,9 @@ public enum Browser {
             }
             state.detail = detail
             return []
+        case .schemaLoaded(let result):
+            schemaLoaded(result, &state)
+            return []
         case .sharesLoaded(let scope, let result):
             guard scope == state.connection.database else { return [] }
             state.sharesLoading = false
@@ -431,6 +436,7 @@ public enum Browser {
         case .debug: return debugKey(key, &state)
         case .inspector: return inspectorKey(key, &state)
         case .shares: return sharesKey(key, &state)
+        case .schema: return schemaKey(key, &state)
         case .commit, .conflict: return []
         }
     }
@@ -1048,9 +1054,14 @@ public enum Browser {
             case .invite: return invite(input.text, &state)
             case .command: return command(input.text, &state)
             }
+        case .tab:
+            let effects = tabComplete(&input, &state)
+            state.input = input
+            return effects
         default:
             let before = input.characters
             guard TextEditing.apply(key, &input.characters, &input.cursor) else { return [] }
+            if input.characters != before { input.hint = nil }
             state.input = input
             // A filter follows the text as it is typed.
             return input.mode == .filter && input.characters != before ? setFilter(input.text, &state) : []

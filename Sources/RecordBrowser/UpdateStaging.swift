@@ -215,11 +215,19 @@ extension Browser {
     static func addField(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let record = state.detail?.record else { return [] }
+        // A field the schema knows needs no type: the schema's is used.
+        if words.count == 1, let type = record.recordType.flatMap({ state.schema?.schema.recordType($0) })?.field(words[0]) {
+            return addField("\(words[0]) \(type.type.wireType)", &state)
+        }
         guard words.count == 2 else {
             state.message = "add a field as: NAME TYPE (e.g. rating INT64; types: \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " ")))"
             return []
         }
         let name = words[0], type = FieldType(rawValue: words[1].uppercased())
+        if let known = record.recordType.flatMap({ state.schema?.schema.recordType($0) })?.field(name), known.type.wireType != type.rawValue {
+            state.message = "'\(name)' is \(known.type) in the schema (\(state.schema?.source ?? "")): add it as \(name) \(known.type.wireType)"
+            return []
+        }
         guard FieldNames.isValid(name) else {
             state.message = "'\(name)' is not a valid field name (a letter, then letters, digits or _)"
             return []
@@ -439,6 +447,12 @@ extension Browser {
             abortConflicts(&state)
         case (.abortConflicts, _):
             state.message = "back to the conflicts: nothing was thrown away"
+        case (.refusedQuery(let text, _), .char("y")), (.refusedQuery(let text, _), .char("Y")):
+            // Sent as typed: the server's answer says the rest.
+            guard let query = try? parseQuery(Array(text.split(separator: " ").map(String.init).dropFirst())) else { return [] }
+            return runQuery(QueryRequest(query: query), &state)
+        case (.refusedQuery(let text, _), _):
+            state.input = InputLine(.command, text: text)
         default:
             state.message = "kept the staged operations"
         }

@@ -127,7 +127,7 @@ struct Harness {
 @Suite(.serialized) struct BrowserTests {
     @Test func startsByLoadingZonesAndShowsThem() throws {
         var h = Harness()
-        #expect(h.effects == [.loadZones(.private)])
+        #expect(h.effects == [.loadZones(.private), .loadSchema])
         try assertSnapshot(h.screen, "zones-loading-80x24")
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
         try assertSnapshot(h.screen, "zones-80x24")

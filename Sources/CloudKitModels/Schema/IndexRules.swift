@@ -129,3 +129,34 @@ public enum SchemaCompatibility {
         return problems
     }
 }
+
+extension IndexRules {
+    /// The comparators a filter on a field of this type can use (by the type's values), keeping only
+    /// those the field's indexes allow when `indexesKnown` (an inferred schema knows no indexes).
+    public static func comparators(for field: FieldSchema, indexesKnown: Bool = true) -> [Comparator] {
+        let equality: [Comparator] = [.equals, .notEquals, .in, .notIn]
+        let ranges: [Comparator] = [.lessThan, .lessThanOrEquals, .greaterThan, .greaterThanOrEquals]
+        let lists: [Comparator] = [.listContains, .notListContains, .listContainsAny, .notListContainsAny, .listContainsAll, .notListContainsAll]
+        let byType: [Comparator]
+        switch field.type {
+        case .primitive(.string): byType = equality + ranges + [.beginsWith, .notBeginsWith, .containsAllTokens, .containsAnyTokens]
+        case .primitive(.int64), .primitive(.double), .primitive(.timestamp), .number: byType = equality + ranges
+        case .primitive(.reference): byType = equality
+        case .primitive(.bytes): byType = [.equals, .notEquals]
+        case .primitive(.location): byType = [.near]
+        case .list(.primitive(.string)): byType = lists + [.listMemberBeginsWith, .notListMemberBeginsWith]
+        case .list: byType = lists
+        case .primitive(.asset), .encrypted: byType = []
+        }
+        guard indexesKnown else { return byType }
+        return byType.filter { field.indexes.contains(index(for: $0)) }
+    }
+
+    /// The system fields a query names, as `FieldSchema` of the type (with the type's indexes on them).
+    public static func systemFields(of type: RecordTypeSchema) -> [(name: SystemFieldName, field: FieldSchema)] {
+        [SystemFieldName.recordName, .createdTimestamp, .modifiedTimestamp, .createdUserRecordName, .modifiedUserRecordName].compactMap { name in
+            guard let system = CloudKitSchema.systemFields.first(where: { $0.name == name.indexName }) else { return nil }
+            return (name, type.field(system.name) ?? FieldSchema(name: system.name, type: system.type))
+        }
+    }
+}

@@ -1,0 +1,278 @@
+import CloudKitModels
+import TerminalUI
+
+/// A container's schema as the browser knows it, and where it came from.
+public struct KnownSchema: Sendable, Hashable {
+    public enum Origin: Sendable, Hashable {
+        /// The server's schema endpoint (`ckbrowse serve`).
+        case server
+        /// A `.ckdb` file (`:schema load`).
+        case file(String)
+        /// Inferred from the records in the local cache: types and fields, no indexes or grants.
+        case inferred
+    }
+
+    public var schema: CloudKitSchema
+    public var origin: Origin
+    public var environment: CloudKitEnvironment
+    /// Records of each type in the local cache, where known.
+    public var counts: [String: Int]
+
+    public init(schema: CloudKitSchema, origin: Origin, environment: CloudKitEnvironment, counts: [String: Int] = [:]) {
+        self.schema = schema
+        self.origin = origin
+        self.environment = environment
+        self.counts = counts
+    }
+
+    /// An inferred schema knows no indexes or grants: nothing is judged from them.
+    public var indexesKnown: Bool { origin != .inferred }
+
+    public var source: String {
+        switch origin {
+        case .server: return "from the server"
+        case .file(let path): return "from \(path)"
+        case .inferred: return "inferred from the records seen (indexes and grants unknown; :schema load FILE reads a cktool export)"
+        }
+    }
+}
+
+/// One row of the schema screen.
+public struct SchemaRow: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case type, field, grants }
+    public var kind: Kind
+    public var recordType: String
+    /// The field's name (field rows).
+    public var field: String?
+    public var cells: [String]
+}
+
+/// Tab on a command line: the line completed as far as it is unambiguous, and the candidates.
+public struct Completion: Sendable, Hashable {
+    public var text: String
+    public var candidates: [String]
+}
+
+/// Completion of `:` commands, `n` (new record) and `a` (add field) lines from the schema.
+public enum Completing {
+    public static let commands = ["query", "schema", "db", "open", "share", "shares", "accept", "columns", "sort", "q"]
+
+    /// Completes the last word of `text` from `options` (case-insensitive prefix): one match is
+    /// completed with a space after it, several to their common prefix; nil when none matches.
+    static func word(_ text: String, _ options: [String]) -> Completion? {
+        let start = text.lastIndex(of: " ").map { text.index(after: $0) } ?? text.startIndex
+        let partial = String(text[start...])
+        let matches = options.filter { $0.lowercased().hasPrefix(partial.lowercased()) }
+        guard !matches.isEmpty else { return nil }
+        let head = String(text[..<start])
+        if matches.count == 1 { return Completion(text: head + matches[0] + " ", candidates: []) }
+        var common = matches[0]
+        for m in matches.dropFirst() {
+            while !m.lowercased().hasPrefix(common.lowercased()) { common.removeLast() }
+        }
+        // Keep what was typed when the common prefix adds nothing (its case included).
+        let completed = common.count > partial.count ? common : partial
+        return Completion(text: head + completed, candidates: matches)
+    }
+
+    /// A `:` line: the command, then for `query` the record type, and in each filter the field and
+    /// the comparators its type and indexes allow; `schema` takes `load` and `reload`.
+    public static func command(_ text: String, schema: KnownSchema?) -> (Completion?, why: String) {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let position = text.hasSuffix(" ") || text.isEmpty ? words.count : words.count - 1
+        if position == 0 { return (word(text, commands), "no command starts so") }
+        switch words[0] {
+        case "schema":
+            return position == 1 ? (word(text, ["load", "reload"]), ":schema takes load FILE or reload") : (nil, "type the file's path")
+        case "query":
+            guard let schema else { return (nil, "the schema is not loaded yet (:schema loads it)") }
+            let types = schema.schema.recordTypes.map(\.name)
+            if position == 1 { return (word(text, types), "no record type starts so (:schema lists them)") }
+            guard let type = schema.schema.recordType(words[1]) else { return (nil, "\(words[1]) is not a record type of the schema") }
+            let fields = type.fields.filter { !$0.isSystem }.map(\.name).sorted() + IndexRules.systemFields(of: type).map(\.name.rawValue)
+            switch (position - 2) % 3 {
+            case 0: return (word(text, fields), "no field of \(type.name) starts so")
+            case 1:
+                let name = words[position - 1]
+                guard let field = fieldSchema(name, in: type) else { return (nil, "\(name) is not a field of \(type.name)") }
+                let valid = IndexRules.comparators(for: field, indexesKnown: schema.indexesKnown).map(\.rawValue)
+                if valid.isEmpty { return (nil, "\(name) (\(field.type)) has no index a filter can use in \(schema.environment.rawValue)") }
+                return (word(text, valid), "no comparator of \(name) (\(field.type)) starts so")
+            default: return (nil, "type the value")
+            }
+        default:
+            return (nil, "nothing to complete here")
+        }
+    }
+
+    /// A field of the type by the name a query uses (system fields by their `systemFieldName`).
+    static func fieldSchema(_ name: String, in type: RecordTypeSchema) -> FieldSchema? {
+        if let system = IndexRules.systemFields(of: type).first(where: { $0.name.rawValue == name }) { return system.field }
+        return type.field(name)
+    }
+}
+
+extension Browser {
+    /// `:schema` opens the schema screen (loading it the first time); `:schema reload` asks again;
+    /// `:schema load FILE` reads a `.ckdb` file.
+    static func schemaCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
+        switch words.first {
+        case nil:
+            pushSchemaPane(&state)
+            if state.schema == nil || state.schema?.origin == .inferred { return loadSchema(&state) }
+            return []
+        case "reload":
+            pushSchemaPane(&state)
+            return loadSchema(&state)
+        case "load":
+            guard words.count >= 2 else {
+                fail(&state, BrowserFailure(message: ":schema load FILE reads a .ckdb file (e.g. cktool export-schema's)"))
+                return []
+            }
+            pushSchemaPane(&state)
+            state.schemaLoading = true
+            state.message = "reading \(words.dropFirst().joined(separator: " "))…"
+            return [.loadSchemaFile(words.dropFirst().joined(separator: " "))]
+        default:
+            fail(&state, BrowserFailure(message: ":schema, :schema reload or :schema load FILE"))
+            return []
+        }
+    }
+
+    static func pushSchemaPane(_ state: inout BrowserState) {
+        guard state.pane != .schema else { return }
+        state.stack = state.stack.filter { $0 != .schema }
+        state.stack.append(.schema)
+    }
+
+    static func loadSchema(_ state: inout BrowserState) -> [BrowserEffect] {
+        state.schemaLoading = true
+        return [.loadSchema]
+    }
+
+    static func schemaLoaded(_ result: Result<KnownSchema, BrowserFailure>, _ state: inout BrowserState) {
+        state.schemaLoading = false
+        switch result {
+        case .success(let known):
+            // A file loaded by hand is not replaced by a later inference.
+            if known.origin == .inferred, case .file? = state.schema?.origin { return }
+            state.schema = known
+            state.schemaSelection = min(state.schemaSelection, max(0, schemaRows(state).count - 1))
+            if state.pane == .schema {
+                switch known.origin {
+                case .file(let path): state.message = "schema of \(path): \(known.schema.recordTypes.count) record types"
+                case .inferred: state.message = "schema \(known.source)"
+                case .server: break
+                }
+            }
+        case .failure(let failure):
+            fail(&state, failure)
+        }
+    }
+
+    /// Each record type, its fields (name, type, indexes) and its grants.
+    static func schemaRows(_ state: BrowserState) -> [SchemaRow] {
+        guard let known = state.schema else { return [] }
+        var rows: [SchemaRow] = []
+        for type in known.schema.recordTypes.sorted(by: { $0.name < $1.name }) {
+            let count = known.counts[type.name].map { "\(Format.count($0)) cached" } ?? ""
+            rows.append(SchemaRow(kind: .type, recordType: type.name, cells: [type.name, "", "", count]))
+            let fields = type.fields.filter { !$0.isSystem || !$0.indexes.isEmpty }.sorted { $0.name < $1.name }
+            for field in fields {
+                let indexes = known.indexesKnown ? (field.indexes.isEmpty ? "none" : field.indexes.sorted().map(\.rawValue).joined(separator: " ")) : "?"
+                rows.append(SchemaRow(kind: .field, recordType: type.name, field: field.name, cells: ["  " + field.name, field.type.description, indexes, ""]))
+            }
+            if known.indexesKnown {
+                let grants = type.grants.sorted { $0.role < $1.role }.map { grant in
+                    SchemaGrant.Permission.allCases.filter(grant.permissions.contains).map(\.rawValue).joined(separator: ",") + " " + grant.role
+                }
+                rows.append(SchemaRow(kind: .grants, recordType: type.name, cells: ["  grants", grants.isEmpty ? "none (unusable in the public database)" : grants.joined(separator: " · "), "", ""]))
+            }
+        }
+        return rows
+    }
+
+    /// The schema screen's keys: move; Enter on a type queries it, on a field starts a `:query`
+    /// filter on it; r reloads.
+    static func schemaKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+        let rows = schemaRows(state)
+        let h = listHeight(state)
+        if let d = delta(key, page: h, count: rows.count) {
+            move(&state.schemaSelection, &state.schemaScroll, count: rows.count, delta: d, height: h)
+            return []
+        }
+        switch key {
+        case .char("r"): return loadSchema(&state)
+        case .enter, .char("l"), .right:
+            guard rows.indices.contains(state.schemaSelection) else { return [] }
+            let row = rows[state.schemaSelection]
+            if let field = row.field {
+                let name = field.hasPrefix("___") ? (SystemFieldName.all.first { $0.indexName == field }?.rawValue ?? field) : field
+                var line = InputLine(.command, text: "query \(row.recordType) \(name) ")
+                if let known = state.schema, let type = known.schema.recordType(row.recordType), let schema = Completing.fieldSchema(name, in: type) {
+                    let valid = IndexRules.comparators(for: schema, indexesKnown: known.indexesKnown).map(\.rawValue)
+                    line.hint = valid.isEmpty ? "\(name) has no index a filter can use" : "comparators: " + valid.joined(separator: " ")
+                }
+                state.input = line
+                return []
+            }
+            guard state.list != nil || !state.zones.isEmpty else { return [] }
+            return command("query \(row.recordType)", &state)
+        default: return []
+        }
+    }
+
+    /// What the schema says CloudKit will answer to `query`, or nil when it would run it (or the
+    /// schema cannot tell: inferred, or not loaded).
+    static func schemaWarning(_ query: Query, _ state: BrowserState) -> String? {
+        guard let known = state.schema, known.indexesKnown else { return nil }
+        guard let type = known.schema.recordType(query.recordType) else {
+            return "Did not find record type: \(query.recordType) (\(known.environment.rawValue) schema, \(known.source))"
+        }
+        guard let violation = IndexRules.violation(of: query, in: type) else { return nil }
+        return "\(violation.reason) in \(known.environment.rawValue) (schema \(known.source))"
+    }
+
+    /// Tab in an input line: completes from the schema (and the commands), showing the candidates.
+    static func tabComplete(_ input: inout InputLine, _ state: inout BrowserState) -> [BrowserEffect] {
+        var effects: [BrowserEffect] = []
+        if state.schema == nil && !state.schemaLoading { effects = loadSchema(&state) }
+        let text = input.text
+        let result: (Completion?, why: String)
+        switch input.mode {
+        case .command:
+            result = Completing.command(text, schema: state.schema)
+        case .newRecord(let types):
+            let known = (state.schema?.schema.recordTypes.map(\.name).filter { $0 != "Users" } ?? [])
+            let all = Array(Set(known + types)).sorted()
+            result = text.contains(" ") ? (nil, "type the record's name, or leave it out") : (Completing.word(text, all), "no record type starts so")
+        case .addField:
+            guard let recordType = state.detail?.record?.recordType, let type = state.schema?.schema.recordType(recordType) else {
+                result = (nil, state.schema == nil ? "the schema is not loaded yet" : "the schema has no fields for this type")
+                break
+            }
+            let present = Set(state.detail?.record?.fields.keys.map { $0 } ?? [])
+            let free = type.fields.filter { !$0.isSystem && !present.contains($0.name) }
+            if !text.contains(" "), let done = Completing.word(text, free.map(\.name)) {
+                // One field: its type follows, as the schema has it.
+                if done.candidates.isEmpty, let field = type.field(String(done.text.dropLast())) {
+                    result = (Completion(text: done.text + field.type.wireType, candidates: []), "")
+                } else {
+                    result = (done, "")
+                }
+            } else {
+                result = (nil, free.isEmpty ? "every field of \(recordType) is set" : "no field of \(recordType) starts so")
+            }
+        default:
+            result = (nil, "nothing to complete here")
+        }
+        if let completion = result.0 {
+            input.characters = Array(completion.text)
+            input.cursor = input.characters.count
+            input.hint = completion.candidates.isEmpty ? nil : completion.candidates.joined(separator: "  ")
+        } else {
+            input.hint = state.schema == nil && state.schemaLoading ? "loading the schema… Tab again in a moment" : result.why
+        }
+        return effects
+    }
+}
