@@ -28,6 +28,7 @@ test: deps
 	tests/e2e/finding.sh
 	tests/e2e/editing.sh
 	tests/e2e/sharing.sh
+	tests/e2e/schema.sh
 	tests/reliability/run.sh
 
 ## Only the reliability tests (crash safety, fuzzing, load, throttling, terminal, secrets).

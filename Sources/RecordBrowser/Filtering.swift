@@ -79,6 +79,14 @@ extension Browser {
             settleDetail(&state, toFirst: true)
         case .notifications:
             state.notifications.selection = 0
+        case .schema:
+            // Finds rather than hides: the first type or field whose name contains the text is selected.
+            if let filter = filterText(state, .schema),
+                let first = schemaRows(state).firstIndex(where: { $0.kind != .grants && matches($0.cells[0], filter) })
+            {
+                state.schemaSelection = first
+                state.schemaScroll = max(0, first - listHeight(state) / 2)
+            }
         case .debug:
             state.debugSelection = 0
             state.debugScroll = 0

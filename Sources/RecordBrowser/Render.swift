@@ -67,7 +67,7 @@ extension Browser {
         case .errors: drawErrors(&screen, state)
         case .inspector: drawInspector(&screen, state)
         }
-        if [.records, .recordDetail, .debug, .notifications].contains(state.pane), let filter = filterText(state, state.pane) {
+        if [.records, .recordDetail, .debug, .notifications, .schema].contains(state.pane), let filter = filterText(state, state.pane) {
             // Matches are marked where they are visible (a record may match by a field not shown).
             for y in Layout(width: w, height: h).body { highlightMatch(&screen, y: y, filter: filter) }
         }
@@ -604,7 +604,7 @@ extension Browser {
             "b             staged batch    c          commit (preview first)",
             "N             notifications   D          requests (tokens redacted)",
             "",
-            ":db public|private|shared   :open RECORD   :q",
+            ":db public|private|shared   :open RECORD   :schema   :q",
             ":share this record/zone   :shares all shared   :accept URL",
         ]
         var own: [String] = []

@@ -394,7 +394,7 @@ public enum Browser {
         case .char(":"):
             state.input = InputLine(.command)
             return []
-        case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail, .inspector, .notifications].contains(state.pane):
+        case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail, .inspector, .notifications, .schema].contains(state.pane):
             state.input = InputLine(.filter, text: filterText(state, state.pane) ?? "")
             return []
         case .char("D"):
