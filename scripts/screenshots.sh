@@ -30,7 +30,7 @@ keys x D; wait_for "records/changes"; shot debug
 keys Enter; wait_for "REQUEST HEADERS"; keys / syncToken Enter; shot request-inspector
 keys Escape Escape Escape z j j Enter; wait_for "CITY"; keys : "columns title,year" Enter; wait_for "YEAR"
 keys : "sort year desc" Enter; wait_for "YEAR ↓"; shot columns
-keys : "query Sculpture" Enter; sleep 0.5; keys "!"; wait_for "newest first"; shot errors
+keys : "query Sculpture" Enter; wait_for "CloudKit will refuse"; keys y; sleep 0.5; keys "!"; wait_for "newest first"; shot errors
 keys q
 
 # Staged edits and a conflict: against `ckbrowse serve`, with curl as the other writer.
@@ -61,7 +61,10 @@ wait_for "exhibition-spring"; shot notifications
 # Sharing: the owner's shares and one share's view (an invitation staged), then the guest's shared database.
 keys Escape : shares Enter; wait_for "the whole zone"; shot shares
 keys Enter; wait_for "participants"; keys i; keys -l "ana@example.com READ_WRITE"; keys Enter; wait_for "to invite"; shot share-view
-keys U q
+keys U Escape Escape
+# The schema screen, Tab offering the comparators year's indexes allow.
+keys : schema Enter; wait_for "from the server"; keys / year Enter; keys : "query Artwork year " Tab; wait_for "GREATER_THAN"; shot schema
+keys C-u Escape q
 SOCK="$SOCK-3"
 tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
     "env LANG=C.UTF-8 TERM=tmux-256color TZ=UTC XDG_CACHE_HOME=$WORK/cache3 XDG_STATE_HOME=$WORK/state3 CLOUDKIT_SERVER=$URL \
