@@ -545,27 +545,30 @@ _ckbrowse_schema() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    export|validate)
+    export|import|validate|deploy|reset)
         # Offer subcommand argument completions
         "_ckbrowse_schema_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'export validate' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'export import validate deploy reset' -- "${cur}"))
         ;;
     esac
 }
 
 _ckbrowse_schema_export() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--read-only --version -h --help)
     repeating_options=()
-    non_repeating_options=(--data --container --environment)
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --data)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
-    '--data')
+    '--profile')
+        return
+        ;;
+    '--server')
         return
         ;;
     '--container')
@@ -575,22 +578,227 @@ _ckbrowse_schema_export() {
         __ckbrowse_add_completions -W 'development'$'\n''production'
         return
         ;;
+    '--database')
+        __ckbrowse_add_completions -W 'public'$'\n''private'$'\n''shared'
+        return
+        ;;
+    '--api-token')
+        return
+        ;;
+    '--web-auth-token')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--key-file')
+        return
+        ;;
+    '--demo-user')
+        return
+        ;;
+    '--data')
+        return
+        ;;
+    esac
+}
+
+_ckbrowse_schema_import() {
+    repeating_flags=()
+    non_repeating_flags=(--read-only --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --data)
+    __ckbrowse_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--container')
+        return
+        ;;
+    '--environment')
+        __ckbrowse_add_completions -W 'development'$'\n''production'
+        return
+        ;;
+    '--database')
+        __ckbrowse_add_completions -W 'public'$'\n''private'$'\n''shared'
+        return
+        ;;
+    '--api-token')
+        return
+        ;;
+    '--web-auth-token')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--key-file')
+        return
+        ;;
+    '--demo-user')
+        return
+        ;;
+    '--data')
+        return
+        ;;
     esac
 }
 
 _ckbrowse_schema_validate() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--read-only --version -h --help)
     repeating_options=()
-    non_repeating_options=()
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --data)
     __ckbrowse_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--container')
+        return
+        ;;
+    '--environment')
+        __ckbrowse_add_completions -W 'development'$'\n''production'
+        return
+        ;;
+    '--database')
+        __ckbrowse_add_completions -W 'public'$'\n''private'$'\n''shared'
+        return
+        ;;
+    '--api-token')
+        return
+        ;;
+    '--web-auth-token')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--key-file')
+        return
+        ;;
+    '--demo-user')
+        return
+        ;;
+    '--data')
+        return
+        ;;
+    esac
+}
+
+_ckbrowse_schema_deploy() {
+    repeating_flags=()
+    non_repeating_flags=(--read-only --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --data)
+    __ckbrowse_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--container')
+        return
+        ;;
+    '--environment')
+        __ckbrowse_add_completions -W 'development'$'\n''production'
+        return
+        ;;
+    '--database')
+        __ckbrowse_add_completions -W 'public'$'\n''private'$'\n''shared'
+        return
+        ;;
+    '--api-token')
+        return
+        ;;
+    '--web-auth-token')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--key-file')
+        return
+        ;;
+    '--demo-user')
+        return
+        ;;
+    '--data')
+        return
+        ;;
+    esac
+}
+
+_ckbrowse_schema_reset() {
+    repeating_flags=()
+    non_repeating_flags=(--read-only --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--confirm --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --data)
+    __ckbrowse_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--confirm')
+        return
+        ;;
+    '--profile')
+        return
+        ;;
+    '--server')
+        return
+        ;;
+    '--container')
+        return
+        ;;
+    '--environment')
+        __ckbrowse_add_completions -W 'development'$'\n''production'
+        return
+        ;;
+    '--database')
+        __ckbrowse_add_completions -W 'public'$'\n''private'$'\n''shared'
+        return
+        ;;
+    '--api-token')
+        return
+        ;;
+    '--web-auth-token')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--key-file')
+        return
+        ;;
+    '--demo-user')
+        return
+        ;;
+    '--data')
+        return
+        ;;
+    esac
 }
 
 _ckbrowse_serve() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
-    repeating_options=(--api-token --user --server-key)
-    non_repeating_options=(--data --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb)
+    non_repeating_flags=(--no-index-rules --version -h --help)
+    repeating_options=(--api-token --user --server-key --role)
+    non_repeating_options=(--data --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb --schema --container)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
@@ -632,6 +840,15 @@ _ckbrowse_serve() {
         return
         ;;
     '--answer-cache-mb')
+        return
+        ;;
+    '--schema')
+        return
+        ;;
+    '--container')
+        return
+        ;;
+    '--role')
         return
         ;;
     esac

@@ -57,7 +57,7 @@ _ckbrowse() {
             'get:Look records up by name (records/lookup).'
             'subscriptions:List subscriptions, or show one.'
             'apply:Send a records/modify batch file, atomic by default, and print per-record results as JSON.'
-            'schema:Export or validate a schema in the CloudKit Schema Language (.ckdb, as cktool uses).'
+            'schema:Export, import, validate, deploy or reset a schema in the CloudKit Schema Language (.ckdb, as cktool uses).'
             'serve:Run a local CloudKit Web Services server backed by SQLite.'
             'bench:Run a benchmark and print its figures (build with -c release for real numbers).'
             'help:Show subcommand help information.'
@@ -287,14 +287,17 @@ _ckbrowse_schema() {
     case "${state}" in
     command)
         local -ar subcommands=(
-            'export:Print the schema of a local data directory (the embedded demo'\''s by default) as a .ckdb file.'
-            'validate:Check a .ckdb file: its syntax and the rules a file can break on its own.'
+            'export:Print a container'\''s schema (development by default) as a .ckdb file.'
+            'import:Replace development'\''s schema with a .ckdb file (as cktool import-schema).'
+            'validate:Check a .ckdb file: its syntax and rules, and (with --server or --data) what production would refuse.'
+            'deploy:Promote development'\''s schema to production (the Console'\''s Deploy Schema Changes).'
+            'reset:Return development'\''s schema to production'\''s and delete all development data.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        export|validate)
+        export|import|validate|deploy|reset)
             "_ckbrowse_schema_${words[1]}" && ret=0
             ;;
         esac
@@ -307,10 +310,46 @@ _ckbrowse_schema() {
 _ckbrowse_schema_export() {
     local -i ret=1
     local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
     local -ar arg_specs=(
-        '--data[A data directory of `ckbrowse serve` (default\: the embedded demo'\''s).]:data:'
-        '--container[The container (default\: the demo'\''s).]:container:'
-        '--environment[development or production.]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--data[A data directory of `ckbrowse serve`, opened directly instead of through a server.]:data:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_schema_import() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar arg_specs=(
+        ':file:'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--data[A data directory of `ckbrowse serve`, opened directly instead of through a server.]:data:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -321,8 +360,73 @@ _ckbrowse_schema_export() {
 
 _ckbrowse_schema_validate() {
     local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
     local -ar arg_specs=(
         ':file:'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--data[A data directory of `ckbrowse serve`, opened directly instead of through a server.]:data:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_schema_deploy() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar arg_specs=(
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--data[A data directory of `ckbrowse serve`, opened directly instead of through a server.]:data:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_schema_reset() {
+    local -i ret=1
+    local -ar ___environment=('development' 'production')
+    local -ar ___database=('public' 'private' 'shared')
+    local -ar arg_specs=(
+        '--confirm[The container ID, confirming the deletion without asking.]:container:'
+        '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
+        '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
+        '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
+        '--environment[development or production (env\: CLOUDKIT_ENVIRONMENT).]:environment:{__ckbrowse_complete "${___environment[@]}"}'
+        '--database[public, private or shared (env\: CLOUDKIT_DATABASE).]:database:{__ckbrowse_complete "${___database[@]}"}'
+        '--api-token[API token. Prefer CLOUDKIT_API_TOKEN or a profile\: flags show in ps.]:api-token:'
+        '--web-auth-token[Web auth token. Prefer CLOUDKIT_WEB_AUTH_TOKEN or a profile.]:web-auth-token:'
+        '--key-id[Server-to-server Key ID (env\: CLOUDKIT_KEY_ID).]:key-id:'
+        '--key-file[Server-to-server private key PEM file, mode 600 (env\: CLOUDKIT_KEY_FILE).]:key-file:'
+        '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
+        '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
+        '--data[A data directory of `ckbrowse serve`, opened directly instead of through a server.]:data:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -347,6 +451,10 @@ _ckbrowse_serve() {
         '--max-queued[Notifications kept per push token while nobody polls (oldest dropped first).]:max-queued:'
         '--payload-limit[Push payloads above this many bytes are pruned and marked.]:payload-limit:'
         '--answer-cache-mb[Megabytes of read answers kept for repeated requests until the next commit (0 turns the cache off).]:answer-cache-mb:'
+        '--schema[Import this schema into development at start (as cktool import-schema).]:file.ckdb:'
+        '--container[The container --schema and --role apply to (default\: the demo'\''s with --seed demo).]:container:'
+        '*--role[Give a user a custom role of the schema, in both environments (repeatable).]:user\:role:'
+        '--no-index-rules[Answer queries the schema'\''s indexes do not allow (CloudKit refuses them).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

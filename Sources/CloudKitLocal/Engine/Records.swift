@@ -131,9 +131,9 @@ extension LocalCloudKit {
         let isShare = (incoming.recordType ?? existing?.type) == Self.shareRecordType
 
         if let existing {
-            try checkGrant(.write, recordType: existing.type ?? "", creator: existing.created?.userRecordName, db, context, cache: &log.grants)
+            try checkGrant(.write, recordType: existing.type ?? "", creator: existing.created?.userRecordName, db, context, log)
         } else if let recordType = incoming.recordType, type != .delete, type != .forceDelete {
-            try checkGrant(.create, recordType: recordType, creator: context.caller.actingRecordName, db, context, cache: &log.grants)
+            try checkGrant(.create, recordType: recordType, creator: context.caller.actingRecordName, db, context, log)
         }
         if type.needsChangeTag, let existing {
             // A conditional write without a tag is treated as stale (unconfirmed; the reference suggests CONFLICT).
@@ -356,17 +356,20 @@ extension LocalCloudKit {
     /// delete one, by the grants of its type. `_creator` is held by the record's creator (for a new
     /// record, the caller). Private and shared databases are governed by owners and shares instead.
     func checkGrant(
-        _ permission: SchemaGrant.Permission, recordType: String, creator: String?, _ db: Database, _ context: RequestContext,
-        cache: inout [String: RecordTypeSchema]
+        _ permission: SchemaGrant.Permission, recordType: String, creator: String?, _ db: Database, _ context: RequestContext, _ log: ChangeLog
     ) throws {
         guard context.scope == .public, !SchemaTables.isSystemType(recordType) else { return }
-        if cache[recordType] == nil {
-            cache[recordType] = try SchemaTables.type(db, container: context.container, environment: context.environment, name: recordType)
+        // The type's grants and the caller's roles are read once per request.
+        if log.grants[recordType] == nil {
+            log.grants[recordType] = try SchemaTables.type(db, container: context.container, environment: context.environment, name: recordType)
                 ?? RecordTypeSchema(name: recordType, grants: RecordTypeSchema.defaultGrants)
         }
-        var roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: context.caller.actingRecordName)
+        if log.roles == nil {
+            log.roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: context.caller.actingRecordName)
+        }
+        var roles = log.roles!
         if let caller = context.caller.actingRecordName, creator == caller { roles.insert("_creator") }
-        guard cache[recordType]!.permits(permission, roles: roles) else {
+        guard log.grants[recordType]!.permits(permission, roles: roles) else {
             throw ItemError(.accessDenied, RecordTypeSchema.refusal(permission))
         }
     }
