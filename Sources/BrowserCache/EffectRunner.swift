@@ -347,7 +347,12 @@ public struct EffectRunner: Sendable {
                 let text = try await client.schemaText()
                 let schema = try SchemaLanguage.parse(text)
                 let counts = (try? cache?.inferredSchema(limit: 0).counts) ?? [:]
-                return .success(KnownSchema(schema: schema, origin: .server, environment: environment, counts: counts ?? [:]))
+                var known = KnownSchema(schema: schema, origin: .server, environment: environment, counts: counts ?? [:])
+                // Development's queries are also judged by production's indexes (best effort).
+                if environment == .development, let text = try? await client.schemaText(environment: .production) {
+                    known.production = try? SchemaLanguage.parse(text)
+                }
+                return .success(known)
             } catch let error as CloudKitError where error.httpStatus == 404 {
                 // A server without the endpoint: infer, as for Apple's.
             } catch let error as SchemaLanguage.ParseError {

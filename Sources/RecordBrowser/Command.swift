@@ -37,7 +37,9 @@ extension Browser {
                     state.confirmation = .refusedQuery(text: text, reason: warning)
                     return []
                 }
-                return runQuery(QueryRequest(query: query), &state)
+                let effects = runQuery(QueryRequest(query: query), &state)
+                if let note = productionWarning(query, state) { state.message = note }
+                return effects
             } catch let failure as BrowserFailure {
                 fail(&state, failure)
                 return []

@@ -17,6 +17,9 @@ public struct KnownSchema: Sendable, Hashable {
     public var environment: CloudKitEnvironment
     /// Records of each type in the local cache, where known.
     public var counts: [String: Int]
+    /// Browsing development on a server with a schema endpoint: production's schema too, so a query
+    /// that works in development but that production would refuse is pointed out.
+    public var production: CloudKitSchema?
 
     public init(schema: CloudKitSchema, origin: Origin, environment: CloudKitEnvironment, counts: [String: Int] = [:]) {
         self.schema = schema
@@ -231,6 +234,15 @@ extension Browser {
         }
         guard let violation = IndexRules.violation(of: query, in: type) else { return nil }
         return "\(violation.reason) in \(known.environment.rawValue) (schema \(known.source))"
+    }
+
+    /// Browsing development: what production's schema says CloudKit would answer there, for a type
+    /// that production has (one not deployed yet is not a mistake of the query).
+    static func productionWarning(_ query: Query, _ state: BrowserState) -> String? {
+        guard let known = state.schema, known.environment == .development, let type = known.production?.recordType(query.recordType),
+            let violation = IndexRules.violation(of: query, in: type)
+        else { return nil }
+        return "this query works in development, but CloudKit will refuse it in production: \(violation.reason) (deploy an index for it)"
     }
 
     /// Tab in an input line: completes from the schema (and the commands), showing the candidates.

@@ -36,6 +36,9 @@ import Testing
         let fromServer = try loaded(await local.execute(.loadSchema))
         #expect(fromServer.origin == .server && fromServer.indexesKnown)
         #expect(fromServer.schema.recordType("Note")?.field("title")?.indexes == [.queryable, .searchable, .sortable])
+        #expect(fromServer.production != nil && fromServer.production?.recordType("Note") == nil, "nothing deployed yet")
+        try await service.deploySchema(container: "iCloud.t")
+        #expect(try loaded(await local.execute(.loadSchema)).production?.recordType("Note") != nil, "production's schema comes along")
 
         // Apple's service is not asked: the cached records are read instead.
         let cache = try RecordCache(directory: tempDirectory("cache"), account: testAccount())

@@ -102,6 +102,28 @@ extension Screen {
         if case .refusedQuery(_, let reason)? = unknown.state.confirmation { #expect(reason.hasPrefix("Did not find record type: Sculpture")) } else { Issue.record("not questioned") }
     }
 
+    @Test func developmentQueriesAreJudgedByProductionToo() {
+        var h = Harness()
+        var known = Self.known()
+        known.environment = .development
+        // Development indexes year for equality (just in time); production was deployed without it.
+        known.schema.recordTypes[0].fields[3].indexes = [.queryable, .sortable]
+        known.production = try! SchemaLanguage.parse(Self.text)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.send(.schemaLoaded(.success(known)))
+        h.type(":query Artwork year EQUALS 1900")
+        h.keys(.enter)
+        #expect(h.state.confirmation == nil, "development runs it")
+        #expect(h.effects.contains { if case .runQuery = $0 { return true } else { return false } })
+        #expect(h.state.message == "this query works in development, but CloudKit will refuse it in production: Field 'year' is not marked queryable (deploy an index for it)")
+        // A type production does not have yet is not pointed out.
+        known.schema.recordTypes.append(RecordTypeSchema(name: "Draft", fields: [FieldSchema(name: "___recordID", type: .reference, indexes: [.queryable])]))
+        h.send(.schemaLoaded(.success(known)))
+        h.type(":query Draft")
+        h.keys(.enter)
+        #expect(h.state.message == nil)
+    }
+
     @Test func theSchemaScreenListsTypesFieldsIndexesAndGrants() throws {
         var h = loaded()
         h.type(":schema")

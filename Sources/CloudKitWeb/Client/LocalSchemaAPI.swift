@@ -8,9 +8,9 @@ extension CloudKitClient {
         case validate, `import`, deploy, reset
     }
 
-    /// The schema of the configured container and environment as a `.ckdb` file.
-    public func schemaText() async throws -> String {
-        let response = try await schemaExchange(.get, action: nil, body: nil)
+    /// The schema of the configured container and environment (or `environment`) as a `.ckdb` file.
+    public func schemaText(environment: CloudKitEnvironment? = nil) async throws -> String {
+        let response = try await schemaExchange(.get, action: nil, body: nil, environment: environment)
         return String(decoding: response.body, as: UTF8.self)
     }
 
@@ -23,14 +23,14 @@ extension CloudKitClient {
         return lines.compactMap(\.stringValue)
     }
 
-    func schemaExchange(_ method: HTTPMethod, action: SchemaAction?, body: [UInt8]?) async throws -> HTTPResponse {
+    func schemaExchange(_ method: HTTPMethod, action: SchemaAction?, body: [UInt8]?, environment: CloudKitEnvironment? = nil) async throws -> HTTPResponse {
         let operation = "schema" + (action.map { "/" + $0.rawValue } ?? "")
         let credentials = await session.snapshot()
         guard case .apiToken(let apiToken, _) = credentials.credentials else {
             throw CloudKitError(kind: .invalidRequest, operation: operation, reason: "the schema endpoint needs an API token")
         }
         var url = configuration.serverURL + "/schema/1/" + PercentEncoding.encodePathSegment(configuration.container)
-            + "/" + configuration.environment.rawValue
+            + "/" + (environment ?? configuration.environment).rawValue
         if let action { url += "/" + action.rawValue }
         url += "?ckAPIToken=" + PercentEncoding.encodeQueryValue(apiToken)
         let request = HTTPRequest(
