@@ -29,6 +29,7 @@ test: deps
 	tests/e2e/editing.sh
 	tests/e2e/sharing.sh
 	tests/e2e/schema.sh
+	tests/e2e/cors.sh
 	tests/reliability/run.sh
 
 ## Only the reliability tests (crash safety, fuzzing, load, throttling, terminal, secrets).

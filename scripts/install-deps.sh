@@ -3,7 +3,8 @@
 # Debian/Ubuntu: apt-get (with sudo when not root). macOS: Homebrew. Idempotent and quiet when all is there.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libncursesw5-dev libsqlite3-dev tmux ncurses-term python3 pkg-config curl)
+# chromium: the CORS test loads a page in a real (headless) browser.
+DEBIAN_PACKAGES=(libncursesw5-dev libsqlite3-dev tmux ncurses-term python3 pkg-config curl chromium)
 BREW_PACKAGES=(ncurses sqlite tmux python3 pkg-config curl)
 
 need_swift() {

@@ -76,6 +76,7 @@ extension LocalCloudKit {
         case .zonesList where context.scope == .shared: return (200, .json(try listSharedZones(db, context)))
         case .zonesLookup where context.scope == .shared: return (200, .json(try lookupSharedZones(db, context, body)))
         case .changesDatabase where context.scope == .shared: return (200, .json(try sharedDatabaseChanges(db, context, body)))
+        case .zonesChanges: return (200, .json(try zonesChanges(db, context, body)))
         case .zonesList: return (200, .json(try listZones(db, context)))
         case .zonesLookup: return (200, .json(try lookupZones(db, context, body)))
         case .changesDatabase: return (200, .json(try databaseChanges(db, context, body)))

@@ -41,6 +41,14 @@ public struct ServerRequest: Sendable {
         }
     }
 
+    /// A query parameter's value as sent, before percent-decoding.
+    func rawQueryValue(_ name: String) -> Substring? {
+        for pair in (query ?? "").split(separator: "&") where pair.hasPrefix(name + "=") {
+            return pair.dropFirst(name.count + 1)
+        }
+        return nil
+    }
+
     var queryItems: [String: String] {
         var items: [String: String] = [:]
         for pair in (query ?? "").split(separator: "&") {
@@ -62,6 +70,13 @@ public struct ServerResponse: Sendable {
 public struct LocalServerConfiguration: Sendable {
     /// Accepted `ckAPIToken` values (in addition to those stored by a seed).
     public var apiTokens: [String] = []
+    /// The container each API token or server-to-server key ID belongs to (§2.1: a token is bound to
+    /// one container; elsewhere it is AUTHENTICATION_FAILED). One not listed works for any container,
+    /// a convenience of the local server for quick starts.
+    public var credentialContainers: [String: String] = [:]
+    /// Web origins (`http://localhost:8080`) whose pages may call the server (CORS); nil allows any, as
+    /// suits a server on loopback. Apple's console sets these per API token ("Allowed Origins").
+    public var allowedOrigins: Set<String>?
     /// Users: a name and the web auth token that signs them in.
     public var users: [(name: String, token: String)] = []
     /// How other users find a user (users/discover, users/lookup, share participants), by name.
@@ -124,7 +139,9 @@ public final class LocalCloudKit: Sendable {
         self.answers = AnswerCache(limit: configuration.answerCacheBytes)
         let secret: String = try store.pool.write { db in
             for token in configuration.apiTokens {
-                try db.execute(sql: "INSERT OR IGNORE INTO api_token (token) VALUES (?)", arguments: [token])
+                try db.execute(
+                    sql: "INSERT INTO api_token (token, container) VALUES (?, ?) ON CONFLICT (token) DO UPDATE SET container = excluded.container",
+                    arguments: [token, configuration.credentialContainers[token]])
             }
             for user in configuration.users {
                 try db.execute(sql: "INSERT OR REPLACE INTO web_user (token, name) VALUES (?, ?)", arguments: [user.token, user.name])
@@ -138,8 +155,8 @@ public final class LocalCloudKit: Sendable {
             }
             for key in configuration.serverKeys {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO server_key (key_id, public_key_pem) VALUES (?, ?)",
-                    arguments: [key.keyID, key.publicKeyPEM])
+                    sql: "INSERT OR REPLACE INTO server_key (key_id, public_key_pem, container) VALUES (?, ?, ?)",
+                    arguments: [key.keyID, key.publicKeyPEM, configuration.credentialContainers[key.keyID]])
             }
             if let secret = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'token-secret'") {
                 return secret
@@ -165,6 +182,11 @@ public final class LocalCloudKit: Sendable {
     // MARK: - Handling
 
     public func handle(_ request: ServerRequest) async -> ServerResponse {
+        if request.method.uppercased() == "OPTIONS" { return preflight(request) }
+        return withCORS(await answer(request), request)
+    }
+
+    func answer(_ request: ServerRequest) async -> ServerResponse {
         let uuid = Self.requestUUID()
         var extraHeaders: [(String, String)] = []
         if request.path.hasPrefix("/webcourier/1/") { return await pollWebcourier(request) }
@@ -235,7 +257,49 @@ public final class LocalCloudKit: Sendable {
         guard answers.isEnabled, request.path.hasPrefix("/database/1/"),
             let route = try? Route(path: request.path, method: request.method)
         else { return nil }
-        return cachedResponse(request, route: route)
+        return cachedResponse(request, route: route).map { withCORS($0, request) }
+    }
+
+    // MARK: - CORS
+
+    /// Response headers a web page (CloudKit JS) may read, as the service exposes them (§1.3).
+    static let exposedHeaders = "X-Apple-Request-UUID, X-Apple-CloudKit-Web-Auth-Token, X-Apple-CloudKit-Session, X-Responding-Instance"
+
+    func originAllowed(_ origin: String) -> Bool {
+        configuration.allowedOrigins.map { $0.contains(origin) } ?? true
+    }
+
+    /// Adds `Access-Control-Allow-Origin` (the caller's origin, when allowed) and the exposed headers
+    /// to an answer of a request that came from a web page (`Origin`).
+    func withCORS(_ response: ServerResponse, _ request: ServerRequest) -> ServerResponse {
+        guard let origin = request.header("Origin"), originAllowed(origin) else { return response }
+        var response = response
+        response.headers += [
+            (name: "Access-Control-Allow-Origin", value: origin), (name: "Vary", value: "Origin"),
+            (name: "Access-Control-Expose-Headers", value: Self.exposedHeaders),
+        ]
+        return response
+    }
+
+    /// The answer to a CORS preflight (`OPTIONS`): the methods and headers CloudKit requests use, for an
+    /// allowed origin; 403 for another (the browser then does not send the request).
+    func preflight(_ request: ServerRequest) -> ServerResponse {
+        let uuid = Self.requestUUID()
+        guard let origin = request.header("Origin") else {
+            return respond(405, errorJSON(.badRequest, "OPTIONS is only answered to CORS preflights (an Origin header)", uuid), uuid: uuid, extra: [("Allow", "GET, POST, OPTIONS")])
+        }
+        guard originAllowed(origin) else {
+            return respond(403, errorJSON(.accessDenied, "origin \(origin.prefix(100)) is not allowed (serve --allow-origin)", uuid), uuid: uuid, extra: [])
+        }
+        let requested = request.header("Access-Control-Request-Headers")
+            ?? "Content-Type, X-Apple-CloudKit-Request-KeyID, X-Apple-CloudKit-Request-ISO8601Date, X-Apple-CloudKit-Request-SignatureV1, X-CK-Device-Token"
+        return ServerResponse(status: 204, headers: [
+            (name: "Access-Control-Allow-Origin", value: origin), (name: "Vary", value: "Origin"),
+            (name: "Access-Control-Allow-Methods", value: "GET, POST, OPTIONS"),
+            (name: "Access-Control-Allow-Headers", value: requested),
+            (name: "Access-Control-Max-Age", value: "600"),
+            (name: "X-Apple-Request-UUID", value: uuid),
+        ], body: [])
     }
 
     func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
@@ -360,6 +424,11 @@ public final class LocalCloudKit: Sendable {
         caller.deviceToken = request.header("X-CK-Device-Token")
         // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
         if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
+            // The service rejects a token whose `+`, `/` or `=` were not percent-encoded (§1.2); so
+            // does this server, so that a client with that bug fails here as it would live.
+            if let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"), raw.contains(where: { "+/=".contains($0) }) {
+                throw authenticationRequired(route, reason: "the web auth token is not valid: its '+', '/' and '=' must be sent percent-encoded (%2B, %2F, %3D)")
+            }
             let remembered = stamp.flatMap { knownUser(webToken: token, at: $0) }
             var name = remembered?.name
             if name == nil { name = try await userName(forWebToken: token) }
@@ -391,8 +460,10 @@ public final class LocalCloudKit: Sendable {
             let signatureData = Data(base64Encoded: signatureText),
             let signature = try? P256.Signing.ECDSASignature(derRepresentation: signatureData)
         else { throw failed }
+        // A key bound to a container signs for that container only.
         let pem = try await store.pool.read { db in
-            try String.fetchOne(db, sql: "SELECT public_key_pem FROM server_key WHERE key_id = ?", arguments: [keyID])
+            try String.fetchOne(
+                db, sql: "SELECT public_key_pem FROM server_key WHERE key_id = ? AND (container IS NULL OR container = ?)", arguments: [keyID, route.container])
         }
         guard let pem, let key = try? P256.Signing.PublicKey(pemRepresentation: pem) else { throw failed }
         // Both body-hash forms clients send for bodyless requests are accepted: empty, and hash of "".
@@ -400,7 +471,10 @@ public final class LocalCloudKit: Sendable {
         if request.body.isEmpty { candidates.append(ServerToServerKey.stringToSign(date: dateText, body: [], subpath: request.path)) }
         guard candidates.contains(where: { key.isValidSignature(signature, for: Array($0.utf8)) }) else { throw failed }
         // Server-to-server keys reach only the public database, and no users/* endpoint.
-        guard route.scope == .public, !route.endpoint.operation.hasPrefix("users/") else {
+        guard !route.endpoint.operation.hasPrefix("users/") else {
+            throw ServiceError(.authenticationFailed, "server-to-server keys cannot call users endpoints (there is no signed-in user)")
+        }
+        guard route.scope == .public else {
             throw ServiceError(.authenticationFailed, "server-to-server keys can only access the public database")
         }
         return Caller(keyID: keyID)

@@ -8,7 +8,7 @@ struct Route: Sendable {
     var endpoint: Endpoint
 
     static let endpoints: [Endpoint] = [
-        .zonesList, .zonesLookup, .zonesModify, .changesDatabase, .changesZone, .recordsChanges, .recordsQuery,
+        .zonesList, .zonesLookup, .zonesModify, .zonesChanges, .changesDatabase, .changesZone, .recordsChanges, .recordsQuery,
         .recordsLookup, .recordsModify, .subscriptionsList, .subscriptionsLookup, .subscriptionsModify, .usersCurrent,
         .usersCaller, .usersDiscover, .usersDiscoverAll, .usersLookupEmail, .usersLookupID, .recordsResolve, .recordsAccept,
     ]
@@ -27,6 +27,10 @@ struct Route: Sendable {
         }
         guard parts.count >= 7, parts[0] == "database", parts[1] == "1" else { throw notFound() }
         guard let container = PercentEncoding.decode(Substring(parts[2])), !container.isEmpty else { throw notFound() }
+        // Container identifiers begin with `iCloud.` (§1.1).
+        guard Self.isContainerID(container) else {
+            throw ServiceError.badRequest("container identifier '\(container.prefix(80))' is not valid: it begins with iCloud.")
+        }
         guard let environment = CloudKitEnvironment(rawValue: parts[3]) else {
             throw ServiceError.badRequest("unknown environment '\(parts[3].prefix(40))'; use development or production")
         }
@@ -50,6 +54,8 @@ struct Route: Sendable {
         self.scope = scope
         self.endpoint = endpoint
     }
+
+    static func isContainerID(_ text: String) -> Bool { text.hasPrefix("iCloud.") && text.count > "iCloud.".count }
 
     /// Private and shared databases, writes to the public one and users/* need a signed-in user.
     var needsUser: Bool {

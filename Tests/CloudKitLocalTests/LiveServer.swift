@@ -22,7 +22,7 @@ final class LiveServer: Sendable {
     static func start(
         directory: String? = nil, serverKeys: [(keyID: String, publicKeyPEM: String)] = [],
         now: @escaping @Sendable () -> Date = { Date() }, notifications: NotificationSettings = NotificationSettings(),
-        maximumBodyBytes: Int? = nil
+        maximumBodyBytes: Int? = nil, configure: (inout LocalServerConfiguration) -> Void = { _ in }
     ) async throws -> LiveServer {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckl-\(UUID().uuidString)").path
         var configuration = LocalServerConfiguration()
@@ -33,6 +33,7 @@ final class LiveServer: Sendable {
         configuration.now = now
         configuration.notifications = notifications
         if let maximumBodyBytes { configuration.maximumBodyBytes = maximumBodyBytes }
+        configure(&configuration)
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let app = LocalHTTPServer(service: service, host: "127.0.0.1", port: 0).application { port in

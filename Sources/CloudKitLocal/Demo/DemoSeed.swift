@@ -22,6 +22,7 @@ public enum DemoSeed {
     /// Adds the demo credentials to a configuration.
     public static func configure(_ configuration: inout LocalServerConfiguration) {
         configuration.apiTokens.append(apiToken)
+        configuration.credentialContainers[apiToken] = container
         configuration.users.append((name: userName, token: webAuthToken))
         configuration.users.append((name: guestName, token: guestWebAuthToken))
         configuration.userContacts[userName] = UserContact(email: userEmail)

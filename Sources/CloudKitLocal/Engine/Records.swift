@@ -413,7 +413,8 @@ extension LocalCloudKit {
         var writer = JSONWriter(capacity: 1024 * limit + 256)
         try writeChangePage(
             db, context, zone, syncToken: request.syncToken, limit: limit,
-            desiredKeys: request.desiredKeys, recordTypes: nil, numbersAsStrings: request.numbersAsStrings ?? false, into: &writer)
+            desiredKeys: request.desiredKeys, recordTypes: nil, numbersAsStrings: request.numbersAsStrings ?? false,
+            reverseKey: true, into: &writer)
         return writer.bytes
     }
 
@@ -431,7 +432,8 @@ extension LocalCloudKit {
                     limit: try checkLimit(entry.resultsLimit ?? request.resultsLimit),
                     desiredKeys: entry.desiredKeys ?? request.desiredKeys,
                     recordTypes: entry.desiredRecordTypes ?? request.desiredRecordTypes,
-                    numbersAsStrings: request.numbersAsStrings ?? false, zoneID: context.zoneID(zone.name), into: &writer)
+                    numbersAsStrings: request.numbersAsStrings ?? false, zoneID: context.zoneID(zone.name),
+                    reverse: entry.reverse ?? request.reverse ?? false, into: &writer)
             } catch let error as ServiceError {
                 writer.write(ZoneError(zoneID: context.zoneID(entry.zoneID.zoneName, type: false), info: ServerErrorInfo(serverErrorCode: error.code, reason: error.reason, uuid: UUID().uuidString.lowercased())).json)
             }
@@ -450,7 +452,7 @@ extension LocalCloudKit {
     func writeChangePage(
         _ db: Database, _ context: RequestContext, _ zone: ZoneRow, syncToken: String?, limit: Int,
         desiredKeys: [String]?, recordTypes: [String]?, numbersAsStrings: Bool, zoneID: ZoneID? = nil,
-        into writer: inout JSONWriter
+        reverse: Bool = false, reverseKey: Bool = false, into writer: inout JSONWriter
     ) throws {
         guard !zone.isDefault else {
             throw ServiceError.badRequest("cannot get changes in default zone")
@@ -478,6 +480,10 @@ extension LocalCloudKit {
         let rows = try Row.fetchCursor(statement, arguments: [context.dbID, zone.name, since, limit + 1])
         let current = statement.sqliteStatement
         var stepped = 0, written = 0, last = since
+        // `reverse`: the page's records newest first. Pages still advance from the oldest change, so a
+        // sync token keeps its meaning (unconfirmed how the service pages in reverse).
+        var reversed: [[UInt8]] = []
+        var out = JSONWriter(capacity: reverse ? 4096 : 0)
         // One row past the limit says whether more are coming; the cursor is stepped to its end so the
         // statement is finished.
         while let row = try rows.next() {
@@ -493,19 +499,33 @@ extension LocalCloudKit {
                 if let visible, visible.permission(record.name) == nil { continue }
                 decoded = record
             }
-            if written > 0 { writer.raw(",") }
+            if reverse {
+                out = JSONWriter(capacity: 1024)
+            } else if written > 0 {
+                writer.raw(",")
+            }
             written += 1
             if let decoded {
-                writer.write(try recordWire(decoded, db, context, zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings))
+                let record = try recordWire(decoded, db, context, zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+                if reverse { out.write(record) } else { writer.write(record) }
+            } else if reverse {
+                RowJSON.writeRecord(current, into: &out)
             } else {
                 RowJSON.writeRecord(current, into: &writer)
             }
+            if reverse { reversed.append(out.bytes) }
+        }
+        for (i, record) in reversed.reversed().enumerated() {
+            if i > 0 { writer.raw(",") }
+            writer.raw(record)
         }
         let moreComing = stepped > limit
         let token = OpaqueToken.zoneToken(zone: zone.name, incarnation: zone.incarnation, seq: moreComing ? last : max(since, zone.seq))
         writer.raw(#"],"syncToken":"#)
         writer.writeString(token)
-        writer.raw(moreComing ? #","moreComing":true}"# : #","moreComing":false}"#)
+        writer.raw(moreComing ? #","moreComing":true"# : #","moreComing":false"#)
+        if reverseKey { writer.raw(reverse ? #","reverse":true"# : #","reverse":false"#) }
+        writer.raw("}")
     }
 }
 

@@ -20,6 +20,9 @@ extension LocalCloudKit {
         guard (2...3).contains(parts.count), let container = PercentEncoding.decode(Substring(parts[0])), !container.isEmpty else {
             throw ServiceError(.notFound, "could not find handler for endpoint", status: 404)
         }
+        guard Route.isContainerID(container) else {
+            throw ServiceError.badRequest("container identifier '\(container.prefix(80))' is not valid: it begins with iCloud.")
+        }
         guard let environment = CloudKitEnvironment(rawValue: parts[1]) else {
             throw ServiceError.badRequest("unknown environment '\(parts[1].prefix(40))'; use development or production")
         }

@@ -179,9 +179,21 @@ extension LocalCloudKit {
                     if next.dropped > 0 { headers.append((name: "X-Ckbrowse-Dropped-Notifications", value: String(next.dropped))) }
                     return ServerResponse(status: 200, headers: headers, body: Array(payload.utf8))
                 }
-                let remaining = deadline.timeIntervalSinceNow
-                if remaining <= 0 { return ServerResponse(status: 200, headers: [], body: []) }
-                switch await courier.wait(token: token, after: seen, seconds: remaining) {
+                if deadline.timeIntervalSinceNow <= 0 { return ServerResponse(status: 200, headers: [], body: []) }
+                // A commit in this process wakes the poll at once. One made by another process on the
+                // same data directory (`ckbrowse apply`, a second browser on the demo) is seen by the
+                // store's change stamp, read every quarter second while waiting.
+                let stamp = store.changeStamp()
+                var outcome = Courier.Wake.timeout
+                while deadline.timeIntervalSinceNow > 0 && !courier.isClosed {
+                    outcome = await courier.wait(token: token, after: seen, seconds: min(deadline.timeIntervalSinceNow, 0.25))
+                    guard case .timeout = outcome else { break }
+                    if store.changeStamp() != stamp {
+                        outcome = .woken
+                        break
+                    }
+                }
+                switch outcome {
                 case .woken: continue
                 case .timeout, .replaced: return courier.isClosed ? stopping : ServerResponse(status: 200, headers: [], body: [])
                 }

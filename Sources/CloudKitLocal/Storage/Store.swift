@@ -158,6 +158,10 @@ public final class Store: Sendable {
                 """)
             try SchemaTables.inferFromOlderData(db)
         }
+        migrator.registerMigration("v6-key-container") { db in
+            // A server-to-server key, like an API token, may be bound to one container.
+            try db.execute(sql: "ALTER TABLE server_key ADD COLUMN container TEXT")
+        }
         return migrator
     }
 }

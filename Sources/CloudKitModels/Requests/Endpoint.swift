@@ -23,6 +23,8 @@ public enum DatabaseScope: String, Sendable, Hashable, CaseIterable, Codable {
 public enum HTTPMethod: String, Sendable, Hashable {
     case get = "GET"
     case post = "POST"
+    /// Only a CORS preflight uses it (a browser sends it; tests do too).
+    case options = "OPTIONS"
 }
 
 /// A CloudKit Web Services endpoint: its path after the database segment, its method, and the
@@ -51,6 +53,8 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     public static let zonesModify = Endpoint("zones/modify", .post, [.private, .shared])
     public static let changesDatabase = Endpoint("changes/database", .post, userDatabases)
     public static let changesZone = Endpoint("changes/zone", .post, userDatabases)
+    /// Deprecated (§4.12): the database's zone changes, with `metaSyncToken` for `syncToken`.
+    public static let zonesChanges = Endpoint("zones/changes", .post, userDatabases)
     public static let recordsChanges = Endpoint("records/changes", .post, userDatabases)
     public static let recordsQuery = Endpoint("records/query", .post, all)
     public static let recordsLookup = Endpoint("records/lookup", .post, all)

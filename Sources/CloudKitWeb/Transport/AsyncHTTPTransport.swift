@@ -40,7 +40,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = request.method == .get ? .GET : .POST
+        switch request.method {
+        case .get: outgoing.method = .GET
+        case .post: outgoing.method = .POST
+        case .options: outgoing.method = .OPTIONS
+        }
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
         if let body = request.body {
             outgoing.body = .bytes(ByteBuffer(bytes: body))

@@ -17,7 +17,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Directory for the SQLite database (created if missing).") var data: String
     @Option(help: "Address to bind.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free port).") var port = 0
-    @Option(name: .customLong("api-token"), help: ArgumentHelp("An accepted ckAPIToken (repeatable).", valueName: "token"))
+    @Option(name: .customLong("api-token"), help: ArgumentHelp("An accepted ckAPIToken, for CONTAINER only when given (else --container's, else any) (repeatable).", valueName: "token[@container]"))
     var apiTokens: [String] = []
     @Option(name: .customLong("user"), help: ArgumentHelp("A user, the web auth token that signs them in, and optionally the email others find them by (repeatable).", valueName: "name:web-auth-token[:email]"))
     var users: [String] = []
@@ -38,10 +38,12 @@ struct Serve: AsyncParsableCommand {
     var answerCacheMB: Int = 64
     @Option(help: ArgumentHelp("Import this schema into development at start (as cktool import-schema).", valueName: "file.ckdb"))
     var schema: String?
-    @Option(help: "The container --schema and --role apply to (default: the demo's with --seed demo).")
+    @Option(help: "The container --schema and --role apply to (default: the demo's with --seed demo), and the one --api-token and --server-key are bound to.")
     var container: String?
     @Option(name: .customLong("role"), help: ArgumentHelp("Give a user a custom role of the schema, in both environments (repeatable).", valueName: "user:role"))
     var roles: [String] = []
+    @Option(name: .customLong("allow-origin"), help: ArgumentHelp("A web origin whose pages may call the server (CORS; repeatable; default: any).", valueName: "origin"))
+    var allowedOrigins: [String] = []
     @Flag(name: .customLong("no-index-rules"), help: "Answer queries the schema's indexes do not allow (CloudKit refuses them).")
     var noIndexRules = false
 
@@ -63,7 +65,18 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = LocalServerConfiguration()
-        configuration.apiTokens = apiTokens
+        // TOKEN@CONTAINER binds a token to its container (§2.1); a token or key given without one is
+        // bound to --container when given, else works for any container (a local convenience).
+        for entry in apiTokens {
+            if let at = entry.lastIndex(of: "@"), entry[entry.index(after: at)...].hasPrefix("iCloud.") {
+                let token = String(entry[..<at])
+                configuration.apiTokens.append(token)
+                configuration.credentialContainers[token] = String(entry[entry.index(after: at)...])
+            } else {
+                configuration.apiTokens.append(entry)
+                if let container { configuration.credentialContainers[entry] = container }
+            }
+        }
         for entry in users {
             // NAME:TOKEN, or NAME:TOKEN:EMAIL when the last part is an email address (a token may
             // itself contain colons).
@@ -74,6 +87,9 @@ struct Serve: AsyncParsableCommand {
                 configuration.userContacts[parts[0]] = UserContact(email: email)
             }
             configuration.users.append((name: parts[0], token: parts[1]))
+        }
+        if let container {
+            for key in serverKeys { configuration.credentialContainers[String(key.prefix { $0 != ":" })] = container }
         }
         configuration.serverKeys = try serverKeys.map { entry in
             let parts = entry.split(separator: ":", maxSplits: 1)
@@ -91,6 +107,7 @@ struct Serve: AsyncParsableCommand {
         configuration.notifications.payloadLimit = payloadLimit
         configuration.answerCacheBytes = answerCacheMB << 20
         configuration.enforcesIndexes = !noIndexRules
+        if !allowedOrigins.isEmpty { configuration.allowedOrigins = Set(allowedOrigins) }
         if seed == "demo" { DemoSeed.configure(&configuration) }
         // A schema file is read before anything starts, so a mistake in it stops here.
         let schemaFile = try schema.map { path -> (String, CloudKitSchema) in

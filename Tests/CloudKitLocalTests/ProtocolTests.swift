@@ -1,0 +1,132 @@
+import CloudKitWeb
+import Foundation
+import Testing
+@testable import CloudKitLocal
+
+/// What independent clients found missing or different (issue 20): zones/changes, `reverse`, the
+/// default zone and the change loop, CORS, credentials bound to containers, unencoded web auth
+/// tokens, and a write by another process reaching a waiting long-poll within a second.
+@Suite struct ProtocolTests {
+    func json(_ response: CloudKitWeb.HTTPResponse) throws -> JSON { try JSON(parsing: response.body) }
+
+    @Test func zonesChangesSpeaksMetaSyncToken() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        for name in ["A", "B", "C"] { try await db.createZone(name) }
+        let first = try json(try await server.raw(.post, server.path("private", "zones/changes"), body: #"{"resultsLimit": 2}"#))
+        guard case .object(let object) = first else { Issue.record("not an object"); return }
+        #expect(Set(object.pairs.map(\.key)) == ["zones", "metaSyncToken", "moreComing"], "exactly these keys (§4.12)")
+        #expect(first["moreComing"] == .bool(true))
+        let token = try #require(first["metaSyncToken"]?.stringValue)
+        let second = try json(try await server.raw(.post, server.path("private", "zones/changes"), body: #"{"metaSyncToken": "\#(token)"}"#))
+        guard case .array(let zones)? = second["zones"] else { Issue.record("no zones"); return }
+        #expect(zones.count == 1 && second["moreComing"] == .bool(false))
+        // syncToken is not this endpoint's key: ignored, page 1 again.
+        let ignored = try json(try await server.raw(.post, server.path("private", "zones/changes"), body: #"{"syncToken": "\#(token)", "resultsLimit": 2}"#))
+        #expect(ignored["zones"] == first["zones"])
+    }
+
+    @Test func theDefaultZoneIsNotInTheChangeLoopAndReverseOrdersNewestFirst() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Z")
+        _ = try await db.modify([.create(record("d", "T"))])
+        _ = try await db.modify([.create(record("a", "T")), .create(record("b", "T")), .create(record("c", "T"))], zone: "Z")
+        let changed = try await db.databaseChanges(syncToken: nil)
+        #expect(changed.zones.map(\.zoneID.zoneName) == ["Z"], "_defaultZone is never reported: changes/zone cannot fetch it")
+        let forward = try json(try await server.raw(.post, server.path("private", "changes/zone"), body: #"{"zones":[{"zoneID":{"zoneName":"Z"}}]}"#))
+        let backward = try json(try await server.raw(.post, server.path("private", "changes/zone"), body: #"{"zones":[{"zoneID":{"zoneName":"Z"}}],"reverse":true}"#))
+        func names(_ answer: JSON) -> [String] {
+            guard case .array(let zones)? = answer["zones"], case .array(let records)? = zones.first?["records"] else { return [] }
+            return records.compactMap { $0["recordName"]?.stringValue }
+        }
+        #expect(names(forward) == ["a", "b", "c"] && names(backward) == ["c", "b", "a"])
+        let changes = try json(try await server.raw(.post, server.path("private", "records/changes"), body: #"{"zoneID":{"zoneName":"Z"}}"#))
+        #expect(changes["reverse"] == .bool(false), "records/changes answers carry reverse (§4.4)")
+    }
+
+    @Test func corsLetsAWebPageCallTheServer() async throws {
+        let server = try await LiveServer.start(configure: { $0.allowedOrigins = ["http://localhost:8080"] })
+        defer { Task { await server.stop() } }
+        let origin = ("Origin", "http://localhost:8080")
+        let preflight = try await server.raw(.options, server.path("private", "records/query"), query: "", headers: [
+            origin, ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "content-type"),
+        ])
+        #expect(preflight.status == 204)
+        #expect(preflight.header("Access-Control-Allow-Origin") == "http://localhost:8080")
+        #expect(preflight.header("Access-Control-Allow-Methods")?.contains("POST") == true)
+        #expect(preflight.header("Access-Control-Allow-Headers") == "content-type")
+        let zones = try await server.raw(.get, server.path("private", "zones/list"), headers: [origin])
+        #expect(zones.status == 200 && zones.header("Access-Control-Allow-Origin") == "http://localhost:8080")
+        #expect(zones.header("Access-Control-Expose-Headers")?.contains("X-Apple-CloudKit-Web-Auth-Token") == true)
+        // Errors carry the headers too, so the page can read the reason.
+        let refused = try await server.raw(.get, server.path("private", "zones/list"), query: "ckAPIToken=nope", headers: [origin])
+        #expect(refused.status == 401 && refused.header("Access-Control-Allow-Origin") == "http://localhost:8080")
+        // Another origin: the preflight is refused and answers carry no grant.
+        let other = ("Origin", "http://evil.example")
+        let denied = try await server.raw(.options, server.path("private", "records/query"), query: "", headers: [other, ("Access-Control-Request-Method", "POST")])
+        #expect(denied.status == 403 && denied.header("Access-Control-Allow-Origin") == nil)
+        #expect(try await server.raw(.get, server.path("private", "zones/list"), headers: [other]).header("Access-Control-Allow-Origin") == nil)
+    }
+
+    @Test func credentialsAreBoundToTheirContainer() async throws {
+        let server = try await LiveServer.start(configure: { $0.credentialContainers[LiveServer.apiToken] = LiveServer.container })
+        defer { Task { await server.stop() } }
+        let elsewhere = try await server.raw(.get, "/database/1/iCloud.com.example.Other/development/private/zones/list")
+        let elsewhereBody = try json(elsewhere)
+        #expect(elsewhere.status == 401 && elsewhereBody["serverErrorCode"] == "AUTHENTICATION_FAILED")
+        #expect(try await server.raw(.get, server.path("private", "zones/list")).status == 200)
+        let notAContainer = try await server.raw(.get, "/database/1/com.example.NoPrefix/development/private/zones/list")
+        let notAContainerBody = try json(notAContainer)
+        #expect(notAContainer.status == 400 && notAContainerBody["reason"]?.stringValue?.contains("begins with iCloud.") == true)
+    }
+
+    @Test func aWebAuthTokenSentUnencodedIsRefused() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        // alice's token is "alice+web/token=": raw, its + / = are not percent-encoded.
+        let raw = try await server.raw(.get, server.path("private", "zones/list"), query: "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(LiveServer.alice.token)")
+        #expect(raw.status == 421)
+        let rawBody = try json(raw)
+        #expect(rawBody["serverErrorCode"] == "AUTHENTICATION_REQUIRED")
+        #expect(rawBody["reason"]?.stringValue?.contains("percent-encoded") == true)
+        let encoded = try await server.raw(.get, server.path("private", "zones/list"))
+        #expect(encoded.status == 200)
+    }
+
+    /// A write committed by another process on the same data directory reaches a waiting long-poll
+    /// within a second (it used to wait for the poll's timeout).
+    @Test func aWriteByAnotherProcessReachesAWaitingPollWithinASecond() async throws {
+        var settings = NotificationSettings()
+        settings.holdSeconds = 20
+        let server = try await LiveServer.start(notifications: settings)
+        defer { Task { await server.stop() } }
+        let alice = server.client()
+        let db = alice.database(.private)
+        try await db.createZone("Z")
+        _ = try await db.modifySubscriptions([SubscriptionOperation(.create, .zone("z", ZoneID(zoneName: "Z")))])
+        let url = try #require(try await alice.createToken(apnsEnvironment: .development).webcourierURL)
+        // "Another process": a second service on the same directory, as `ckbrowse apply` would open it.
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = [LiveServer.apiToken]
+        configuration.users = [LiveServer.alice]
+        let other = try LocalCloudKit(store: try Store(directory: server.directory), configuration: configuration)
+        let otherClient = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: LiveServer.container),
+            credentials: .apiToken(LiveServer.apiToken, webAuthToken: LiveServer.alice.token), transport: InProcessTransport(service: other))
+        let poll = Task { () -> (PushNotification?, Double) in
+            let started = Date()
+            let answer = try await alice.pollWebcourier(url, timeout: 30)
+            return (answer.notification, Date().timeIntervalSince(started))
+        }
+        try await Task.sleep(for: .milliseconds(500))  // the poll is waiting
+        let wrote = Date()
+        _ = try await otherClient.database(.private).modify([.create(record("n", "Note"))], zone: "Z")
+        let (notification, _) = try await poll.value
+        let latency = Date().timeIntervalSince(wrote)
+        #expect(notification != nil, "the poll answered with the notification, not a keep-alive")
+        #expect(latency < 1.0, "arrived \(latency) s after the other process's commit")
+    }
+}
