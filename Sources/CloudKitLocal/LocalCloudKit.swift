@@ -196,6 +196,8 @@ public final class LocalCloudKit: Sendable {
                 throw ServiceError.badRequest("request body of \(request.body.count) bytes exceeds the limit of \(configuration.maximumBodyBytes)")
             }
             if request.path.hasPrefix(Self.schemaPathPrefix) { return try await handleSchema(request, uuid: uuid) }
+            if request.path.hasPrefix(Self.adminPathPrefix) { return try await handleAdmin(request, uuid: uuid) }
+            if request.path == "/ready" { return readiness() }
             if request.path.hasPrefix("/device/") {
                 let (status, json) = try await handleDevice(request, uuid: uuid)
                 return respond(status, json, uuid: uuid, extra: extraHeaders)

@@ -130,3 +130,47 @@ import Testing
         #expect(latency < 1.0, "arrived \(latency) s after the other process's commit")
     }
 }
+
+/// The server as a test fixture: readiness, a reset between tests, snapshots out and in.
+@Suite struct FixtureTests {
+    @Test func readyResetAndSnapshots() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let ready = try await server.raw(.get, "/ready", query: "")
+        #expect(ready.status == 200 && String(decoding: ready.body, as: UTF8.self) == #"{"ready":true}"#)
+        let db = server.client().database(.private)
+        try await db.createZone("Z")
+        _ = try await db.modify([.create(record("a", "Note", ["n": .int64(1)])), .create(record("b", "Note"))], zone: "Z")
+        let prod = server.client(environment: .production).database(.private)
+        try await server.service.deploySchema(container: LiveServer.container)
+        _ = try await prod.modify([.create(record("p", "Note"))])
+        let changes = try await db.databaseChanges(syncToken: nil)
+
+        // A snapshot holds everything; a new server imports it.
+        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent("ckl-snap-\(UUID().uuidString)").path
+        try server.service.store.exportSnapshot(to: snapshot)
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("ckl-copy-\(UUID().uuidString)").path
+        try Store.importSnapshot(from: snapshot, into: copy)
+        #expect(throws: SnapshotError.self) { try Store.importSnapshot(from: snapshot, into: copy) }
+        #expect(throws: SnapshotError.self) { try Store.importSnapshot(from: copy, into: FileManager.default.temporaryDirectory.path + "/x-\(UUID().uuidString)") }
+        let restored = try await LiveServer.start(directory: copy)
+        defer { Task { await restored.stop() } }
+        #expect(try await restored.client().database(.private).lookupRecords(["a", "b"], zoneID: ZoneID(zoneName: "Z")).compactMap(\.record).count == 2)
+
+        // Reset wipes one container and environment: development here, production untouched.
+        let reset = try await server.raw(.post, "/admin/1/\(LiveServer.container)/development/reset", query: "ckAPIToken=\(LiveServer.apiToken)")
+        #expect(reset.status == 200)
+        let answer = try JSON(parsing: reset.body)
+        #expect(answer["deleted"]?["records"] == .int(2) && answer["deleted"]?["zones"] == .int(1))
+        #expect(try await db.listZones().compactMap(\.zone).map(\.zoneID.zoneName) == ["_defaultZone"])
+        #expect(try await server.service.schema(container: LiveServer.container, environment: .development).recordType("Note") == nil, "the schema too")
+        #expect(try await prod.lookupRecords(["p"]).first?.record != nil, "production is another dataset")
+        // A client syncing from before the reset learns that its zone is gone.
+        let after = try await db.databaseChanges(syncToken: changes.syncToken)
+        #expect(after.zones.map(\.zoneID.zoneName) == ["Z"] && after.zones.first?.deleted == true)
+        let stranger = try await server.raw(.post, "/admin/1/\(LiveServer.container)/development/reset", query: "ckAPIToken=nope")
+        #expect(stranger.status == 401)
+        // The restored copy kept its data.
+        #expect(try await restored.client().database(.private).lookupRecords(["a"], zoneID: ZoneID(zoneName: "Z")).first?.record != nil)
+    }
+}

@@ -110,5 +110,38 @@ for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve2.log" && break; sl
 kill $PID2; wait $PID2 2>/dev/null
 grep -q "imported $WORK/gallery.ckdb into iCloud.example.S (development)" "$WORK/serve2.log" && ok "serve --schema: imported at start" || bad "serve --schema: $(cat "$WORK/serve2.log")"
 
+# The server as a test fixture: --in-memory with a --config file, /ready, a snapshot at exit, --import.
+cat > "$WORK/serve.toml" <<TOML
+container = "iCloud.example.Fixture"
+[[api-tokens]]
+token = "fixture-token"
+[[users]]
+name = "tess"
+token = "tess-token"
+email = "tess@example.com"
+TOML
+"$BIN" serve --in-memory --port 0 --config "$WORK/serve.toml" --export-on-exit "$WORK/snap" > "$WORK/mem.log" 2>&1 & MEM=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/mem.log" && break; sleep 0.1; done
+MURL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/mem.log" | head -1)
+grep -q "(data: in memory)" "$WORK/mem.log" && ok "serve --in-memory says where its data is" || bad "in-memory: $(cat "$WORK/mem.log")"
+[ "$(curl -s "$MURL/ready")" = '{"ready":true}' ] && ok "GET /ready answers once the server listens" || bad "/ready"
+F="$MURL/database/1/iCloud.example.Fixture/development/private"
+out=$(curl -s -X POST "$F/records/modify?ckAPIToken=fixture-token&ckWebAuthToken=tess-token" -d '{"operations":[{"operationType":"create","record":{"recordName":"kept","recordType":"T"}}]}')
+grep -q '"recordName":"kept"' <<< "$out" && ok "--config: its user and token, bound to its container" || bad "config write: $out"
+other=$(curl -s -o /dev/null -w '%{http_code}' "$MURL/database/1/iCloud.example.Elsewhere/development/private/zones/list?ckAPIToken=fixture-token&ckWebAuthToken=tess-token")
+[ "$other" = 401 ] && ok "the token is refused for another container" || bad "other container: $other"
+kill $MEM; wait $MEM 2>/dev/null
+[ -f "$WORK/snap/cloudkit.sqlite" ] && grep -q ckbrowse-snapshot "$WORK/snap/snapshot.json" && ok "--export-on-exit wrote a snapshot" || bad "no snapshot: $(cat "$WORK/mem.log")"
+"$BIN" serve --in-memory --port 0 --config "$WORK/serve.toml" --import "$WORK/snap" > "$WORK/mem2.log" 2>&1 & MEM=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/mem2.log" && break; sleep 0.1; done
+MURL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/mem2.log" | head -1)
+out=$(curl -s -X POST "$MURL/database/1/iCloud.example.Fixture/development/private/records/lookup?ckAPIToken=fixture-token&ckWebAuthToken=tess-token" -d '{"records":[{"recordName":"kept"}]}')
+grep -q '"recordType":"T"' <<< "$out" && ok "--import starts from the snapshot" || bad "import: $out"
+reset=$(curl -s -X POST "$MURL/admin/1/iCloud.example.Fixture/development/reset?ckAPIToken=fixture-token")
+grep -q '"records":1' <<< "$reset" && ok "POST /admin/1/…/reset wipes the container between tests" || bad "reset: $reset"
+kill $MEM; wait $MEM 2>/dev/null
+msg=$("$BIN" serve --data "$WORK/data" --port 0 --import "$WORK/snap" 2>&1); code=$?
+[ $code = 64 ] && grep -q "already holds data" <<< "$msg" && ok "--import refuses a data directory that holds data" || bad "import over data: exit $code: $msg"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -97,22 +97,7 @@ extension LocalCloudKit {
     public func resetSchema(container: String) async throws -> SchemaChangeReport {
         try await store.pool.write { db in
             let production = try SchemaTables.load(db, container: container, environment: .production)
-            var report = SchemaChangeReport()
-            let databases = try Int64.fetchAll(
-                db, sql: "SELECT id FROM ckdb WHERE container = ? AND environment = 'development'", arguments: [container])
-            for id in databases {
-                report.deletedRecords += try Int.fetchOne(db, sql: "SELECT count(*) FROM record WHERE db = ? AND deleted = 0", arguments: [id]) ?? 0
-                report.deletedZones += try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM zone WHERE db = ? AND deleted = 0 AND name <> ?", arguments: [id, ZoneID.defaultZoneName]) ?? 0
-                report.deletedSubscriptions += try Int.fetchOne(db, sql: "SELECT count(*) FROM subscription WHERE db = ?", arguments: [id]) ?? 0
-                for table in ["record", "reference", "subscription", "share", "share_participant"] {
-                    try db.execute(sql: "DELETE FROM \(table) WHERE db = ?", arguments: [id])
-                }
-                try db.execute(sql: "DELETE FROM shared_zone WHERE shared_db = ? OR owner_db = ?", arguments: [id, id])
-                try db.execute(sql: "DELETE FROM zone WHERE db = ? AND name <> ?", arguments: [id, ZoneID.defaultZoneName])
-                let seq = try db.nextSeq(id)
-                try db.execute(sql: "UPDATE zone SET incarnation = ?, seq = ? WHERE db = ?", arguments: [seq, seq, id])
-            }
+            let report = try Self.deleteData(db, container: container, environment: .development)
             try db.execute(
                 sql: "DELETE FROM field_schema WHERE container = ? AND environment = 'development' AND record_type LIKE '%.%'", arguments: [container])
             try db.execute(

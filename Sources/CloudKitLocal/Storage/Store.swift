@@ -27,6 +27,44 @@ public final class Store: Sendable {
         stampReader = try DatabaseQueue(path: path, configuration: readOnly)
     }
 
+    // MARK: Snapshots
+
+    /// The name of a snapshot's manifest, next to its `cloudkit.sqlite`.
+    static let snapshotManifest = "snapshot.json"
+
+    /// Writes a consistent copy of the whole store (every container and environment) into `directory`:
+    /// `cloudkit.sqlite` (this store's SQLite schema, as SERVER.md documents it) and `snapshot.json`
+    /// (`{"format": "ckbrowse-snapshot", "version": 1, "created": ISO8601}`). Safe while serving: SQLite's
+    /// `VACUUM INTO` copies one consistent state (writes wait for it on the writer connection).
+    public func exportSnapshot(to directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let target = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
+        let partial = target + ".partial"
+        try? FileManager.default.removeItem(atPath: partial)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [partial]) }
+        try? FileManager.default.removeItem(atPath: target)
+        try FileManager.default.moveItem(atPath: partial, toPath: target)
+        let manifest = #"{"format":"ckbrowse-snapshot","version":1,"created":"\#(ISO8601DateFormatter().string(from: Date()))"}"# + "\n"
+        try manifest.write(toFile: (directory as NSString).appendingPathComponent(Self.snapshotManifest), atomically: true, encoding: .utf8)
+    }
+
+    /// Puts a snapshot written by `exportSnapshot` into an empty data directory, before a store is
+    /// opened on it (migrations then bring an older snapshot up to date).
+    public static func importSnapshot(from snapshot: String, into directory: String) throws {
+        let manifestPath = (snapshot as NSString).appendingPathComponent(snapshotManifest)
+        guard let manifest = try? String(contentsOfFile: manifestPath, encoding: .utf8), manifest.contains(#""format":"ckbrowse-snapshot""#) else {
+            throw SnapshotError(message: "\(snapshot) is not a ckbrowse snapshot (no \(snapshotManifest) naming the format)")
+        }
+        let source = (snapshot as NSString).appendingPathComponent("cloudkit.sqlite")
+        guard FileManager.default.fileExists(atPath: source) else { throw SnapshotError(message: "\(snapshot) has no cloudkit.sqlite") }
+        let target = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
+        guard !FileManager.default.fileExists(atPath: target) else {
+            throw SnapshotError(message: "\(directory) already holds data: import a snapshot into an empty --data directory or with --in-memory")
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: source, toPath: target)
+    }
+
     /// A number that changes whenever anything is committed to the database, by this process or
     /// another one sharing the file (`ckbrowse serve` and the embedded demo can share a directory).
     /// SQLite's `data_version` moves on every commit made by *other* connections; this connection
@@ -226,4 +264,10 @@ extension Database {
         if !keep { try cachedStatement(sql: "ROLLBACK TO SAVEPOINT operation").execute() }
         try cachedStatement(sql: "RELEASE SAVEPOINT operation").execute()
     }
+}
+
+/// A snapshot that cannot be imported, and why.
+public struct SnapshotError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var description: String { message }
 }

@@ -14,7 +14,15 @@ struct Serve: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Directory for the SQLite database (created if missing).") var data: String
+    @Option(help: "Directory for the SQLite database (created if missing).") var data: String?
+    @Flag(name: .customLong("in-memory"), help: "Keep the data in memory only (a RAM-backed temporary directory, removed on exit): for test runs.")
+    var inMemory = false
+    @Option(help: ArgumentHelp("Users, tokens, keys, the containers each may use, and allowed origins, from a TOML file (flags add to it).", valueName: "file.toml"))
+    var config: String?
+    @Option(name: .customLong("import"), help: ArgumentHelp("Start from a snapshot (a directory --export-on-exit wrote) into an empty --data or --in-memory.", valueName: "dir"))
+    var importSnapshot: String?
+    @Option(name: .customLong("export-on-exit"), help: ArgumentHelp("On SIGINT/SIGTERM, write a snapshot of all data to this directory.", valueName: "dir"))
+    var exportOnExit: String?
     @Option(help: "Address to bind.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free port).") var port = 0
     @Option(name: .customLong("api-token"), help: ArgumentHelp("An accepted ckAPIToken, for CONTAINER only when given (else --container's, else any) (repeatable).", valueName: "token[@container]"))
@@ -48,6 +56,7 @@ struct Serve: AsyncParsableCommand {
     var noIndexRules = false
 
     func validate() throws {
+        guard (data != nil) != inMemory else { throw ValidationError("give --data DIR or --in-memory (one of them)") }
         if let seed, seed != "demo" { throw ValidationError("unknown seed '\(seed)'; the only seed is 'demo'") }
         for user in users where !user.contains(":") { throw ValidationError("--user takes NAME:WEB_AUTH_TOKEN") }
         for key in serverKeys where !key.contains(":") { throw ValidationError("--server-key takes KEY_ID:PUBLIC_KEY_PEM_FILE") }
@@ -65,6 +74,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = LocalServerConfiguration()
+        let file = try config.map(ServeConfig.load)
+        file?.apply(to: &configuration)
+        let container = self.container ?? file?.container
         // TOKEN@CONTAINER binds a token to its container (§2.1); a token or key given without one is
         // bound to --container when given, else works for any container (a local convenience).
         for entry in apiTokens {
@@ -118,10 +130,26 @@ struct Serve: AsyncParsableCommand {
             }
         }
         if apiTokens.isEmpty && seed == nil {
-            FileHandle.standardError.write(Data("warning: no --api-token given; only tokens stored in \(data) are accepted\n".utf8))
+            if configuration.apiTokens.isEmpty {
+                FileHandle.standardError.write(Data("warning: no --api-token given; only tokens stored in the data directory are accepted\n".utf8))
+            }
         }
         let displayHost = host.contains(":") ? "[\(host)]" : host
-        let store = try Store(directory: data)
+        // --in-memory: a temporary directory in RAM (/dev/shm) where there is one, removed on exit.
+        let directory: String
+        if let data {
+            directory = data
+        } else {
+            let shm = "/dev/shm"
+            let base = FileManager.default.isWritableFile(atPath: shm) ? shm : NSTemporaryDirectory()
+            directory = (base as NSString).appendingPathComponent("ckbrowse-serve-\(UUID().uuidString)")
+        }
+        defer { if inMemory { try? FileManager.default.removeItem(atPath: directory) } }
+        if let importSnapshot {
+            do { try Store.importSnapshot(from: importSnapshot, into: directory) } catch let error as SnapshotError { throw ValidationError(error.message) }
+            print("imported the snapshot \(importSnapshot)")
+        }
+        let store = try Store(directory: directory)
         // The base URL is known once the port is; redirect URLs are built from it.
         configuration.baseURL = "http://\(displayHost):\(port)"
         let boundPort = port
@@ -142,6 +170,11 @@ struct Serve: AsyncParsableCommand {
                 for line in report.lines { print("  \(line)") }
             } catch let error as ServiceError {
                 throw ValidationError("\(path): \(error.reason)")
+            }
+        }
+        for (user, role) in file?.roles ?? [] {
+            for environment in [CloudKitEnvironment.development, .production] {
+                try await service.assignRole(role, to: user, container: schemaContainer, environment: environment)
             }
         }
         for entry in roles {
@@ -165,7 +198,7 @@ struct Serve: AsyncParsableCommand {
         let server = LocalHTTPServer(service: service, host: host, port: boundPort)
         let app = server.application { port in
             service.setBaseURL("http://\(displayHost):\(port)")
-            print("ckbrowse serve: listening on http://\(displayHost):\(port)  (data: \(store.path))")
+            print("ckbrowse serve: listening on http://\(displayHost):\(port)  (data: \(inMemory ? "in memory" : store.path))")
             if seed == "demo", let shares = try? service.shares(container: DemoSeed.container, environment: .development) {
                 for share in shares {
                     print("demo share of \(share.root.map { "'\($0)' in \(share.zone)" } ?? "zone \(share.zone)"): \(share.url)")
@@ -174,5 +207,9 @@ struct Serve: AsyncParsableCommand {
             fflush(nil)
         }
         try await app.runService()
+        if let exportOnExit {
+            try store.exportSnapshot(to: exportOnExit)
+            print("exported a snapshot to \(exportOnExit)")
+        }
     }
 }

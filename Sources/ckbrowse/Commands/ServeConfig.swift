@@ -1,0 +1,115 @@
+import ArgumentParser
+import CloudKitLocal
+import Foundation
+import TOMLKit
+
+/// `serve --config FILE.toml`: many users, tokens, keys and the containers each may use, in one file
+/// (flags add to it):
+///
+///     container = "iCloud.com.example.App"        # what tokens and keys without one are bound to
+///     allow-origins = ["http://localhost:8080"]
+///
+///     [[api-tokens]]
+///     token = "…"
+///     container = "iCloud.com.example.App"        # optional
+///
+///     [[users]]
+///     name = "alice"
+///     token = "…"                                 # the web auth token that signs alice in
+///     email = "alice@example.com"                 # optional
+///
+///     [[server-keys]]
+///     key-id = "…"
+///     public-key = "eckey.pub.pem"                # a PEM file (relative to this file) or the PEM itself
+///     container = "iCloud.com.example.App"        # optional
+///
+///     [[roles]]
+///     user = "alice"
+///     role = "Moderator"
+struct ServeConfig {
+    var container: String?
+    var allowOrigins: [String] = []
+    var apiTokens: [(token: String, container: String?)] = []
+    var users: [(name: String, token: String, email: String?)] = []
+    var serverKeys: [(keyID: String, pem: String, container: String?)] = []
+    var roles: [(user: String, role: String)] = []
+
+    static func load(_ path: String) throws -> ServeConfig {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError("cannot read \(path)") }
+        let document: TOMLTable
+        do {
+            document = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ValidationError("\(path):\(error.source.begin.line):\(error.source.begin.column): \(error.description)")
+        }
+        var config = ServeConfig()
+        func fail(_ message: String) -> ValidationError { ValidationError("\(path): \(message)") }
+        func string(_ table: TOMLTable, _ key: String, in what: String, required: Bool = true) throws -> String? {
+            guard let value = table[key] else {
+                if required { throw fail("\(what) needs \(key)") }
+                return nil
+            }
+            guard let string = value.string, !string.isEmpty else { throw fail("\(what).\(key) must be a non-empty string") }
+            return string
+        }
+        func entries(_ key: String) throws -> [TOMLTable] {
+            guard let value = document[key] else { return [] }
+            guard let array = value.array else { throw fail("\(key) must be an array of tables ([[\(key)]])") }
+            return try array.map { element in
+                guard let table = element.table else { throw fail("each [[\(key)]] must be a table") }
+                return table
+            }
+        }
+        let known: Set<String> = ["container", "allow-origins", "api-tokens", "users", "server-keys", "roles"]
+        for key in document.keys where !known.contains(key) {
+            throw fail("unknown key '\(key)' (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        config.container = try string(document, "container", in: "the file", required: false)
+        if let origins = document["allow-origins"] {
+            guard let array = origins.array else { throw fail("allow-origins must be an array of strings") }
+            config.allowOrigins = try array.map { guard let s = $0.string else { throw fail("allow-origins must be an array of strings") }; return s }
+        }
+        for (i, table) in try entries("api-tokens").enumerated() {
+            let what = "api-tokens[\(i)]"
+            config.apiTokens.append((try string(table, "token", in: what)!, try string(table, "container", in: what, required: false)))
+        }
+        for (i, table) in try entries("users").enumerated() {
+            let what = "users[\(i)]"
+            config.users.append((try string(table, "name", in: what)!, try string(table, "token", in: what)!, try string(table, "email", in: what, required: false)))
+        }
+        for (i, table) in try entries("server-keys").enumerated() {
+            let what = "server-keys[\(i)]"
+            let source = try string(table, "public-key", in: what)!
+            var pem = source
+            if !source.contains("-----BEGIN") {
+                let file = source.hasPrefix("/") ? source : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(source)
+                do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch { throw fail("\(what).public-key: cannot read \(file)") }
+            }
+            guard pem.contains("BEGIN PUBLIC KEY") else { throw fail("\(what).public-key is not a PEM public key (openssl ec -in eckey.pem -pubout)") }
+            config.serverKeys.append((try string(table, "key-id", in: what)!, pem, try string(table, "container", in: what, required: false)))
+        }
+        for (i, table) in try entries("roles").enumerated() {
+            let what = "roles[\(i)]"
+            config.roles.append((try string(table, "user", in: what)!, try string(table, "role", in: what)!))
+        }
+        return config
+    }
+
+    /// Adds the file's users, tokens, keys and origins to a server configuration.
+    func apply(to configuration: inout LocalServerConfiguration) {
+        for (token, container) in apiTokens {
+            configuration.apiTokens.append(token)
+            if let bound = container ?? self.container { configuration.credentialContainers[token] = bound }
+        }
+        for (name, token, email) in users {
+            configuration.users.append((name: name, token: token))
+            if let email { configuration.userContacts[name] = UserContact(email: email) }
+        }
+        for (keyID, pem, container) in serverKeys {
+            configuration.serverKeys.append((keyID: keyID, publicKeyPEM: pem))
+            if let bound = container ?? self.container { configuration.credentialContainers[keyID] = bound }
+        }
+        if !allowOrigins.isEmpty { configuration.allowedOrigins = Set(allowOrigins).union(configuration.allowedOrigins ?? []) }
+    }
+}
