@@ -191,6 +191,7 @@ public final class LocalCloudKit: Sendable {
         var extraHeaders: [(String, String)] = []
         if request.path.hasPrefix("/webcourier/1/") { return await pollWebcourier(request) }
         if request.path.hasPrefix("/share/") { return await sharePage(String(request.path.dropFirst("/share/".count))) }
+        if request.path == "/signin" { return await signInPage(request) }
         do {
             if request.body.count > configuration.maximumBodyBytes {
                 throw ServiceError.badRequest("request body of \(request.body.count) bytes exceeds the limit of \(configuration.maximumBodyBytes)")

@@ -174,3 +174,32 @@ import Testing
         #expect(try await restored.client().database(.private).lookupRecords(["a"], zoneID: ZoneID(zoneName: "Z")).first?.record != nil)
     }
 }
+
+/// The sign-in page `redirectURL` points to: users by name, a token handed to the callback.
+@Suite struct SignInPageTests {
+    @Test func aRedirectURLLeadsToASignInThatHandsATokenToTheCallback() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let needsUser = try await server.raw(.get, server.path("private", "zones/list"), query: "ckAPIToken=\(LiveServer.apiToken)")
+        #expect(needsUser.status == 421)
+        let redirect = try #require(try JSON(parsing: needsUser.body)["redirectURL"]?.stringValue)
+        #expect(redirect.hasPrefix(server.url + "/signin?container="))
+        let page = try await server.raw(.get, String(redirect.dropFirst(server.url.count)).components(separatedBy: "?")[0],
+                                        query: "container=\(LiveServer.container)&callback=http%3A%2F%2Flocalhost%3A3000%2Fdone")
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(page.status == 200 && html.contains("Sign in as alice") && html.contains("Sign in as bob"))
+        #expect(!html.contains(LiveServer.alice.token) && !html.contains("bob-web-token"), "no token on the page")
+        let signedIn = try await server.raw(.post, "/signin", query: "", body: "user=alice&container=\(LiveServer.container)&callback=http%3A%2F%2Flocalhost%3A3000%2Fdone",
+                                            headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        #expect(signedIn.status == 302)
+        let location = try #require(signedIn.header("Location"))
+        #expect(location.hasPrefix("http://localhost:3000/done?ckWebAuthToken="))
+        let token = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "ckWebAuthToken" }?.value)
+        let me = try await server.client(credentials: .apiToken(LiveServer.apiToken, webAuthToken: token)).database(.private).currentUser()
+        #expect(me.userRecordName == LocalCloudKit.userRecordName(for: "alice"))
+        // A callback on another site is refused: the page hands tokens only to this machine.
+        let elsewhere = try await server.raw(.post, "/signin", query: "", body: "user=alice&callback=https%3A%2F%2Fevil.example%2F",
+                                             headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        #expect(elsewhere.status == 400 && elsewhere.header("Location") == nil)
+    }
+}

@@ -17,11 +17,15 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     /// One client for the process, like `HTTPClient.shared`, but a server that cannot be reached fails
     /// the request within `connectTimeout` seconds (AsyncHTTPClient's pool would retry connecting
-    /// until the request's own deadline, 30 s of silence) and nothing is retried behind our back.
+    /// until the request's own deadline, 30 s of silence), nothing is retried behind our back, and
+    /// redirects are not followed.
     static let defaultClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(connectTimeout))
         configuration.connectionPool.retryConnectionEstablishment = false
+        // CloudKit never redirects (sign-in is a redirectURL in a 421 body); a redirect must not carry
+        // the tokens in the query to another host, so it is answered as it came.
+        configuration.redirectConfiguration = .disallow
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
