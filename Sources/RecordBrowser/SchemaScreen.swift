@@ -199,11 +199,7 @@ extension Browser {
     /// filter on it; r reloads.
     static func schemaKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = schemaRows(state)
-        let h = listHeight(state)
-        if let d = delta(key, page: h, count: rows.count) {
-            move(&state.schemaSelection, &state.schemaScroll, count: rows.count, delta: d, height: h)
-            return []
-        }
+        if moveInList(key, &state.schemaSelection, &state.schemaScroll, count: rows.count, state) { return [] }
         switch key {
         case .char("r"): return loadSchema(&state)
         case .enter, .char("l"), .right:

@@ -447,10 +447,7 @@ public enum Browser {
     static func debugKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = visibleRequests(state)
         let h = listHeight(state)
-        if let d = delta(key, page: h, count: rows.count) {
-            move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: d, height: h)
-            return []
-        }
+        if moveInList(key, &state.debugSelection, &state.debugScroll, count: rows.count, state) { return [] }
         switch key {
         case .char("G"):
             move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: rows.count, height: h)
@@ -622,6 +619,14 @@ public enum Browser {
         if selection < scroll { scroll = selection }
         if selection >= scroll + height { scroll = selection - height + 1 }
         scroll = max(0, min(scroll, max(0, count - height)))
+    }
+
+    /// Moves a plain list's selection (and scroll) when `key` is a navigation key; false otherwise.
+    static func moveInList(_ key: Key, _ selection: inout Int, _ scroll: inout Int, count: Int, _ state: BrowserState) -> Bool {
+        let h = listHeight(state)
+        guard let d = delta(key, page: h, count: count) else { return false }
+        move(&selection, &scroll, count: count, delta: d, height: h)
+        return true
     }
 
     /// The movement a navigation key asks for, or nil.

@@ -143,11 +143,7 @@ extension Browser {
     }
 
     static func sharesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        let h = listHeight(state)
-        if let d = delta(key, page: h, count: state.shares.count) {
-            move(&state.shareSelection, &state.shareScroll, count: state.shares.count, delta: d, height: h)
-            return []
-        }
+        if moveInList(key, &state.shareSelection, &state.shareScroll, count: state.shares.count, state) { return [] }
         switch key {
         case .char("r"): return openShares(&state)
         case .enter, .char("l"), .right:
