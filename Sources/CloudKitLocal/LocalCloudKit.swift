@@ -77,6 +77,9 @@ public struct LocalServerConfiguration: Sendable {
     /// Web origins (`http://localhost:8080`) whose pages may call the server (CORS); nil allows any, as
     /// suits a server on loopback. Apple's console sets these per API token ("Allowed Origins").
     public var allowedOrigins: Set<String>?
+    /// Apple's documented contract (§2.2): each web auth token works once; the answer carries its
+    /// replacement. Off by default, because the live service was observed to accept old tokens.
+    public var singleUseWebAuthTokens = false
     /// Users: a name and the web auth token that signs them in.
     public var users: [(name: String, token: String)] = []
     /// How other users find a user (users/discover, users/lookup, share participants), by name.
@@ -129,6 +132,8 @@ public final class LocalCloudKit: Sendable {
     let baseURL: Mutex<String>
     /// Wakes webcourier long-polls after writes.
     let courier = Courier()
+    /// Web auth tokens already used, when they are single-use (kept in memory: a restart forgets them).
+    let usedWebTokens = Mutex<Set<String>>([])
     /// Answers of reads, reused until the next commit.
     let answers: AnswerCache
 
@@ -306,7 +311,8 @@ public final class LocalCloudKit: Sendable {
     }
 
     func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
-        guard answers.isEnabled, route.isCacheable, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
+        // A single-use token must be checked (and spent) by authentication on every request.
+        guard answers.isEnabled, route.isCacheable, !configuration.singleUseWebAuthTokens, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
             request.body.count <= configuration.maximumBodyBytes, let stamp = store.changeStamp()
         else { return nil }
         let items = request.queryItems
@@ -431,6 +437,13 @@ public final class LocalCloudKit: Sendable {
             // does this server, so that a client with that bug fails here as it would live.
             if let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"), raw.contains(where: { "+/=".contains($0) }) {
                 throw authenticationRequired(route, reason: "the web auth token is not valid: its '+', '/' and '=' must be sent percent-encoded (%2B, %2F, %3D)")
+            }
+            if configuration.singleUseWebAuthTokens {
+                let fresh = usedWebTokens.withLock { $0.insert(token).inserted }
+                guard fresh else {
+                    throw authenticationRequired(
+                        route, reason: "the web auth token was already used: each works once (send the one from the last answer's X-Apple-CloudKit-Web-Auth-Token)")
+                }
             }
             let remembered = stamp.flatMap { knownUser(webToken: token, at: $0) }
             var name = remembered?.name

@@ -203,3 +203,25 @@ import Testing
         #expect(elsewhere.status == 400 && elsewhere.header("Location") == nil)
     }
 }
+
+/// `serve --single-use-tokens`: Apple's documented contract, each web auth token once.
+@Suite struct SingleUseTokenTests {
+    @Test func eachTokenWorksOnceAndTheAnswerCarriesTheNext() async throws {
+        let server = try await LiveServer.start(configure: { $0.singleUseWebAuthTokens = true })
+        defer { Task { await server.stop() } }
+        func zones(_ token: String) async throws -> CloudKitWeb.HTTPResponse {
+            try await server.raw(.get, server.path("private", "zones/list"), query: "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(token))")
+        }
+        let first = try await zones(LiveServer.alice.token)
+        #expect(first.status == 200)
+        let next = try #require(first.header("X-Apple-CloudKit-Web-Auth-Token"))
+        let again = try await zones(LiveServer.alice.token)
+        #expect(again.status == 421)
+        #expect(try JSON(parsing: again.body)["reason"]?.stringValue?.contains("already used") == true)
+        #expect(try await zones(next).status == 200, "the replacement works")
+        // The client adopts each replacement, so it keeps working request after request (bob: alice's
+        // first token is spent).
+        let client = server.client(user: LiveServer.bob)
+        for _ in 0..<3 { _ = try await client.database(.private).listZones() }
+    }
+}

@@ -796,14 +796,23 @@ _ckbrowse_schema_reset() {
 
 _ckbrowse_serve() {
     repeating_flags=()
-    non_repeating_flags=(--no-index-rules --version -h --help)
-    repeating_options=(--api-token --user --server-key --role)
-    non_repeating_options=(--data --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb --schema --container)
+    non_repeating_flags=(--in-memory --single-use-tokens --no-index-rules --version -h --help)
+    repeating_options=(--api-token --user --server-key --role --allow-origin)
+    non_repeating_options=(--data --config --import --export-on-exit --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb --schema --container)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
     case "${prev}" in
     '--data')
+        return
+        ;;
+    '--config')
+        return
+        ;;
+    '--import')
+        return
+        ;;
+    '--export-on-exit')
         return
         ;;
     '--host')
@@ -849,6 +858,9 @@ _ckbrowse_serve() {
         return
         ;;
     '--role')
+        return
+        ;;
+    '--allow-origin')
         return
         ;;
     esac

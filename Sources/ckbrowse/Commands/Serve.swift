@@ -52,6 +52,8 @@ struct Serve: AsyncParsableCommand {
     var roles: [String] = []
     @Option(name: .customLong("allow-origin"), help: ArgumentHelp("A web origin whose pages may call the server (CORS; repeatable; default: any).", valueName: "origin"))
     var allowedOrigins: [String] = []
+    @Flag(name: .customLong("single-use-tokens"), help: "Accept each web auth token once, as Apple documents (the live service was seen accepting old ones).")
+    var singleUseTokens = false
     @Flag(name: .customLong("no-index-rules"), help: "Answer queries the schema's indexes do not allow (CloudKit refuses them).")
     var noIndexRules = false
 
@@ -119,6 +121,7 @@ struct Serve: AsyncParsableCommand {
         configuration.notifications.payloadLimit = payloadLimit
         configuration.answerCacheBytes = answerCacheMB << 20
         configuration.enforcesIndexes = !noIndexRules
+        configuration.singleUseWebAuthTokens = singleUseTokens
         if !allowedOrigins.isEmpty { configuration.allowedOrigins = Set(allowedOrigins) }
         if seed == "demo" { DemoSeed.configure(&configuration) }
         // A schema file is read before anything starts, so a mistake in it stops here.
