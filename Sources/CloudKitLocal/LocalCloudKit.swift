@@ -422,13 +422,9 @@ public final class LocalCloudKit: Sendable {
             throw ServiceError(.authenticationFailed, "missing ckAPIToken")
         }
         // What a request at the same change stamp found valid is still valid (no commit since).
-        var known = stamp.map { answers.knowsAPIToken(apiToken, container: route.container, at: $0) } == true
-        if !known {
-            known = try await store.pool.read { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [apiToken, route.container]) ?? false
-            }
+        if stamp.map({ answers.knowsAPIToken(apiToken, container: route.container, at: $0) }) != true {
+            try await checkAPIToken(apiToken, container: route.container)
         }
-        guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
         var caller = Caller(apiToken: apiToken)
         caller.deviceToken = request.header("X-CK-Device-Token")
         // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
@@ -460,6 +456,21 @@ public final class LocalCloudKit: Sendable {
             throw authenticationRequired(route, reason: "request needs authorization")
         }
         return caller
+    }
+
+    /// An API token must be known and, when bound to a container, used for that one (§2.1, §7.8).
+    func checkAPIToken(_ token: String, container: String) async throws {
+        let known = try await store.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [token, container]) ?? false
+        }
+        guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
+    }
+
+    /// Our own endpoints (schema, admin) name a container and take `ckAPIToken` valid for it.
+    func checkOwnEndpointAccess(_ request: ServerRequest, container: String) async throws {
+        guard Route.isContainerID(container) else { throw Route.invalidContainer(container) }
+        guard let token = request.queryItems["ckAPIToken"], !token.isEmpty else { throw ServiceError(.authenticationFailed, "missing ckAPIToken") }
+        try await checkAPIToken(token, container: container)
     }
 
     func authenticationRequired(_ route: Route, reason: String) -> ServiceError {

@@ -28,9 +28,7 @@ struct Route: Sendable {
         guard parts.count >= 7, parts[0] == "database", parts[1] == "1" else { throw notFound() }
         guard let container = PercentEncoding.decode(Substring(parts[2])), !container.isEmpty else { throw notFound() }
         // Container identifiers begin with `iCloud.` (§1.1).
-        guard Self.isContainerID(container) else {
-            throw ServiceError.badRequest("container identifier '\(container.prefix(80))' is not valid: it begins with iCloud.")
-        }
+        guard Self.isContainerID(container) else { throw Self.invalidContainer(container) }
         guard let environment = CloudKitEnvironment(rawValue: parts[3]) else {
             throw ServiceError.badRequest("unknown environment '\(parts[3].prefix(40))'; use development or production")
         }
@@ -56,6 +54,10 @@ struct Route: Sendable {
     }
 
     static func isContainerID(_ text: String) -> Bool { text.hasPrefix("iCloud.") && text.count > "iCloud.".count }
+
+    static func invalidContainer(_ text: String) -> ServiceError {
+        ServiceError.badRequest("container identifier '\(text.prefix(80))' is not valid: it begins with iCloud.")
+    }
 
     /// Private and shared databases, writes to the public one and users/* need a signed-in user.
     var needsUser: Bool {

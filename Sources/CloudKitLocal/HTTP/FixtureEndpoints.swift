@@ -20,9 +20,6 @@ extension LocalCloudKit {
         guard parts.count == 3, parts[2] == "reset", let container = PercentEncoding.decode(Substring(parts[0])) else {
             throw ServiceError(.notFound, "could not find handler for endpoint", status: 404)
         }
-        guard Route.isContainerID(container) else {
-            throw ServiceError.badRequest("container identifier '\(container.prefix(80))' is not valid: it begins with iCloud.")
-        }
         guard let environment = CloudKitEnvironment(rawValue: parts[1]) else {
             throw ServiceError.badRequest("unknown environment '\(parts[1].prefix(40))'; use development or production")
         }
@@ -31,11 +28,7 @@ extension LocalCloudKit {
             error.extraHeaders = [("Allow", "POST")]
             throw error
         }
-        guard let token = request.queryItems["ckAPIToken"], !token.isEmpty else { throw ServiceError(.authenticationFailed, "missing ckAPIToken") }
-        let known = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [token, container]) ?? false
-        }
-        guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
+        try await checkOwnEndpointAccess(request, container: container)
         let report = try await reset(container: container, environment: environment)
         return respond(200, .object([
             "deleted": .object([

@@ -20,9 +20,6 @@ extension LocalCloudKit {
         guard (2...3).contains(parts.count), let container = PercentEncoding.decode(Substring(parts[0])), !container.isEmpty else {
             throw ServiceError(.notFound, "could not find handler for endpoint", status: 404)
         }
-        guard Route.isContainerID(container) else {
-            throw ServiceError.badRequest("container identifier '\(container.prefix(80))' is not valid: it begins with iCloud.")
-        }
         guard let environment = CloudKitEnvironment(rawValue: parts[1]) else {
             throw ServiceError.badRequest("unknown environment '\(parts[1].prefix(40))'; use development or production")
         }
@@ -31,11 +28,7 @@ extension LocalCloudKit {
         guard (action.isEmpty && method == "GET") || (!action.isEmpty && method == "POST") else {
             throw ServiceError(.badRequest, "method \(method.prefix(10)) not allowed here", status: 405)
         }
-        guard let token = request.queryItems["ckAPIToken"], !token.isEmpty else { throw ServiceError(.authenticationFailed, "missing ckAPIToken") }
-        let known = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [token, container]) ?? false
-        }
-        guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
+        try await checkOwnEndpointAccess(request, container: container)
 
         func parsed() throws -> CloudKitSchema {
             guard let text = String(validating: request.body, as: UTF8.self) else { throw ServiceError.badRequest("the schema is not UTF-8 text") }
