@@ -189,6 +189,30 @@ import Testing
         #expect(try await server.client(user: LiveServer.bob).database(.private).modify([.create(record("p", "Post", ["title": .string("x")]))]).isCompleteSuccess)
     }
 
+    /// A public query subscription tells its owner only of records they may READ.
+    @Test func publicNotificationsFollowReadGrants() async throws {
+        var settings = NotificationSettings()
+        settings.holdSeconds = 0.3
+        let server = try await LiveServer.start(notifications: settings)
+        defer { Task { await server.stop() } }
+        let alice = server.client().database(.public)
+        let bobClient = server.client(user: LiveServer.bob)
+        let bob = bobClient.database(.public)
+        _ = try await server.client().schema(.import, text: """
+            DEFINE SCHEMA
+                RECORD TYPE Post ( "___recordID" REFERENCE QUERYABLE, title STRING QUERYABLE,
+                    GRANT READ, WRITE TO "_creator", GRANT CREATE TO "_icloud" );
+            """)
+        let saved = try await bob.modifySubscriptions([SubscriptionOperation(.create, .query("posts", Query(recordType: "Post"), firesOn: [.create]))])
+        #expect(saved.first?.subscription != nil, "\(saved)")
+        let url = try #require(try await bobClient.createToken(apnsEnvironment: .development).webcourierURL)
+        #expect(try await alice.modify([.create(record("alices", "Post", ["title": .string("private to alice")]))]).isCompleteSuccess)
+        #expect(try await bobClient.pollWebcourier(url, timeout: 10).notification == nil, "bob may not read alice's post: no notification")
+        #expect(try await bob.modify([.create(record("bobs", "Post", ["title": .string("mine")]))]).isCompleteSuccess)
+        let notification = try await bobClient.pollWebcourier(url, timeout: 10).notification
+        #expect(notification?.recordName == "bobs")
+    }
+
     @Test func aSchemaFileRoundTripsThroughImportAndExport() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }

@@ -25,9 +25,16 @@ extension LocalCloudKit {
         let settings = configuration.notifications
         var recipients = Recipients()
         var gone = Set<String>()
+        var readers: [String: (StoredRecord) -> Bool] = [:]
         for change in changes {
             for stored in subscriptions where !gone.contains(stored.id) {
                 guard let firing = Self.fires(stored.subscription, change, settings) else { continue }
+                // In the public database a notification tells of a record: only to an owner who may READ it.
+                if context.scope == .public, case .query = firing, let record = change.after ?? change.before, let type = record.type {
+                    let key = stored.owner + "\u{1F}" + type
+                    if readers[key] == nil { readers[key] = try readableBy(stored.owner, type: type, db, context) }
+                    if readers[key]?(record) == false { continue }
+                }
                 try notify(db, context, stored, change, firing, &recipients)
                 // firesOnce: deleted when its first notification is generated (spec default).
                 if stored.subscription.firesOnce == true {
@@ -36,6 +43,18 @@ extension LocalCloudKit {
                 }
             }
         }
+    }
+
+    /// Whether `owner` may READ records of `type` in the public database (by its grants; `_creator`
+    /// when they created the record).
+    func readableBy(_ owner: String, type: String, _ db: Database, _ context: RequestContext) throws -> (StoredRecord) -> Bool {
+        guard !SchemaTables.isSystemType(type) else { return { _ in true } }
+        let schema = try SchemaTables.type(db, container: context.container, environment: context.environment, name: type)
+            ?? RecordTypeSchema(name: type, grants: RecordTypeSchema.defaultGrants)
+        let roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: owner.isEmpty ? nil : owner)
+        if schema.permits(.read, roles: roles) { return { _ in true } }
+        guard !owner.isEmpty, schema.permits(.read, roles: roles.union(["_creator"])) else { return { _ in false } }
+        return { $0.created?.userRecordName == owner }
     }
 
     /// Zones created or deleted: one `met` notification per database subscription and zone.
