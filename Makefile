@@ -30,6 +30,7 @@ test: deps
 	tests/e2e/sharing.sh
 	tests/e2e/schema.sh
 	tests/e2e/cors.sh
+	tests/e2e/assets.sh
 	tests/reliability/run.sh
 
 ## Only the reliability tests (crash safety, fuzzing, load, throttling, terminal, secrets).

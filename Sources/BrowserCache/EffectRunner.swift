@@ -44,6 +44,8 @@ public struct EffectRunner: Sendable {
         case .removeLegacyJournal(let path):
             StagingJournal.removeLegacy(path: path)
             return []
+        case .downloadAsset(let download):
+            return await downloadAsset(download, host: host)
         default:
             return await execute(effect)
         }
@@ -129,7 +131,7 @@ public struct EffectRunner: Sendable {
             do {
                 let schema = try SchemaLanguage.parse(text)
                 let counts = (try? cache?.inferredSchema(limit: 0).counts) ?? [:]
-                return [.schemaLoaded(.success(KnownSchema(schema: schema, origin: .file(path), environment: client.configuration.environment, counts: counts ?? [:])))]
+                return [.schemaLoaded(.success(KnownSchema(schema: schema, origin: .file(path), environment: client.configuration.environment, counts: counts)))]
             } catch {
                 return [.schemaLoaded(.failure(BrowserFailure(message: "\(path):\(error.line):\(error.column): \(error.message)")))]
             }
@@ -170,7 +172,9 @@ public struct EffectRunner: Sendable {
                 let state = try cache.store(key, records: records)
                 return [.recordsStored(generation: generation, total: state.count)]
             } catch { return [.notice("the local cache could not be updated: \(error)")] }
-        case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal:
+        case .checkAssetFile(let key, let field, let path):
+            return [checkAssetFile(key, field: field, path: path)]
+        case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal, .downloadAsset:
             return []
         }
     }
@@ -178,7 +182,15 @@ public struct EffectRunner: Sendable {
     /// Sends a commit's requests in order, after recording them in the journal. A request whose
     /// answer is lost (no HTTP status: the connection dropped or timed out) may have been applied:
     /// the requests after it are not sent, and the caller checks by looking the records up.
-    public func commit(_ plan: CommitPlan) async -> [CommitOutcome] {
+    public func commit(_ planned: CommitPlan) async -> [CommitOutcome] {
+        // Files staged into asset fields are uploaded first; their receipts go out with the records.
+        let plan: CommitPlan
+        do {
+            plan = try await uploadingLocalFiles(planned)
+        } catch {
+            let failure = error as? BrowserFailure ?? BrowserFailure(error)
+            return planned.requests.map { CommitOutcome(request: $0, answer: .refused(failure)) }
+        }
         if let journal {
             do { try journal.beginCommit(plan, at: Int64(Date().timeIntervalSince1970 * 1000)) } catch {
                 return plan.requests.map { CommitOutcome(request: $0, answer: .refused(BrowserFailure(message: "the journal could not record the commit, so it was not sent: \(error)"))) }
@@ -347,7 +359,7 @@ public struct EffectRunner: Sendable {
                 let text = try await client.schemaText()
                 let schema = try SchemaLanguage.parse(text)
                 let counts = (try? cache?.inferredSchema(limit: 0).counts) ?? [:]
-                var known = KnownSchema(schema: schema, origin: .server, environment: environment, counts: counts ?? [:])
+                var known = KnownSchema(schema: schema, origin: .server, environment: environment, counts: counts)
                 // Development's queries are also judged by production's indexes (best effort).
                 if environment == .development, let text = try? await client.schemaText(environment: .production) {
                     known.production = try? SchemaLanguage.parse(text)

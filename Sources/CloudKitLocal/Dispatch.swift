@@ -86,6 +86,8 @@ extension LocalCloudKit {
         case .recordsLookup: return (200, .json(try lookupRecords(db, context, body)))
         case .subscriptionsList: return (200, .json(try listSubscriptions(db, context)))
         case .subscriptionsLookup: return (200, .json(try lookupSubscriptions(db, context, body)))
+        case .assetsUpload: return (200, .json(try requestAssetUploads(db, context, body)))
+        case .assetsRereference: return (200, .json(try rereferenceAssets(db, context, body)))
         default: throw ServiceError(.internalError, "no read handler")
         }
     }

@@ -11,6 +11,7 @@ struct Route: Sendable {
         .zonesList, .zonesLookup, .zonesModify, .zonesChanges, .changesDatabase, .changesZone, .recordsChanges, .recordsQuery,
         .recordsLookup, .recordsModify, .subscriptionsList, .subscriptionsLookup, .subscriptionsModify, .usersCurrent,
         .usersCaller, .usersDiscover, .usersDiscoverAll, .usersLookupEmail, .usersLookupID, .recordsResolve, .recordsAccept,
+        .assetsUpload, .assetsRereference,
     ]
 
     init(container: String, environment: CloudKitEnvironment, scope: DatabaseScope, endpoint: Endpoint) {
@@ -64,7 +65,8 @@ struct Route: Sendable {
         if scope != .public { return true }
         switch endpoint {
         case .recordsModify, .zonesModify, .subscriptionsModify, .usersCurrent, .tokensCreate, .tokensRegister,
-             .usersCaller, .usersDiscover, .usersDiscoverAll, .usersLookupEmail, .usersLookupID, .recordsResolve, .recordsAccept:
+             .usersCaller, .usersDiscover, .usersDiscoverAll, .usersLookupEmail, .usersLookupID, .recordsResolve, .recordsAccept,
+             .assetsUpload, .assetsRereference:
             return true
         default: return false
         }
@@ -72,7 +74,10 @@ struct Route: Sendable {
 
     /// Reads whose answer depends only on the request and the stored data (see `AnswerCache`); the
     /// users/* answers and share metadata depend on the caller, who is not part of a public key.
-    var isCacheable: Bool { !isWrite && !endpoint.operation.hasPrefix("users/") && endpoint != .recordsResolve }
+    /// Asset answers carry fresh URLs and receipts with their own expiry.
+    var isCacheable: Bool {
+        !isWrite && !endpoint.operation.hasPrefix("users/") && !endpoint.operation.hasPrefix("assets/") && endpoint != .recordsResolve
+    }
 
     var isWrite: Bool {
         switch endpoint {

@@ -52,6 +52,36 @@ public enum BrowserEffect: Sendable, Hashable {
     /// Remove a journal of the earlier layout: its entries were kept here (and are journaled anew), or
     /// the user discarded them.
     case removeLegacyJournal(path: String)
+    /// Check a local file to stage it into an asset field (it is uploaded when the batch is committed).
+    case checkAssetFile(RecordKey, field: String, path: String)
+    /// Download an asset to a local file, reporting progress.
+    case downloadAsset(AssetDownload)
+}
+
+/// An asset to download: where to, and how the messages name it.
+public struct AssetDownload: Sendable, Hashable {
+    public var asset: Asset
+    /// As typed (`~` and relative paths allowed).
+    public var path: String
+    /// `'image' of artwork-0000`.
+    public var label: String
+
+    public init(asset: Asset, path: String, label: String) {
+        self.asset = asset
+        self.path = path
+        self.label = label
+    }
+}
+
+/// A local file checked for upload: its absolute path and size.
+public struct LocalAssetFile: Sendable, Hashable {
+    public var path: String
+    public var size: Int64
+
+    public init(path: String, size: Int64) {
+        self.path = path
+        self.size = size
+    }
 }
 
 /// Input to `update`: keys, terminal changes, and results of effects.
@@ -96,6 +126,11 @@ public enum BrowserEvent: Sendable {
     case notificationsStatus(NotificationFeed.Connection, at: Int64)
     /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).
     case notificationReceived(PushNotification, dropped: Int, at: Int64)
+    case assetFileChecked(RecordKey, field: String, Result<LocalAssetFile, BrowserFailure>)
+    /// Bytes of a download so far (of `total`, when known).
+    case assetProgress(label: String, done: Int64, total: Int64?)
+    /// A download ended: the bytes written to `path` (absolute), or why not.
+    case assetDownloaded(label: String, Result<(path: String, bytes: Int64), BrowserFailure>)
 }
 
 /// What writing a page to the cache produced.

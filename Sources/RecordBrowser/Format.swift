@@ -91,10 +91,14 @@ public enum Format {
             if let action = r.action { text += " · \(action.rawValue)" }
             return text
         case .asset(let a):
+            // The download URL is left out: it is long, and it is the permission to read the file.
+            if let path = a.localFilePath {
+                return "file \(path) · \(a.size.map { AssetProgress.bytes($0) } ?? "?") · uploaded on commit"
+            }
             var parts: [String] = []
             if let size = a.size { parts.append("\(count(Int(size))) bytes") }
             if let checksum = a.fileChecksum { parts.append("checksum \(checksum)") }
-            if let url = a.downloadURL { parts.append(url) }
+            if a.downloadURL == nil { parts.append("no download URL") }
             return parts.joined(separator: " · ")
         case .location(let l):
             var text = String(format: "%.6f, %.6f", l.latitude, l.longitude)

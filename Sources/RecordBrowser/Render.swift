@@ -628,7 +628,9 @@ extension Browser {
                    "              on a list element: e edits it, a adds one after it, x removes it",
                    "u             unstage the selected field's change   U   unstage the whole record",
                    "E             edit all fields as JSON in $EDITOR",
-                   "d             stage the record's deletion"]
+                   "d             stage the record's deletion",
+                   "o             save the selected asset to a file (asks where)",
+                   "e on an ASSETID field (or a NAME ASSETID): a local file, uploaded on commit"]
         case .subscriptions, .subscriptionDetail:
             own = ["Enter         the whole definition", "v             raw JSON", "r             reload", "y             copy as JSON"]
         case .batch:

@@ -366,6 +366,14 @@ public struct CommitPlan: Sendable, Hashable {
         if requests.count > 1 {
             notes.insert("\(requests.count) requests: atomicity holds within each zone only, not across them.", at: 0)
         }
+        // Files staged into asset fields go first (assets/upload, then their bytes); the receipts
+        // they get replace the file: URLs shown below.
+        for operation in batch.operations {
+            for (field, value) in operation.changes.sorted(by: { $0.key < $1.key }) {
+                guard case .asset(let asset) = value, let path = asset.localFilePath else { continue }
+                notes.append("'\(field)' of \(operation.recordName): \(path) (\(asset.size.map { AssetProgress.bytes($0) } ?? "?")) is uploaded first; its receipt replaces the file: URL below.")
+            }
+        }
         var zoneRequests: [ZoneRequest] = []
         for operation in batch.zoneOperations {
             if let i = zoneRequests.firstIndex(where: { $0.database == operation.zone.database }) {

@@ -186,6 +186,10 @@ public struct InputLine: Sendable, Hashable {
         case deleteZone(ZoneKey)
         /// `i` on a share: `EMAIL [READ_ONLY|READ_WRITE]` of a participant to invite.
         case invite
+        /// `e` on an asset field (or `a NAME ASSETID`): the local file to upload into it on commit.
+        case assetFile(field: String)
+        /// `o` on an asset: the file to save it to.
+        case saveAsset(AssetDownload)
     }
 
     public var mode: Mode
@@ -219,6 +223,8 @@ public struct InputLine: Sendable, Hashable {
         case .newZone: return "new zone (NAME): "
         case .deleteZone(let zone): return "delete zone \(zone.zoneName) and every record in it? type its name: "
         case .invite: return "invite (EMAIL [READ_ONLY|READ_WRITE]): "
+        case .assetFile(let field): return "upload a file into '\(field)' on commit (PATH): "
+        case .saveAsset(let download): return "save \(download.label) to (PATH): "
         case .newRecord(let types):
             return "new record (TYPE [NAME]" + (types.isEmpty ? "" : "; here: " + types.prefix(4).joined(separator: ", ")) + "): "
         }

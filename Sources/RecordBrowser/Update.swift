@@ -314,6 +314,14 @@ public enum Browser {
             return []
         case .notificationReceived(let notification, let dropped, let at):
             return notificationReceived(notification, dropped: dropped, at: at, &state)
+        case .assetFileChecked(let key, let field, let result):
+            return assetFileChecked(key, field: field, result, &state)
+        case .assetProgress(let label, let done, let total):
+            assetProgress(label, done: done, total: total, &state)
+            return []
+        case .assetDownloaded(let label, let result):
+            assetDownloaded(label, result, &state)
+            return []
         }
     }
 
@@ -981,6 +989,8 @@ public enum Browser {
             return [.copy(raw.prettyPrinted())]
         case .char("r"):
             return [.lookupRecord(detail.key)]
+        case .char("o"):
+            return openAssetDownload(&state)
         default:
             break
         }
@@ -1057,6 +1067,10 @@ public enum Browser {
             case .newZone: return newZone(input.text, &state)
             case .deleteZone(let zone): return deleteZone(zone, typed: input.text, &state)
             case .invite: return invite(input.text, &state)
+            case .assetFile(let field): return stageAssetFile(field, path: input.text, &state)
+            case .saveAsset(var download):
+                download.path = input.text.trimmingWhitespace()
+                return saveAsset(download, &state)
             case .command: return command(input.text, &state)
             }
         case .tab:

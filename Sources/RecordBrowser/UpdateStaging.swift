@@ -128,7 +128,16 @@ extension Browser {
                     state.message = "'\(name)' is cleared: a adds it again with a type"
                     return []
                 }
+                if type == .assetID {
+                    state.input = InputLine(.assetFile(field: name))
+                    return []
+                }
                 state.editor = FieldEditor(field: name, type: type, original: nil, text: "")
+                return []
+            }
+            if value.type == .assetID {
+                // An asset is replaced by a file, uploaded on commit.
+                state.input = InputLine(.assetFile(field: name))
                 return []
             }
             guard FieldInput.isEditable(value.type) else {
@@ -220,7 +229,7 @@ extension Browser {
             return addField("\(words[0]) \(type.type.wireType)", &state)
         }
         guard words.count == 2 else {
-            state.message = "add a field as: NAME TYPE (e.g. rating INT64; types: \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " ")))"
+            state.message = "add a field as: NAME TYPE (e.g. rating INT64; types: \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " ")), ASSETID for a file)"
             return []
         }
         let name = words[0], type = FieldType(rawValue: words[1].uppercased())
@@ -230,6 +239,14 @@ extension Browser {
         }
         guard FieldNames.isValid(name) else {
             state.message = "'\(name)' is not a valid field name (a letter, then letters, digits or _)"
+            return []
+        }
+        if type == .assetID || type == .asset {
+            if let existing = record.fields[name], existing != .null, existing.type != .assetID {
+                state.message = "'\(name)' exists as \(existing.type.rawValue); e edits it"
+                return []
+            }
+            state.input = InputLine(.assetFile(field: name))
             return []
         }
         guard FieldInput.isEditable(type) else {

@@ -113,6 +113,19 @@ public enum DemoSeed {
                 "aliases": .stringList([name.uppercased(), String(name.reversed())]),
             ])))
         }
+        // Images and photos are real files, uploaded as a client does (assets/upload, then the bytes).
+        let imageFor = (0..<1_700).filter { $0 % 11 == 0 }, photosFor = (0..<1_700).filter { $0 % 17 == 0 }
+        var images: [Int: Asset] = [:], photos: [Int: Asset] = [:]
+        let wanted = imageFor.map { (String(format: "artwork-%04d", $0), "image", $0) } + photosFor.map { (String(format: "artwork-%04d", $0), "photos", $0) }
+        for chunk in stride(from: 0, to: wanted.count, by: 200) {
+            let part = wanted[chunk..<min(chunk + 200, wanted.count)]
+            let tokens = try await privateDB.requestAssetUploads(
+                part.map { AssetUploadField(recordName: $0.0, recordType: "Artwork", fieldName: $0.1) }, zoneID: gallery)
+            for (token, item) in zip(tokens, part) {
+                let asset = try await client.uploadAssetBytes(Self.picture(item.2, photo: item.1 == "photos"), to: token.url)
+                if item.1 == "image" { images[item.2] = asset } else { photos[item.2] = asset }
+            }
+        }
         let titles = ["Sunrise", "Wave", "Self-portrait", "Infinity Net", "Water Lilies", "Untitled", "夜の桜", "🌊 Great Wave", "Pumpkin 🎃", "Red Canna"]
         let longText = String(repeating: "A long description that keeps going so the detail view has to wrap it. ", count: 12)
         for i in 0..<1_700 {
@@ -131,7 +144,7 @@ public enum DemoSeed {
             if i % 5 == 0 { fields["notes"] = .string("Line one of the condition report.\nLine two: 東京, 😀, café.\n\n" + longText) }
             if i % 7 == 0 { fields["thumbnail"] = .bytes(Data((0..<48).map { UInt8(($0 * 7 + i) % 256) })) }
             if i % 11 == 0 {
-                fields["image"] = .asset(Asset(fileChecksum: "AXaB\(i)c+d/Q==", size: Int64(100_000 + i * 37), downloadURL: "https://assets.example.invalid/\(i)/${f}"))
+                fields["image"] = images[i].map(FieldValue.asset)
             }
             if i % 13 == 0 {
                 fields["location"] = .location(Location(latitude: 48.8606 + Double(i) / 10_000, longitude: 2.3376, horizontalAccuracy: 5, altitude: 35, timestamp: created))
@@ -141,7 +154,7 @@ public enum DemoSeed {
                 fields["editions"] = .int64List([1, 2, 3, Int64(i)])
                 fields["scans"] = .bytesList([Data([1, 2, 3]), Data([4, 5])])
                 fields["previousOwners"] = .referenceList([Reference(recordName: "artist-\(artists[(i + 1) % artists.count].0)", action: .noAction)])
-                fields["photos"] = .assetList([Asset(fileChecksum: "ph\(i)", size: 2048, downloadURL: "https://assets.example.invalid/p\(i)/${f}")])
+                fields["photos"] = photos[i].map { .assetList([$0]) }
                 fields["sites"] = .locationList([Location(latitude: 35.68, longitude: 139.76), Location(latitude: 51.5, longitude: -0.12)])
             }
             ops.append(.create(Record(recordName: String(format: "artwork-%04d", i), recordType: "Artwork", fields: fields)))
@@ -215,6 +228,19 @@ public enum DemoSeed {
         if let guid = drafts?.results.first?.record?.shortGUID {
             _ = try? await guest.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])
         }
+    }
+
+    /// A small SVG picture of artwork `i` (a few hundred bytes to a few KB), different for each.
+    static func picture(_ i: Int, photo: Bool) -> [UInt8] {
+        var rng = SeedRandom(seed: UInt64(i * 2 + (photo ? 1 : 0)))
+        func color() -> String { String(format: "#%02x%02x%02x", Int(rng.unit() * 255), Int(rng.unit() * 255), Int(rng.unit() * 255)) }
+        var svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240" viewBox="0 0 320 240">"#
+        svg += #"<rect width="320" height="240" fill="\#(color())"/>"#
+        for _ in 0..<(3 + i % 20) {
+            svg += #"<circle cx="\#(Int(rng.unit() * 320))" cy="\#(Int(rng.unit() * 240))" r="\#(5 + Int(rng.unit() * 60))" fill="\#(color())" opacity="0.7"/>"#
+        }
+        svg += #"<text x="10" y="230" font-family="sans-serif" font-size="14">\#(photo ? "Photo" : "Artwork") \#(i)</text></svg>"#
+        return Array(svg.utf8)
     }
 
     static func check(_ result: ModifyRecordsResult) throws {

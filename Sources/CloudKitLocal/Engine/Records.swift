@@ -33,6 +33,7 @@ extension LocalCloudKit {
         func fieldsAsText(_ operation: RecordOperation) -> Bool {
             noSubscriptions && !numbersAsStrings && (operation.desiredKeys ?? request.desiredKeys) == nil
                 && (operation.operationType == .update || operation.operationType == .forceUpdate)
+                && !operation.record.fields.values.contains(where: \.holdsAssets)  // checked against the current value
         }
         try db.inSavepoint {
             for operation in request.operations {
@@ -79,7 +80,7 @@ extension LocalCloudKit {
             case .success where status == 400:
                 // Atomic failure: everything that did not fail itself failed because of the culprit.
                 writer.write(itemError(name, .atomicError, "Atomic failure: another operation in the batch failed"))
-            case .success(let record) where record.type == Self.shareRecordType && !record.deleted:
+            case .success(let record) where (record.type == Self.shareRecordType || record.hasAssets) && !record.deleted:
                 writer.write(try recordWire(record, db, context, zoneID: zoneID, desiredKeys: nil, numbersAsStrings: false))
             case .success(let record):
                 let keys = operation.desiredKeys ?? request.desiredKeys
@@ -171,6 +172,12 @@ extension LocalCloudKit {
         }
         let recordType = record.type ?? ""
         try checkSchema(db, context, recordType: recordType, fields: incoming.fields, cache: &log.schema)
+        // Asset values are checked against their receipts (or the field's current asset) and stored
+        // without receipt.
+        var incomingFields = incoming.fields
+        if incomingFields.values.contains(where: \.holdsAssets) {
+            incomingFields = try acceptAssets(incomingFields, previous: existing?.fields ?? [:], db, context)
+        }
         var merged: String?
         if let text = existing?.storedFieldsText {
             // Read without decoding (fieldsAsText). Setting or clearing (null) a REFERENCE field
@@ -192,12 +199,13 @@ extension LocalCloudKit {
         if merged == nil {
             switch type {
             case .replace, .forceReplace, .create:
-                record.fields = incoming.fields.filter { if case .null = $0.value { return false } else { return true } }
+                record.fields = incomingFields.filter { if case .null = $0.value { return false } else { return true } }
             default:
-                for (key, value) in incoming.fields {
+                for (key, value) in incomingFields {
                     if case .null = value { record.fields[key] = nil } else { record.fields[key] = value }
                 }
             }
+            record.hasAssets = record.fields.values.contains(where: \.holdsAssets)
         }
         let encodedFields = merged ?? Record.encodeStoredFields(record.fields)
         if encodedFields.utf8.count > 1_000_000 {
@@ -491,10 +499,10 @@ extension LocalCloudKit {
             guard stepped <= limit else { continue }
             last = RowJSON.seq(current)
             if let types, !RowJSON.isDeleted(current), !(RowJSON.type(current).map(types.contains) ?? false) { continue }
-            // Reshaped records, share records (with their share keys) and rows a participant may not
-            // see go through a decoded record; the rest is copied from the row as it is.
+            // Reshaped records, share records (with their share keys), records with assets (their
+            // download URLs) and rows a participant may not see go through a decoded record; the rest is copied from the row as it is.
             var decoded: StoredRecord?
-            if reshape || visible != nil || RowJSON.type(current) == Self.shareRecordType {
+            if reshape || visible != nil || RowJSON.hasAssets(current) || RowJSON.type(current) == Self.shareRecordType {
                 let record = try StoredRecord(row: row)
                 if let visible, visible.permission(record.name) == nil { continue }
                 decoded = record

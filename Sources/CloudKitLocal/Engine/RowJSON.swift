@@ -18,7 +18,11 @@ enum RowJSON {
         static let name: Int32 = 1, type: Int32 = 2, tag: Int32 = 3, fields: Int32 = 4
         static let createdTimestamp: Int32 = 5, modifiedTimestamp: Int32 = 8
         static let shortGUID: Int32 = 11, parent: Int32 = 12, share: Int32 = 13, deleted: Int32 = 14, seq: Int32 = 15
+        static let hasAssets: Int32 = 16
     }
+
+    /// The row's fields hold an uploaded asset (its answer needs download URLs added).
+    static func hasAssets(_ statement: SQLiteStatement) -> Bool { sqlite3_column_int64(statement, Column.hasAssets) != 0 }
 
     static func seq(_ statement: SQLiteStatement) -> Int64 { sqlite3_column_int64(statement, Column.seq) }
     static func isDeleted(_ statement: SQLiteStatement) -> Bool { sqlite3_column_int64(statement, Column.deleted) != 0 }

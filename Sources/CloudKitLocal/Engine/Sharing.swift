@@ -463,7 +463,7 @@ extension LocalCloudKit {
         if record.type == Self.shareRecordType, !record.deleted {
             return try shareWire(record, db, ownerDB: context.dbID, zoneID: zoneID, caller: context.caller.userRecordName)
         }
-        return record.wire(zoneID: zoneID, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+        return try withDownloadURLs(record, db, context).wire(zoneID: zoneID, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
     }
 
     // MARK: - records/resolve and records/accept

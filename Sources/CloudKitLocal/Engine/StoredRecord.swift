@@ -15,12 +15,14 @@ struct StoredRecord: Sendable {
     var share: String?
     var deleted: Bool
     var seq: Int64
+    /// The fields hold an uploaded asset (`record.has_assets`): answers add its download URL.
+    var hasAssets = false
 
     /// The columns `init(row:)` reads, in its order (read by position: by name GRDB lower-cases each
     /// column name, which showed up in profiles of change pages).
     static let columns = """
         zone, name, type, tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
-        modified_device, short_guid, parent, share, deleted, seq
+        modified_device, short_guid, parent, share, deleted, seq, has_assets
         """
     /// The stored wire JSON of `fields` when the row was read with `parsingFields: false` (then
     /// `fields` is empty): an answer copies it instead of parsing and encoding it again.
@@ -47,6 +49,7 @@ struct StoredRecord: Sendable {
         share = row[13]
         deleted = (row[14] as Int64? ?? 0) != 0
         seq = row[15]
+        hasAssets = (row[16] as Int64? ?? 0) != 0
     }
 
     init(zone: String, name: String, type: String?) {
@@ -79,10 +82,11 @@ struct StoredRecord: Sendable {
         var values: StatementArguments = [
             tag, fieldsText, created?.timestamp, created?.userRecordName, created?.deviceID,
             modified?.timestamp, modified?.userRecordName, modified?.deviceID, shortGUID, parent, share, deleted ? 1 : 0, seq,
+            !deleted && hasAssets ? 1 : 0,
         ]
         let set = """
             tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
-            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?
+            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?
             """
         if let stored {
             if stored.type == type {
@@ -96,8 +100,8 @@ struct StoredRecord: Sendable {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO record (tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
-                      modified_device, short_guid, parent, share, deleted, seq, type, db, zone, name)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      modified_device, short_guid, parent, share, deleted, seq, has_assets, type, db, zone, name)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: values + [type, dbID, zone, name])
         }

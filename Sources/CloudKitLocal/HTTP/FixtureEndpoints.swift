@@ -73,6 +73,8 @@ extension LocalCloudKit {
             try db.execute(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name <> ? AND deleted = 0", arguments: [seq, id, ZoneID.defaultZoneName])
             try db.execute(sql: "UPDATE zone SET incarnation = ?, seq = ? WHERE db = ? AND name = ?", arguments: [seq, seq, id, ZoneID.defaultZoneName])
         }
+        // Asset files go with the records (receipts for them fail from now on).
+        try db.execute(sql: "DELETE FROM asset_blob WHERE container = ? AND environment = ?", arguments: [container, environment.rawValue])
         return report
     }
 }

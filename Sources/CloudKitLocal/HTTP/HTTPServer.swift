@@ -21,14 +21,16 @@ public struct LocalHTTPServer: Sendable {
     public func application(onReady: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let service = self.service
         let maximumBody = service.configuration.maximumBodyBytes
+        let maximumAsset = service.configuration.maximumAssetBytes
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             var request = request
             let body: ByteBuffer
+            let isUpload = request.uri.path.hasPrefix(LocalCloudKit.uploadPathPrefix)
             do {
-                body = try await request.collectBody(upTo: maximumBody)
+                body = try await request.collectBody(upTo: isUpload ? maximumAsset : maximumBody)
             } catch is NIOTooManyBytesError {
                 // Too large: answered without allocating the body.
-                return Self.response(service.bodyTooLarge())
+                return Self.response(isUpload ? service.assetTooLargeResponse() : service.bodyTooLarge())
             } catch {
                 // The client went away (or the body could not be read): nothing to answer.
                 throw error

@@ -200,6 +200,23 @@ public final class Store: Sendable {
             // A server-to-server key, like an API token, may be bound to one container.
             try db.execute(sql: "ALTER TABLE server_key ADD COLUMN container TEXT")
         }
+        migrator.registerMigration("v7-assets") { db in
+            // Asset bytes, one row per file per container and environment (the same bytes uploaded
+            // twice are kept once: `checksum` is derived from them). Kept in SQLite, not beside it, so a
+            // snapshot, a reset and a crash mid-commit treat them with the records that use them.
+            // `record.has_assets` marks the rows whose fields hold an uploaded asset: only those have
+            // a download URL added on the way out; every other row is still copied as stored.
+            try db.execute(sql: """
+                CREATE TABLE asset_blob (
+                  id INTEGER PRIMARY KEY,
+                  container TEXT NOT NULL, environment TEXT NOT NULL,
+                  checksum TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL,
+                  created_ms INTEGER NOT NULL,
+                  UNIQUE (container, environment, checksum));
+                ALTER TABLE record ADD COLUMN has_assets INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX record_assets ON record (db) WHERE has_assets = 1;
+                """)
+        }
         return migrator
     }
 }

@@ -25,6 +25,8 @@ public struct CloudKitError: Error, Sendable, Hashable, CustomStringConvertible 
         /// A server-to-server key file could not be used.
         public static let keyFile = Kind("key file")
         public static let cancelled = Kind("cancelled")
+        /// A local file (an asset being uploaded or downloaded) could not be read or written.
+        public static let file = Kind("file")
     }
 
     public var kind: Kind

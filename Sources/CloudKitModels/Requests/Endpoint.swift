@@ -72,6 +72,8 @@ public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
     /// Share metadata by shortGUID, and accepting shares: always on the `public` path (§4.7, §4.8).
     public static let recordsResolve = Endpoint("records/resolve", .post, [.public])
     public static let recordsAccept = Endpoint("records/accept", .post, [.public])
+    public static let assetsUpload = Endpoint("assets/upload", .post, [.public, .private])
+    public static let assetsRereference = Endpoint("assets/rereference", .post, [.public, .private])
     public static let tokensCreate = Endpoint("tokens/create", .post, [], device: true)
     public static let tokensRegister = Endpoint("tokens/register", .post, [], device: true)
 

@@ -47,6 +47,21 @@ public struct HTTPResponse: Sendable {
 /// in-process one; tests script their own. Throw `CloudKitError` with kind `.transport` or `.timeout`.
 public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    /// Sends a request whose answer may be large (an asset download): a 2xx answer's body is handed to
+    /// `body` piece by piece as it arrives, and the returned response's `body` is empty; any other
+    /// answer comes back whole, as from `send`.
+    func stream(_ request: HTTPRequest, body: @escaping @Sendable ([UInt8]) throws -> Void) async throws -> HTTPResponse
+}
+
+extension HTTPTransport {
+    /// Transports that cannot stream hand the whole body over at once.
+    public func stream(_ request: HTTPRequest, body: @escaping @Sendable ([UInt8]) throws -> Void) async throws -> HTTPResponse {
+        var response = try await send(request)
+        guard (200..<300).contains(response.status) else { return response }
+        try body(response.body)
+        response.body = []
+        return response
+    }
 }
 
 /// Waits between retries. Injected so tests run without real sleeps.

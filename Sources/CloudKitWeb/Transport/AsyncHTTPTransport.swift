@@ -109,6 +109,52 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
     }
 
+    public func stream(_ request: HTTPRequest, body sink: @escaping @Sendable ([UInt8]) throws -> Void) async throws -> HTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = request.method == .post ? .POST : .GET
+        for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let parts = URLParts(request.url)
+        let server = "\(parts.scheme)://\(parts.host)\(parts.port.map { ":\($0)" } ?? "")"
+        let client = self.client
+        let outgoingRequest = outgoing
+        let timeout = request.timeout
+        do {
+            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+                group.addTask {
+                    let response = try await client.execute(outgoingRequest, timeout: .nanoseconds(Int64(timeout * 1_000_000_000)))
+                    let headers = response.headers.map { (name: $0.name, value: $0.value) }
+                    let status = Int(response.status.code)
+                    guard (200..<300).contains(status) else {
+                        // An error answer is small: kept whole, as `send` does.
+                        var body = try await response.body.collect(upTo: 1 << 20)
+                        return HTTPResponse(status: status, headers: headers, body: body.readBytes(length: body.readableBytes) ?? [])
+                    }
+                    for try await buffer in response.body {
+                        try sink(Array(buffer.readableBytesView))
+                    }
+                    return HTTPResponse(status: status, headers: headers, body: [])
+                }
+                group.addTask {
+                    try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                guard let response = first else { throw HTTPClientError.deadlineExceeded }
+                return response
+            }
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw CloudKitError(kind: .timeout, operation: "asset download", reason: "\(server): no complete answer within \(CloudKitError.format(seconds: timeout))")
+        } catch is CancellationError {
+            throw CloudKitError(kind: .cancelled, operation: "asset download")
+        } catch let error as CloudKitError {
+            throw error
+        } catch {
+            throw CloudKitError(kind: .transport, operation: "asset download", reason: "\(server): " + Self.describe(error))
+        }
+    }
+
     static func operationName(_ path: String) -> String {
         let parts = path.split(separator: "/")
         return parts.suffix(2).joined(separator: "/")

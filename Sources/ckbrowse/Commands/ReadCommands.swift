@@ -170,14 +170,26 @@ struct Get: AsyncParsableCommand {
 
     @Argument(help: "Record names (up to 200).") var names: [String]
     @Option(help: "The zone (default: the default zone).") var zone: String?
+    @Option(help: ArgumentHelp("Write this ASSETID field's file instead of printing the record (one record name; needs --to).", valueName: "field"))
+    var asset: String?
+    @Option(help: ArgumentHelp("With --asset: the element of an ASSETID_LIST field (0 first).", valueName: "n")) var index = 0
+    @Option(name: .customLong("to"), help: ArgumentHelp("With --asset: the file to write (- for standard output).", valueName: "file"))
+    var output: String?
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var out: OutputOptions
 
     func validate() throws {
         guard !names.isEmpty, names.count <= 200 else { throw ValidationError("give 1 to 200 record names") }
+        if asset != nil {
+            guard names.count == 1 else { throw ValidationError("--asset takes one record name") }
+            guard output != nil else { throw ValidationError("--asset needs --to FILE (or - for standard output)") }
+        } else if output != nil {
+            throw ValidationError("--to writes an asset: name its field with --asset")
+        }
     }
 
     func run() async throws {
+        if let asset, let output { return try await writeAsset(asset, to: output) }
         var missing = false
         do {
             let resolved = try await connection.resolve()
@@ -190,6 +202,45 @@ struct Get: AsyncParsableCommand {
             printer.finish()
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
         if missing { throw ExitCode(ExitStatus.notFound) }
+    }
+}
+
+extension Get {
+    /// Downloads one asset of one record to a file (or standard output), with progress on a terminal.
+    func writeAsset(_ field: String, to output: String) async throws {
+        do {
+            let resolved = try await connection.resolve()
+            let results = try await resolved.client.database(resolved.info.database).lookupRecords(names, zoneID: zone.map { ZoneID(zoneName: $0) })
+            guard let result = results.first else { throw BrowserFailure(message: "records/lookup answered nothing") }
+            guard let record = result.record else {
+                FileHandle.standardError.write(Data("ckbrowse: \(Cells.record(result).joined(separator: " "))\n".utf8))
+                throw ExitCode(ExitStatus.notFound)
+            }
+            let chosen: Asset
+            switch record.fields[field] {
+            case .asset(let a)?: chosen = a
+            case .assetList(let list)?:
+                guard list.indices.contains(index) else { throw BrowserFailure(message: "'\(field)' holds \(list.count) assets: --index 0 to \(max(0, list.count - 1))") }
+                chosen = list[index]
+            case let other?: throw BrowserFailure(message: "'\(field)' of '\(record.recordName)' is \(other.type.rawValue), not an asset")
+            case nil: throw BrowserFailure(message: "'\(record.recordName)' has no field '\(field)'")
+            }
+            let toStandardOutput = output == "-"
+            let path = toStandardOutput ? FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-asset-\(UUID().uuidString)").path : output
+            let progress = Progress()
+            let name = toStandardOutput ? "\(record.recordName)-\(field)" : (output as NSString).lastPathComponent
+            let written = try await resolved.client.downloadAsset(chosen, to: path, fileName: name) { done, total in
+                progress.update(AssetProgress.describe(done: done, total: total))
+            }
+            progress.done()
+            if toStandardOutput {
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                guard let handle = FileHandle(forReadingAtPath: path) else { throw BrowserFailure(message: "cannot read the downloaded file") }
+                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { FileHandle.standardOutput.write(chunk) }
+            } else {
+                FileHandle.standardError.write(Data("wrote \(written) bytes to \(output)\n".utf8))
+            }
+        } catch let error as ValidationError { throw error } catch let error as ExitCode { throw error } catch { Failure.exit(error) }
     }
 }
 

@@ -1,0 +1,99 @@
+import CloudKitWeb
+import Foundation
+import RecordBrowser
+
+/// The runner's asset work: checking a file to stage, downloading with progress, and uploading the
+/// staged files of a commit before its records are sent.
+extension EffectRunner {
+    /// The largest file staged for upload: the service's documented maximum (§6: 50 MB; one page says
+    /// 15 MB, which the server then answers with its own reason).
+    static let maximumAssetFile: Int64 = 50 << 20
+
+    /// `~`, and paths relative to the working directory, made absolute.
+    static func absolutePath(_ path: String) -> String {
+        var path = path
+        if path == "~" || path.hasPrefix("~/") { path = (ProcessInfo.processInfo.environment["HOME"] ?? "") + path.dropFirst() }
+        if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
+        return (path as NSString).standardizingPath
+    }
+
+    func checkAssetFile(_ key: RecordKey, field: String, path: String) -> BrowserEvent {
+        let absolute = Self.absolutePath(path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+            return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "no file \(absolute)")))
+        }
+        guard !isDirectory.boolValue else { return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "\(absolute) is a directory"))) }
+        guard FileManager.default.isReadableFile(atPath: absolute),
+            let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber
+        else { return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "\(absolute) cannot be read"))) }
+        guard size.int64Value <= Self.maximumAssetFile else {
+            return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "\(absolute) has \(AssetProgress.bytes(size.int64Value)); an asset holds at most 50 MB")))
+        }
+        return .assetFileChecked(key, field: field, .success(LocalAssetFile(path: absolute, size: size.int64Value)))
+    }
+
+    /// Downloads to a new file (an existing one is never overwritten); progress goes to `host` at most
+    /// ten times a second.
+    func downloadAsset(_ download: AssetDownload, host: any EffectHost) async -> [BrowserEvent] {
+        let path = Self.absolutePath(download.path)
+        guard !FileManager.default.fileExists(atPath: path) else {
+            return [.assetDownloaded(label: download.label, .failure(BrowserFailure(message: "\(path) exists (nothing overwritten): o again and give another name")))]
+        }
+        let throttle = ProgressThrottle()
+        let label = download.label
+        do {
+            let bytes = try await client.downloadAsset(download.asset, to: path, fileName: (path as NSString).lastPathComponent) { done, total in
+                // The last report is the outcome's to give.
+                guard done != total, throttle.due(false) else { return }
+                Task { await host.deliver(.assetProgress(label: label, done: done, total: total)) }
+            }
+            return [.assetDownloaded(label: label, .success((path: path, bytes: bytes)))]
+        } catch {
+            return [.assetDownloaded(label: label, .failure(BrowserFailure(error)))]
+        }
+    }
+
+    /// The plan with every staged local file uploaded and replaced by the asset the upload answered
+    /// (receipt included). Throws, before anything is saved, when a file cannot be read or uploaded.
+    func uploadingLocalFiles(_ plan: CommitPlan) async throws -> CommitPlan {
+        var plan = plan
+        for r in plan.requests.indices {
+            let request = plan.requests[r]
+            for o in request.body.operations.indices {
+                let record = request.body.operations[o].record
+                for (field, value) in record.fields {
+                    guard case .asset(let asset) = value, let path = asset.localFilePath else { continue }
+                    guard let data = FileManager.default.contents(atPath: path) else {
+                        throw BrowserFailure(message: "\(path) cannot be read, so nothing was sent (u unstages '\(field)' of \(record.recordName))")
+                    }
+                    do {
+                        let uploaded = try await client.database(request.database).uploadAsset(
+                            Array(data), recordType: record.recordType, recordName: record.recordName, fieldName: field, zoneID: request.zone.zoneID)
+                        plan.requests[r].body.operations[o].record.fields[field] = .asset(uploaded.asset)
+                    } catch {
+                        var failure = BrowserFailure(error)
+                        failure.message = "uploading \(path) into '\(field)' of \(record.recordName) failed, so nothing was sent: \(failure.message)"
+                        throw failure
+                    }
+                }
+            }
+        }
+        return plan
+    }
+}
+
+/// Lets progress through at most every 100 ms (and always the last report).
+final class ProgressThrottle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: UInt64 = 0
+
+    func due(_ final: Bool) -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return lock.withLock {
+            guard final || now - last >= 100_000_000 else { return false }
+            last = now
+            return true
+        }
+    }
+}

@@ -1,0 +1,392 @@
+import CloudKitWeb
+import Crypto
+import Foundation
+import GRDB
+
+/// Assets (reference §3.6, §4.16–4.18), end to end:
+///
+/// 1. `assets/upload` answers one upload URL per requested record field: `/upload/1/{token}` on this
+///    server, the token naming the database, zone, record and field, valid 15 minutes, MAC-signed.
+/// 2. `POST` of the bytes to that URL stores them (`asset_blob`, one row per file per container and
+///    environment) and answers `{"singleFile": {fileChecksum, size, receipt[, wrappingKey,
+///    referenceChecksum]}}`.
+/// 3. `records/modify` accepts an asset value carrying that receipt, checks it and that the value's
+///    checksum and size are the uploaded file's, and stores the value without receipt.
+/// 4. Fetched records carry `downloadURL`: `/assets/1/{token}/${f}`, the literal `${f}` for the
+///    client to replace with a file name; a GET of it answers the bytes. The token is MAC-signed, so
+///    the URL itself is the permission, as Apple's signed CDN URLs are.
+///
+/// Not emulated: encryption. Private-database uploads get a random `wrappingKey` and its
+/// `referenceChecksum`, which a save must present unchanged, but the bytes are stored as uploaded.
+extension LocalCloudKit {
+    /// Upload URLs are valid 15 minutes (§6).
+    static let uploadURLLifetime: Int64 = 15 * 60 * 1000
+    /// How long a receipt may be saved after the upload. Unconfirmed: the reference gives no figure; an
+    /// hour covers a client that uploads, then edits before saving.
+    static let receiptLifetime: Int64 = 60 * 60 * 1000
+    static let uploadPathPrefix = "/upload/1/"
+    static let downloadPathPrefix = "/assets/1/"
+
+    // MARK: - assets/upload
+
+    /// `assets/upload`: `{"tokens": [{recordName, fieldName, url}]}`, one per requested field, in order.
+    /// A missing `recordName` gets a random UUID, as the reference says.
+    func requestAssetUploads(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(AssetUploadRequest.self, body)
+        try checkCount(request.tokens.count, "tokens")
+        let (zone, context) = try zoneAndContext(db, context, request.zoneID)
+        let expires = context.now + Self.uploadURLLifetime
+        let base = baseURL.withLock { $0 }
+        var tokens: [JSON] = []
+        for item in request.tokens {
+            guard Self.isValidName(item.fieldName), !item.fieldName.hasPrefix("___") else {
+                throw ServiceError.badRequest("invalid fieldName '\(item.fieldName.prefix(80))'")
+            }
+            let recordName = item.recordName ?? UUID().uuidString
+            guard Self.isValidName(recordName) else { throw ServiceError.badRequest("invalid recordName '\(recordName.prefix(80))'") }
+            let parts = ["u1", String(context.dbID), zone.name, recordName, item.recordType ?? "", item.fieldName, String(expires)]
+            let token = OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+            tokens.append(["recordName": .string(recordName), "fieldName": .string(item.fieldName), "url": .string(base + Self.uploadPathPrefix + token)])
+        }
+        return ["tokens": .array(tokens)]
+    }
+
+    /// What an upload token says, once its MAC is checked.
+    struct UploadGrant {
+        var dbID: Int64
+        var zone: String
+        var recordName: String
+        var fieldName: String
+        var expires: Int64
+    }
+
+    func uploadGrant(_ token: String) -> UploadGrant? {
+        guard let parts = OpaqueToken.decode(token), parts.count == 8, parts[0] == "u1",
+            mac(parts[0..<7].joined(separator: "\u{1F}")) == parts[7],
+            let dbID = Int64(parts[1]), let expires = Int64(parts[6])
+        else { return nil }
+        return UploadGrant(dbID: dbID, zone: parts[2], recordName: parts[3], fieldName: parts[5], expires: expires)
+    }
+
+    // MARK: - The bytes
+
+    /// `POST /upload/1/{token}` with the file as the body.
+    func uploadAssetBytes(_ request: ServerRequest, uuid: String) async throws -> ServerResponse {
+        guard request.method.uppercased() == "POST" else {
+            var error = ServiceError(.badRequest, "method \(request.method.prefix(10)) not allowed: POST the file's bytes", status: 405)
+            error.extraHeaders = [("Allow", "POST")]
+            throw error
+        }
+        let token = String(request.path.dropFirst(Self.uploadPathPrefix.count))
+        guard let grant = uploadGrant(token) else {
+            throw ServiceError(.accessDenied, "this upload URL is not valid: request one with assets/upload", status: 403)
+        }
+        let now = Int64((configuration.now().timeIntervalSince1970 * 1000).rounded())
+        // Unconfirmed what the CDN answers for an expired URL; ACCESS_DENIED with the reason says it.
+        guard now <= grant.expires else {
+            throw ServiceError(.accessDenied, "this upload URL expired (they are valid 15 minutes): request a new one with assets/upload", status: 403)
+        }
+        guard !request.body.isEmpty else { throw ServiceError.badRequest("the upload is empty: POST the file's bytes as the body") }
+        guard request.body.count <= configuration.maximumAssetBytes else { throw assetTooLarge(request.body.count) }
+        let checksum = Self.fileChecksum(request.body)
+        let size = Int64(request.body.count)
+        let blobID: Int64 = try await store.pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT container, environment FROM ckdb WHERE id = ?", arguments: [grant.dbID]) else {
+                throw ServiceError(.accessDenied, "this upload URL is for a database that no longer exists", status: 403)
+            }
+            return try Self.storeBlob(db, container: row["container"], environment: row["environment"], bytes: request.body, checksum: checksum, now: now)
+        }
+        let scope = try await store.pool.read { db in try String.fetchOne(db, sql: "SELECT scope FROM ckdb WHERE id = ?", arguments: [grant.dbID]) }
+        var file = JSONObject()
+        // Private (and shared) databases encrypt assets with a per-file key; its checksum goes with the
+        // receipt, so a save must present the pair it was given.
+        var referenceChecksum: String?
+        if scope != DatabaseScope.public.rawValue {
+            var random = SystemRandomNumberGenerator()
+            let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let wrappingKey = Data(key).base64EncodedString()
+            referenceChecksum = Self.fileChecksum(Array(wrappingKey.utf8))
+            file.set("wrappingKey", wrappingKey)
+        }
+        file.set("fileChecksum", checksum)
+        file.set("receipt", receipt(blobID: blobID, expires: now + Self.receiptLifetime, referenceChecksum: referenceChecksum))
+        file.set("referenceChecksum", referenceChecksum)
+        file.set("size", size)
+        return respond(200, .object(["singleFile": .object(file)]), uuid: uuid, extra: [])
+    }
+
+    func assetTooLarge(_ bytes: Int?) -> ServiceError {
+        let limit = configuration.maximumAssetBytes
+        let what = bytes.map { "an asset file of \($0) bytes" } ?? "this asset file"
+        return ServiceError.badRequest("\(what) exceeds the limit of \(limit) bytes (\(limit >> 20) MB; serve --max-asset-mb)")
+    }
+
+    /// The answer to an upload larger than `maximumAssetBytes` (the HTTP adapter stops reading it).
+    public func assetTooLargeResponse() -> ServerResponse {
+        let uuid = Self.requestUUID()
+        let error = assetTooLarge(nil)
+        return respond(400, errorJSON(error.code, error.reason, uuid), uuid: uuid, extra: [])
+    }
+
+    /// Stores a file's bytes once per container and environment; returns its row id.
+    static func storeBlob(_ db: Database, container: String, environment: String, bytes: [UInt8], checksum: String, now: Int64) throws -> Int64 {
+        try Int64.fetchOne(
+            db,
+            sql: """
+                INSERT INTO asset_blob (container, environment, checksum, size, data, created_ms) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (container, environment, checksum) DO UPDATE SET created_ms = excluded.created_ms
+                RETURNING id
+                """,
+            arguments: [container, environment, checksum, bytes.count, Data(bytes), now]) ?? 0
+    }
+
+    /// A file's `fileChecksum`: 21 bytes, a version byte and 20 bytes of its SHA-256, in base64 (the
+    /// shape of the service's). The service's is a server-minted identity, not a digest clients can
+    /// recompute (MistKit found so); clients should check `size` and not recompute this either.
+    static func fileChecksum(_ bytes: [UInt8]) -> String {
+        Data([1] + SHA256.hash(data: bytes).prefix(20)).base64EncodedString()
+    }
+
+    // MARK: - Receipts
+
+    func receipt(blobID: Int64, expires: Int64, referenceChecksum: String?) -> String {
+        let parts = ["r1", String(blobID), String(expires), referenceChecksum ?? ""]
+        return OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+    }
+
+    struct Receipt {
+        var blobID: Int64
+        var expires: Int64
+        var referenceChecksum: String?
+    }
+
+    func decodeReceipt(_ text: String) -> Receipt? {
+        guard let parts = OpaqueToken.decode(text), parts.count == 5, parts[0] == "r1",
+            mac(parts[0..<4].joined(separator: "\u{1F}")) == parts[4],
+            let blobID = Int64(parts[1]), let expires = Int64(parts[2])
+        else { return nil }
+        return Receipt(blobID: blobID, expires: expires, referenceChecksum: parts[3].isEmpty ? nil : parts[3])
+    }
+
+    // MARK: - Saving asset fields
+
+    /// The asset values of a save checked and made ready to store (receipt and download URL left
+    /// out). A value with a receipt must match the file the receipt is for; one without must be the
+    /// field's current asset, unchanged (a client saving back what it fetched). Which record and field
+    /// a receipt was requested for is not checked: unconfirmed whether the service does, and a client
+    /// that uploads once and saves elsewhere would fail here for no documented reason.
+    func acceptAssets(
+        _ fields: [String: FieldValue], previous: [String: FieldValue], _ db: Database, _ context: RequestContext
+    ) throws -> [String: FieldValue] {
+        var accepted = fields
+        for (name, value) in fields {
+            switch value {
+            case .asset(let asset):
+                accepted[name] = .asset(try acceptAsset(asset, field: name, previous: previous[name], db, context))
+            case .assetList(let assets):
+                accepted[name] = .assetList(try assets.map { try acceptAsset($0, field: name, previous: previous[name], db, context) })
+            default:
+                continue
+            }
+        }
+        return accepted
+    }
+
+    func acceptAsset(_ asset: Asset, field: String, previous: FieldValue?, _ db: Database, _ context: RequestContext) throws -> Asset {
+        guard let checksum = asset.fileChecksum, let size = asset.size else {
+            throw ItemError(.badRequest, "asset field '\(field)': fileChecksum and size are required (put assets/upload's singleFile in the field)")
+        }
+        guard let receiptText = asset.receipt else {
+            let current: [Asset]
+            switch previous {
+            case .asset(let a)?: current = [a]
+            case .assetList(let list)?: current = list
+            default: current = []
+            }
+            guard let kept = current.first(where: { $0.fileChecksum == checksum }) else {
+                throw ItemError(.badRequest, "asset field '\(field)': a new asset needs the receipt of its upload (assets/upload, or assets/rereference to reuse one)")
+            }
+            return kept
+        }
+        guard let receipt = decodeReceipt(receiptText) else {
+            throw ItemError(.badRequest, "asset field '\(field)': the receipt is not valid (it comes from uploading to an assets/upload URL)")
+        }
+        guard context.now <= receipt.expires else {
+            throw ItemError(.badRequest, "asset field '\(field)': the receipt expired: upload the file again")
+        }
+        guard let blob = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT checksum, size FROM asset_blob WHERE id = ? AND container = ? AND environment = ?"),
+            arguments: [receipt.blobID, context.container, context.environment.rawValue])
+        else {
+            throw ItemError(.badRequest, "asset field '\(field)': the receipt is for a file this container and environment do not hold (uploaded elsewhere, or reset since)")
+        }
+        guard blob["checksum"] == checksum, blob["size"] == size else {
+            throw ItemError(.badRequest, "asset field '\(field)': fileChecksum and size are not those of the uploaded file (\(blob["size"] as Int64) bytes)")
+        }
+        var stored = Asset(fileChecksum: checksum, size: size)
+        if let reference = receipt.referenceChecksum {
+            guard let key = asset.wrappingKey, asset.referenceChecksum == reference, Self.fileChecksum(Array(key.utf8)) == reference else {
+                throw ItemError(.badRequest, "asset field '\(field)': wrappingKey and referenceChecksum are required and must be those the upload answered")
+            }
+            stored.referenceChecksum = reference
+            stored.wrappingKey = key
+        }
+        return stored
+    }
+
+    // MARK: - Fetching
+
+    /// The record with a `downloadURL` on each asset whose file this server holds.
+    func withDownloadURLs(_ record: StoredRecord, _ db: Database, _ context: RequestContext) throws -> StoredRecord {
+        guard record.hasAssets, !record.deleted else { return record }
+        var record = record
+        if let text = record.storedFieldsText {
+            record.fields = try Record.decodeStoredFields(text)
+            record.storedFieldsText = nil
+        }
+        let base = baseURL.withLock { $0 }
+        func linked(_ asset: Asset) throws -> Asset {
+            guard let checksum = asset.fileChecksum,
+                let id = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?"),
+                    arguments: [context.container, context.environment.rawValue, checksum])
+            else { return asset }
+            var asset = asset
+            asset.receipt = nil
+            asset.downloadURL = base + Self.downloadPathPrefix + downloadToken(blobID: id) + "/${f}"
+            return asset
+        }
+        for (name, value) in record.fields {
+            switch value {
+            case .asset(let a): record.fields[name] = .asset(try linked(a))
+            case .assetList(let list): record.fields[name] = .assetList(try list.map(linked))
+            default: continue
+            }
+        }
+        return record
+    }
+
+    func downloadToken(blobID: Int64) -> String {
+        let parts = ["a1", String(blobID)]
+        return OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+    }
+
+    /// `GET /assets/1/{token}/{file name}`: the file's bytes. The name is the client's (`${f}`).
+    func downloadAsset(_ request: ServerRequest, uuid: String) async throws -> ServerResponse {
+        guard request.method.uppercased() == "GET" else {
+            var error = ServiceError(.badRequest, "method \(request.method.prefix(10)) not allowed: GET a download URL", status: 405)
+            error.extraHeaders = [("Allow", "GET")]
+            throw error
+        }
+        let rest = request.path.dropFirst(Self.downloadPathPrefix.count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let token = rest.first, let parts = OpaqueToken.decode(String(token)), parts.count == 3, parts[0] == "a1",
+            mac(parts[0..<2].joined(separator: "\u{1F}")) == parts[2], let id = Int64(parts[1])
+        else {
+            throw ServiceError(.notFound, "no such asset (download URLs come from fetched records)", status: 404)
+        }
+        let data = try await store.pool.read { db in try Data.fetchOne(db, sql: "SELECT data FROM asset_blob WHERE id = ?", arguments: [id]) }
+        guard let data else { throw ServiceError(.notFound, "the asset is gone (no record refers to it any more)", status: 404) }
+        var headers: [(name: String, value: String)] = [
+            (name: "Content-Type", value: "application/octet-stream"), (name: "X-Apple-Request-UUID", value: uuid),
+        ]
+        if rest.count > 1, let name = PercentEncoding.decode(rest[1]), !name.isEmpty, name != "${f}" {
+            let safe = name.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
+            headers.append((name: "Content-Disposition", value: "attachment; filename=\"\(safe)\""))
+        }
+        return ServerResponse(status: 200, headers: headers, body: Array(data))
+    }
+
+    // MARK: - assets/rereference
+
+    /// `assets/rereference`: for each `{recordName, fieldName}`, the field's asset dictionaries with a
+    /// fresh receipt, to save on other records without uploading again. The answer's top-level key is
+    /// unconfirmed (the reference says "an array of asset value dictionaries"): `assets`, each entry an
+    /// asset dictionary naming its record and field (one per element of an asset list); a field that
+    /// cannot be read is an entry with `serverErrorCode` and `reason`.
+    func rereferenceAssets(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+        let request = try decodeBody(AssetRereferenceRequest.self, body)
+        try checkCount(request.assets.count, "assets")
+        let (zone, context) = try zoneAndContext(db, context, request.zoneID)
+        var entries: [JSON] = []
+        func failure(_ item: AssetFieldID, _ code: ServerErrorCode, _ reason: String) -> JSON {
+            ["recordName": .string(item.recordName), "fieldName": .string(item.fieldName), "serverErrorCode": .string(code.rawValue), "reason": .string(reason)]
+        }
+        for item in request.assets {
+            guard let record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: item.recordName), !record.deleted,
+                context.access.map({ $0.permission(record.name) != nil }) ?? true
+            else {
+                entries.append(failure(item, .notFound, "Record not found"))
+                continue
+            }
+            let assets: [Asset]
+            switch record.fields[item.fieldName] {
+            case .asset(let a)?: assets = [a]
+            case .assetList(let list)?: assets = list
+            default:
+                entries.append(failure(item, .badRequest, "field '\(item.fieldName)' of '\(item.recordName)' holds no asset"))
+                continue
+            }
+            for asset in assets {
+                guard let checksum = asset.fileChecksum,
+                    let id = try Int64.fetchOne(
+                        db, sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?",
+                        arguments: [context.container, context.environment.rawValue, checksum])
+                else {
+                    entries.append(failure(item, .notFound, "the asset's file is not held by this server"))
+                    continue
+                }
+                var object = JSONObject()
+                object.set("recordName", item.recordName)
+                object.set("fieldName", item.fieldName)
+                object.set("fileChecksum", checksum)
+                object.set("size", asset.size)
+                object.set("receipt", receipt(blobID: id, expires: context.now + Self.receiptLifetime, referenceChecksum: asset.referenceChecksum))
+                object.set("referenceChecksum", asset.referenceChecksum)
+                object.set("wrappingKey", asset.wrappingKey)
+                entries.append(.object(object))
+            }
+        }
+        return ["assets": .array(entries)]
+    }
+
+    // MARK: - Garbage
+
+    /// Deletes files no record refers to, once no receipt for them can still be saved (§4.18: assets
+    /// are collected only when no record references them). Run when the service starts and after a
+    /// reset; returns how many went.
+    @discardableResult
+    static func collectUnusedAssets(_ db: Database, now: Int64) throws -> Int {
+        var used = Set<String>()
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT c.container, c.environment, r.fields FROM record r JOIN ckdb c ON c.id = r.db WHERE r.has_assets = 1 AND r.deleted = 0")
+        while let row = try rows.next() {
+            guard let text: String = row["fields"], let fields = try? Record.decodeStoredFields(text) else { continue }
+            let prefix = (row["container"] as String) + "\u{1F}" + (row["environment"] as String) + "\u{1F}"
+            for value in fields.values {
+                switch value {
+                case .asset(let a): a.fileChecksum.map { _ = used.insert(prefix + $0) }
+                case .assetList(let list): for a in list { a.fileChecksum.map { _ = used.insert(prefix + $0) } }
+                default: continue
+                }
+            }
+        }
+        var removed = 0
+        for row in try Row.fetchAll(db, sql: "SELECT id, container, environment, checksum FROM asset_blob WHERE created_ms < ?", arguments: [now - receiptLifetime]) {
+            let key = (row["container"] as String) + "\u{1F}" + (row["environment"] as String) + "\u{1F}" + (row["checksum"] as String)
+            guard !used.contains(key) else { continue }
+            try db.execute(sql: "DELETE FROM asset_blob WHERE id = ?", arguments: [row["id"] as Int64])
+            removed += 1
+        }
+        return removed
+    }
+}
+
+extension FieldValue {
+    /// An asset or a list of assets.
+    var holdsAssets: Bool {
+        switch self {
+        case .asset, .assetList: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import CloudKitWeb
+import Foundation
+import Testing
+@testable import CloudKitLocal
+
+/// A clock tests move forward.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var offset: TimeInterval = 0
+    func advance(_ seconds: TimeInterval) { lock.withLock { offset += seconds } }
+    var now: Date { lock.withLock { Date().addingTimeInterval(offset) } }
+}
+
+/// Assets end to end (§3.6, §4.16–4.18) over the real HTTP server: upload URL, bytes, receipt,
+/// records/modify, downloadURL with `${f}`, the download, rereference, limits, and collection.
+@Suite struct AssetTests {
+    func bytes(_ count: Int, seed: UInt8 = 7) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) } }
+
+    func temporaryFile() -> String { FileManager.default.temporaryDirectory.appendingPathComponent("asset-\(UUID().uuidString)").path }
+
+    @Test func uploadSaveFetchAndDownload() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let client = server.client()
+        let db = client.database(.private)
+        try await db.createZone("Photos")
+        let zone = ZoneID(zoneName: "Photos")
+        let file = bytes(3_000_000)
+        let (name, asset) = try await db.uploadAsset(file, recordType: "Photo", fieldName: "image", zoneID: zone)
+        #expect(UUID(uuidString: name) != nil, "no recordName asked: the service picks a UUID")
+        #expect(asset.size == 3_000_000 && asset.receipt != nil && asset.fileChecksum != nil)
+        #expect(asset.wrappingKey != nil && asset.referenceChecksum != nil, "private database uploads carry a wrapping key")
+        let saved = try await db.modify([.create(Record(recordName: name, recordType: "Photo", fields: ["image": .asset(asset), "title": .string("t")]))], zone: "Photos")
+        let savedAsset = try #require(saved.results.first?.record?.fields["image"])
+        guard case .asset(let answered) = savedAsset else { Issue.record("not an asset: \(savedAsset)"); return }
+        #expect(answered.receipt == nil, "a saved asset does not echo its receipt")
+        #expect(answered.downloadURL?.hasSuffix("/${f}") == true)
+
+        // lookup, query and the change feed all carry the download URL.
+        let fetched = try await db.lookup(name, zone: "Photos").record
+        guard case .asset(let looked)? = fetched?.fields["image"] else { Issue.record("lookup lost the asset"); return }
+        #expect(looked.size == 3_000_000 && looked.fileChecksum == asset.fileChecksum && looked.downloadURL?.contains("${f}") == true)
+        let page = try await db.recordChanges(RecordChangesRequest(zoneID: zone))
+        guard case .asset(let changed)? = page.records.first?.record?.fields["image"] else { Issue.record("changes lost the asset"); return }
+        #expect(changed.downloadURL == looked.downloadURL)
+
+        // The download: ${f} replaced by the name, streamed to a file with progress, size checked.
+        let path = temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reports = ProgressLog()
+        let written = try await client.downloadAsset(looked, to: path, fileName: "photo.bin") { done, total in reports.add(done, total) }
+        #expect(written == 3_000_000)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(file))
+        #expect(reports.last?.0 == 3_000_000 && reports.last?.1 == 3_000_000 && reports.count >= 2, "progress arrives while the body streams")
+        let url = try #require(looked.downloadURL).replacingOccurrences(of: "${f}", with: "photo.bin")
+        let head = try await AsyncHTTPTransport().send(HTTPRequest(method: .get, url: url))
+        #expect(head.header("Content-Disposition") == #"attachment; filename="photo.bin""#)
+        // A tampered URL finds nothing.
+        let tampered = url.replacingOccurrences(of: "/assets/1/", with: "/assets/1/x")
+        #expect(try await AsyncHTTPTransport().send(HTTPRequest(method: .get, url: tampered)).status == 404)
+
+        // Saving the fetched value back (no receipt, same file) keeps it; the other field changes.
+        var again = try #require(fetched)
+        again.fields["title"] = .string("t2")
+        let resaved = try await db.modify([.update(again)], zone: "Photos")
+        #expect(resaved.failures.isEmpty, "\(resaved.failures)")
+    }
+
+    @Test func receiptsAreChecked() async throws {
+        let clock = TestClock()
+        let server = try await LiveServer.start(now: { clock.now })
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        let (name, asset) = try await db.uploadAsset(bytes(1000), recordType: "Photo", recordName: "p1", fieldName: "image")
+        #expect(name == "p1")
+        func save(_ value: Asset, _ record: String = "p1") async throws -> ModifyRecordsResult {
+            try await db.modify([.create(Record(recordName: record, recordType: "Photo", fields: ["image": .asset(value)]))])
+        }
+        func reason(_ result: ModifyRecordsResult) -> String { result.failures.first?.reason ?? "" }
+        var noReceipt = asset
+        noReceipt.receipt = nil
+        let refused = try await save(noReceipt)
+        #expect(refused.failures.first?.serverErrorCode == .badRequest && reason(refused).contains("needs the receipt of its upload"))
+        var wrongSize = asset
+        wrongSize.size = 999
+        #expect(reason(try await save(wrongSize)).contains("fileChecksum and size are not those of the uploaded file (1000 bytes)"))
+        var forged = asset
+        forged.receipt = "AAAA" + (asset.receipt ?? "")
+        #expect(reason(try await save(forged)).contains("the receipt is not valid"))
+        var keyless = asset
+        keyless.wrappingKey = nil
+        #expect(reason(try await save(keyless)).contains("wrappingKey and referenceChecksum are required"))
+        var sizeless = asset
+        sizeless.size = nil
+        #expect(reason(try await save(sizeless)).contains("fileChecksum and size are required"))
+        // An hour later the receipt has expired; 15 minutes after being asked for, an upload URL has.
+        let late = try await db.requestAssetUploads([AssetUploadField(recordType: "Photo", fieldName: "image")])
+        clock.advance(16 * 60)
+        let expiredURL = try await AsyncHTTPTransport().send(HTTPRequest(method: .post, url: late[0].url, body: bytes(10)))
+        let expiredBody = try JSON(parsing: expiredURL.body)
+        #expect(expiredURL.status == 403 && expiredBody["serverErrorCode"] == "ACCESS_DENIED")
+        clock.advance(60 * 60)
+        #expect(reason(try await save(asset)).contains("the receipt expired"))
+    }
+
+    @Test func limitsAndBadUploads() async throws {
+        let server = try await LiveServer.start(configure: { $0.maximumAssetBytes = 1 << 20 })
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        let tokens = try await db.requestAssetUploads([AssetUploadField(recordType: "Photo", fieldName: "image")])
+        let transport = AsyncHTTPTransport()
+        let tooLarge = try await transport.send(HTTPRequest(method: .post, url: tokens[0].url, body: bytes((1 << 20) + 1)))
+        let tooLargeBody = try JSON(parsing: tooLarge.body)
+        #expect(tooLarge.status == 400 && tooLargeBody["reason"]?.stringValue?.contains("exceeds the limit of 1048576 bytes") == true)
+        let empty = try await transport.send(HTTPRequest(method: .post, url: tokens[0].url, body: []))
+        #expect(empty.status == 400)
+        let forged = try await transport.send(HTTPRequest(method: .post, url: tokens[0].url + "x", body: bytes(10)))
+        #expect(forged.status == 403)
+        let get = try await transport.send(HTTPRequest(method: .get, url: tokens[0].url))
+        #expect(get.status == 405 && get.header("Allow") == "POST")
+        // At most 200 tokens per request (§6), checked by the client and by the server.
+        let many = (0..<201).map { _ in #"{"fieldName":"image"}"# }.joined(separator: ",")
+        let refused = try await server.raw(.post, server.path("private", "assets/upload"), body: #"{"tokens":[\#(many)]}"#)
+        #expect(refused.status == 400)
+        let unknownZone = try await server.raw(.post, server.path("private", "assets/upload"), body: #"{"zoneID":{"zoneName":"Nope"},"tokens":[{"fieldName":"image"}]}"#)
+        let unknownZoneBody = try JSON(parsing: unknownZone.body)
+        #expect(unknownZone.status == 404 && unknownZoneBody["serverErrorCode"] == "ZONE_NOT_FOUND")
+        // Exactly the reference's keys in a token.
+        let one = try JSON(parsing: try await server.raw(.post, server.path("private", "assets/upload"), body: #"{"tokens":[{"recordName":"r","fieldName":"f"}]}"#).body)
+        guard case .array(let list)? = one["tokens"], case .object(let token)? = list.first else { Issue.record("no tokens"); return }
+        #expect(Set(token.pairs.map(\.key)) == ["recordName", "fieldName", "url"])
+    }
+
+    @Test func rereferenceReusesAFileOnAnotherRecord() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let client = server.client()
+        let db = client.database(.public)
+        let file = bytes(5000, seed: 3)
+        let (_, asset) = try await db.uploadAsset(file, recordType: "Photo", recordName: "a", fieldName: "image")
+        #expect(asset.wrappingKey == nil, "the public database does not encrypt")
+        #expect(try await db.modify([.create(Record(recordName: "a", recordType: "Photo", fields: ["image": .asset(asset)]))]).failures.isEmpty)
+        let entries = try await db.rereferenceAssets([AssetFieldID(recordName: "a", fieldName: "image"), AssetFieldID(recordName: "missing", fieldName: "image")])
+        #expect(entries.count == 2 && entries[1].error?.serverErrorCode == .notFound)
+        let reused = try #require(entries[0].asset)
+        #expect(reused.receipt != nil && reused.fileChecksum == asset.fileChecksum)
+        #expect(try await db.modify([.create(Record(recordName: "b", recordType: "Photo", fields: ["image": .asset(reused)]))]).failures.isEmpty)
+        guard case .asset(let onB)? = try await db.lookup("b").record?.fields["image"] else { Issue.record("b has no asset"); return }
+        let path = temporaryFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await client.downloadAsset(onB, to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(file))
+    }
+
+    @Test func unusedFilesAreCollectedAndResetRemovesThem() async throws {
+        let clock = TestClock()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckl-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await LiveServer.start(directory: directory, now: { clock.now })
+        let db = server.client().database(.private)
+        let (_, kept) = try await db.uploadAsset(bytes(100, seed: 1), recordType: "Photo", recordName: "kept", fieldName: "image")
+        let (_, dropped) = try await db.uploadAsset(bytes(100, seed: 2), recordType: "Photo", recordName: "dropped", fieldName: "image")
+        _ = try await db.uploadAsset(bytes(100, seed: 3), recordType: "Photo", recordName: "never", fieldName: "image")
+        _ = try await db.modify([
+            .create(Record(recordName: "kept", recordType: "Photo", fields: ["image": .asset(kept)])),
+            .create(Record(recordName: "dropped", recordType: "Photo", fields: ["image": .asset(dropped)])),
+        ])
+        _ = try await db.modify([.forceDelete(recordName: "dropped")])
+        func blobs(_ service: LocalCloudKit) async throws -> Int {
+            try await service.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_blob") ?? 0 }
+        }
+        #expect(try await blobs(server.service) == 3)
+        await server.stop()
+        // Within the receipts' lifetime nothing goes; after it, what no record uses goes.
+        let early = try await LiveServer.start(directory: directory, now: { clock.now })
+        #expect(try await blobs(early.service) == 3)
+        await early.stop()
+        clock.advance(2 * 60 * 60)
+        let later = try await LiveServer.start(directory: directory, now: { clock.now })
+        #expect(try await blobs(later.service) == 1)
+        guard case .asset(let stillThere)? = try await later.client().database(.private).lookup("kept").record?.fields["image"] else {
+            Issue.record("kept lost its asset"); return
+        }
+        #expect(stillThere.downloadURL != nil)
+        _ = try await later.service.reset(container: LiveServer.container, environment: .development)
+        #expect(try await blobs(later.service) == 0)
+        await later.stop()
+    }
+}
+
+/// Progress reports as they came.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reports: [(Int64, Int64?)] = []
+    func add(_ done: Int64, _ total: Int64?) { lock.withLock { reports.append((done, total)) } }
+    var count: Int { lock.withLock { reports.count } }
+    var last: (Int64, Int64?)? { lock.withLock { reports.last } }
+}
