@@ -394,12 +394,21 @@ _ckbrowse_get() {
     repeating_flags=()
     non_repeating_flags=(--read-only --json --version -h --help)
     repeating_options=()
-    non_repeating_options=(--zone --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
+    non_repeating_options=(--zone --asset --index --to --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--zone')
+        return
+        ;;
+    '--asset')
+        return
+        ;;
+    '--index')
+        return
+        ;;
+    '--to')
         return
         ;;
     '--profile')
@@ -798,7 +807,7 @@ _ckbrowse_serve() {
     repeating_flags=()
     non_repeating_flags=(--in-memory --single-use-tokens --no-index-rules --version -h --help)
     repeating_options=(--api-token --user --server-key --role --allow-origin)
-    non_repeating_options=(--data --config --import --export-on-exit --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb --schema --container)
+    non_repeating_options=(--data --config --import --export-on-exit --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb --max-asset-mb --schema --container)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
@@ -849,6 +858,9 @@ _ckbrowse_serve() {
         return
         ;;
     '--answer-cache-mb')
+        return
+        ;;
+    '--max-asset-mb')
         return
         ;;
     '--schema')

@@ -199,6 +199,9 @@ _ckbrowse_get() {
     local -ar arg_specs=(
         '*:names:'
         '--zone[The zone (default\: the default zone).]:zone:'
+        '--asset[Write this ASSETID field'\''s file instead of printing the record (one record name; needs --to).]:field:'
+        '--index[With --asset\: the element of an ASSETID_LIST field (0 first).]:n:'
+        '--to[With --asset\: the file to write (- for standard output).]:file:'
         '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
         '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
         '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
@@ -455,6 +458,7 @@ _ckbrowse_serve() {
         '--max-queued[Notifications kept per push token while nobody polls (oldest dropped first).]:max-queued:'
         '--payload-limit[Push payloads above this many bytes are pruned and marked.]:payload-limit:'
         '--answer-cache-mb[Megabytes of read answers kept for repeated requests until the next commit (0 turns the cache off).]:answer-cache-mb:'
+        '--max-asset-mb[The largest asset file an upload URL takes, in MB\: 15 as the assets/upload page says, up to 50 as the Data Size Limits page says.]:max-asset-mb:'
         '--schema[Import this schema into development at start (as cktool import-schema).]:file.ckdb:'
         '--container[The container --schema and --role apply to (default\: the demo'\''s with --seed demo), and the one --api-token and --server-key are bound to.]:container:'
         '*--role[Give a user a custom role of the schema, in both environments (repeatable).]:user\:role:'

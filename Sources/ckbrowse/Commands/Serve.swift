@@ -44,6 +44,8 @@ struct Serve: AsyncParsableCommand {
     var payloadLimit: Int = 4096
     @Option(name: .customLong("answer-cache-mb"), help: "Megabytes of read answers kept for repeated requests until the next commit (0 turns the cache off).")
     var answerCacheMB: Int = 64
+    @Option(name: .customLong("max-asset-mb"), help: "The largest asset file an upload URL takes, in MB: 15 as the assets/upload page says, up to 50 as the Data Size Limits page says.")
+    var maxAssetMB: Int = 15
     @Option(help: ArgumentHelp("Import this schema into development at start (as cktool import-schema).", valueName: "file.ckdb"))
     var schema: String?
     @Option(help: "The container --schema and --role apply to (default: the demo's with --seed demo), and the one --api-token and --server-key are bound to.")
@@ -67,6 +69,7 @@ struct Serve: AsyncParsableCommand {
         guard NotificationSettings.UpdateMatch(rawValue: updateMatch) != nil else { throw ValidationError("--update-match is after or before_or_after") }
         guard holdSeconds > 0, holdSeconds <= 3600 else { throw ValidationError("--hold-seconds must be between 0 and 3600") }
         guard (0...65536).contains(answerCacheMB) else { throw ValidationError("--answer-cache-mb must be between 0 and 65536") }
+        guard (1...50).contains(maxAssetMB) else { throw ValidationError("--max-asset-mb must be between 1 and 50 (CloudKit's largest asset)") }
         for role in roles where !role.contains(":") { throw ValidationError("--role takes USER:ROLE") }
         if (schema != nil || !roles.isEmpty) && container == nil && seed != "demo" {
             throw ValidationError("--schema and --role need --container (or --seed demo)")
@@ -120,6 +123,7 @@ struct Serve: AsyncParsableCommand {
         configuration.notifications.maxQueued = maxQueued
         configuration.notifications.payloadLimit = payloadLimit
         configuration.answerCacheBytes = answerCacheMB << 20
+        configuration.maximumAssetBytes = maxAssetMB << 20
         configuration.enforcesIndexes = !noIndexRules
         configuration.singleUseWebAuthTokens = singleUseTokens
         if !allowedOrigins.isEmpty { configuration.allowedOrigins = Set(allowedOrigins) }
