@@ -82,7 +82,7 @@ extension LocalCloudKit {
         case .changesDatabase: return (200, .json(try databaseChanges(db, context, body)))
         case .changesZone: return (200, .encoded(try zoneChanges(db, context, body)))
         case .recordsChanges: return (200, .encoded(try recordChanges(db, context, body)))
-        case .recordsQuery: return (200, .json(try queryRecords(db, context, body)))
+        case .recordsQuery: return (200, try queryRecords(db, context, body))
         case .recordsLookup: return (200, .json(try lookupRecords(db, context, body)))
         case .subscriptionsList: return (200, .json(try listSubscriptions(db, context)))
         case .subscriptionsLookup: return (200, .json(try lookupSubscriptions(db, context, body)))

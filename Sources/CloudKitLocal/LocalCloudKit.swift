@@ -139,6 +139,8 @@ public final class LocalCloudKit: Sendable {
     let usedWebTokens = Mutex<Set<String>>([])
     /// Answers of reads, reused until the next commit.
     let answers: AnswerCache
+    /// Download tokens by file id (see `downloadToken`).
+    let downloadTokens = Mutex<[Int64: String]>([:])
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store
@@ -219,7 +221,7 @@ public final class LocalCloudKit: Sendable {
             let route = try Route(path: request.path, method: request.method)
             if let cached = cachedResponse(request, route: route) { return cached }
             // Read before authentication and the answer's transaction: see `AnswerCache.store`.
-            let stamp = answers.isEnabled ? store.changeStamp() : nil
+            let stamp = store.changeStamp()
             let caller = try await authenticate(request, route: route, stamp: stamp)
             if let user = caller.userName {
                 extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))

@@ -43,6 +43,11 @@ final class TestClock: @unchecked Sendable {
         let page = try await db.recordChanges(RecordChangesRequest(zoneID: zone))
         guard case .asset(let changed)? = page.records.first?.record?.fields["image"] else { Issue.record("changes lost the asset"); return }
         #expect(changed.downloadURL == looked.downloadURL)
+        #expect(page.records.first?.record?.fields["title"] == .string("t"), "the other fields are copied as stored")
+        try await server.service.addSystemIndexes(container: LiveServer.container, environment: .development)
+        let queried = try await db.query(QueryRequest(query: Query(recordType: "Photo"), zoneID: zone))
+        guard case .asset(let found)? = queried.records.first?.record?.fields["image"] else { Issue.record("query lost the asset"); return }
+        #expect(found == looked)
 
         // The download: ${f} replaced by the name, streamed to a file with progress, size checked.
         let path = temporaryFile()

@@ -57,7 +57,7 @@ final class AnswerCache: Sendable {
         var session: String
     }
 
-    /// The bytes of answers kept at most; 0 turns the cache off.
+    /// The bytes of answers kept at most; 0 keeps none (authentication facts are still kept).
     let limit: Int
     private let state = Mutex(State())
 
@@ -116,9 +116,10 @@ final class AnswerCache: Sendable {
         state.withLock { $0.stamp == stamp ? $0.users[name] : nil }
     }
 
-    /// Records what a full authentication found valid at `stamp`.
+    /// Records what a full authentication found valid at `stamp`. Kept even when no answers are
+    /// (`limit` 0): a few facts, and without them every request pays two SQLite reads to check
+    /// its tokens again.
     func remember(apiToken: String, container: String, webToken: String?, user: KnownUser?, at stamp: Int64) {
-        guard isEnabled else { return }
         state.withLock { state in
             guard state.advance(to: stamp) else { return }
             // Bounded like the answers: a flood of distinct tokens must not grow memory.

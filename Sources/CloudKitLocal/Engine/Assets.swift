@@ -266,9 +266,44 @@ extension LocalCloudKit {
         return record
     }
 
+    /// A stored fields text with download URLs added to its asset values, the other fields copied as
+    /// they are (a change page's row holding a picture no longer decodes the whole record); nil when
+    /// the text is not in the shape this server writes (the caller then decodes it).
+    func linkedFieldsText(_ text: String, _ db: Database, _ context: RequestContext) throws -> String? {
+        guard let entries = FieldsText.entries(of: Array(text.utf8)) else { return nil }
+        var linked: [String: FieldValue] = [:]
+        for (name, bytes) in entries where bytes.count > 9 && Self.mentionsAsset(bytes) {
+            var record = StoredRecord(zone: "", name: "", type: nil)
+            record.hasAssets = true
+            record.fields = [name: try FieldValue(json: JSON(parsing: Array(bytes)))]
+            linked[name] = try withDownloadURLs(record, db, context).fields[name]
+        }
+        return linked.isEmpty ? text : FieldsText.merge(text, linked)
+    }
+
+    /// Whether a field's stored JSON has the ASSETID type tag (`"ASSETID` occurs in it).
+    static func mentionsAsset(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let needle = Array(#""ASSETID"#.utf8)
+        guard bytes.count >= needle.count else { return false }
+        var i = bytes.startIndex
+        while i <= bytes.endIndex - needle.count {
+            if bytes[i] == needle[0], bytes[i + 1] == needle[1], bytes[i..<(i + needle.count)].elementsEqual(needle) { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// The download token of a file (its id and a MAC): computed once per file and kept, since the
+    /// MAC costs more than the rest of a record's answer.
     func downloadToken(blobID: Int64) -> String {
+        if let known = downloadTokens.withLock({ $0[blobID] }) { return known }
         let parts = ["a1", String(blobID)]
-        return OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+        let token = OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+        downloadTokens.withLock { tokens in
+            if tokens.count > 100_000 { tokens.removeAll() }
+            tokens[blobID] = token
+        }
+        return token
     }
 
     /// `GET /assets/1/{token}/{file name}`: the file's bytes. The name is the client's (`${f}`).

@@ -7,7 +7,7 @@ extension LocalCloudKit {
     /// strongly consistent (the live service's index lag is not emulated). Filters and sorts need the
     /// indexes CloudKit needs (`IndexRules`); in the public database, records the caller may not READ
     /// are left out (§4.2: unconfirmed whether CloudKit filters or fails; the reference recommends filtering).
-    func queryRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> JSON {
+    func queryRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> Reply {
         let request = try decodeBody(QueryRequest.self, body)
         let limit = try checkLimit(request.resultsLimit)
         let query = request.query
@@ -33,19 +33,30 @@ extension LocalCloudKit {
         } else {
             zones = [try zoneAndContext(db, context, request.zoneID)]
         }
-        var matches: [(StoredRecord, RequestContext)] = []
-        for (zone, context) in zones {
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0",
+        // Two steps, so a page costs a pass over light rows plus the page itself: first every
+        // candidate with only what filters, sorts and access need (its system fields, and the fields
+        // the query names, decoded from the stored text one by one); then the page's rows whole,
+        // their stored fields text copied into the answer as it is. Decoding every record in full
+        // for every page made paging a type of N records cost N decodes a page.
+        let named = Set((query.filterBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName)
+            + (query.sortBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName))
+        // A match is kept small (its row, zone, name and sort keys): sorting moves it around.
+        let descriptors = query.sortBy ?? []
+        var matches: [QueryCandidate] = []
+        for (zoneIndex, (zone, context)) in zones.enumerated() {
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: named.isEmpty ? QueryCandidate.lightSQL : QueryCandidate.withFieldsSQL),
                 arguments: [context.dbID, zone.name, query.recordType])
-            for row in rows {
-                let record = try StoredRecord(row: row)
+            while let row = try rows.next() {
+                let record = try QueryCandidate.record(row, zone: zone.name, type: query.recordType, fields: named)
                 if let access = context.access, access.permission(record.name) == nil { continue }
                 if !readable(record) { continue }
-                if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) { matches.append((record, context)) }
+                if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) {
+                    matches.append(QueryCandidate(rowID: row[0], zone: zoneIndex, name: record.name, keys: descriptors.map { QueryMatcher.key(record, $0) }))
+                }
             }
         }
-        QueryMatcher.sort(&matches, by: query.sortBy ?? []) { $0.0 }
+        QueryMatcher.sort(&matches, by: descriptors)
 
         let queryHash = OpaqueToken.hash(query.json.bytes + Array((request.zoneID?.zoneName ?? "").utf8))
         var offset = 0
@@ -55,15 +66,82 @@ extension LocalCloudKit {
             }
             offset = value
         }
-        let page = matches.dropFirst(offset).prefix(limit)
-        var object = JSONObject()
-        object.set("records", JSON.array(try page.map { record, context in
-            try recordWire(record, db, context, zoneID: context.zoneID(record.zone), desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false)
-        }))
-        if offset + page.count < matches.count {
-            object.set("continuationMarker", OpaqueToken.continuationMarker(offset: offset + page.count, queryHash: queryHash))
+        let page = Array(matches.dropFirst(offset).prefix(limit))
+        let reshape = request.desiredKeys != nil || request.numbersAsStrings == true
+        var writer = JSONWriter(capacity: 1024 * page.count + 128)
+        writer.raw(#"{"records":["#)
+        let statement = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE rowid = ?")
+        for (index, candidate) in page.enumerated() {
+            if index > 0 { writer.raw(",") }
+            let rows = try Row.fetchCursor(statement, arguments: [candidate.rowID])
+            guard let row = try rows.next() else { continue }
+            let record = try StoredRecord(row: row, parsingFields: false)
+            while try rows.next() != nil {}
+            let context = zones[candidate.zone].1
+            let zoneID = context.zoneID(record.zone)
+            var linked: StoredRecord?
+            if !reshape, record.hasAssets, record.type != Self.shareRecordType, let text = record.storedFieldsText,
+                let fields = try linkedFieldsText(text, db, context)
+            {
+                linked = record
+                linked?.storedFieldsText = fields
+            }
+            if let linked {
+                linked.write(into: &writer, zoneID: zoneID)
+            } else if reshape || record.hasAssets || record.type == Self.shareRecordType {
+                var decoded = record
+                decoded.fields = try record.storedFieldsText.map(Record.decodeStoredFields) ?? [:]
+                decoded.storedFieldsText = nil
+                writer.write(try recordWire(decoded, db, context, zoneID: zoneID, desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false))
+            } else {
+                record.write(into: &writer, zoneID: zoneID)
+            }
         }
-        return .object(object)
+        writer.raw("]")
+        if offset + page.count < matches.count {
+            writer.raw(#","continuationMarker":"#)
+            writer.writeString(OpaqueToken.continuationMarker(offset: offset + page.count, queryHash: queryHash))
+        }
+        writer.raw("}")
+        return .encoded(writer.bytes)
+    }
+}
+
+/// A record a query answers: its row, its zone (an index into the query's zones), its name and its
+/// sort keys. `record(_:…)` reads a candidate row into a `StoredRecord` with its system fields and
+/// only the fields the query names, for filters and sort keys.
+struct QueryCandidate {
+    var rowID: Int64
+    var zone: Int
+    var name: String
+    var keys: [QueryMatcher.Scalar?]
+
+    static let lightSQL = """
+        SELECT rowid, name, created_ts, created_user, modified_ts, modified_user, parent, share FROM record
+        WHERE db = ? AND zone = ? AND type = ? AND deleted = 0
+        """
+    static let withFieldsSQL = """
+        SELECT rowid, name, created_ts, created_user, modified_ts, modified_user, parent, share, fields FROM record
+        WHERE db = ? AND zone = ? AND type = ? AND deleted = 0
+        """
+
+    static func record(_ row: Row, zone: String, type: String, fields names: Set<String>) throws -> StoredRecord {
+        var record = StoredRecord(zone: zone, name: row[1], type: type)
+        if let ts: Int64 = row[2] { record.created = RecordStamp(timestamp: ts, userRecordName: row[3], deviceID: nil) }
+        if let ts: Int64 = row[4] { record.modified = RecordStamp(timestamp: ts, userRecordName: row[5], deviceID: nil) }
+        record.parent = row[6]
+        record.share = row[7]
+        guard !names.isEmpty, let text: String = row[8] else { return record }
+        // Only the named fields are decoded; text this server did not write is decoded whole.
+        guard let entries = FieldsText.entries(of: Array(text.utf8)) else {
+            record.fields = try Record.decodeStoredFields(text).filter { names.contains($0.key) }
+            return record
+        }
+        for name in names {
+            guard let bytes = entries[name] else { continue }
+            record.fields[name] = try Record.decodeFields(JSON(parsing: Array(#"{"x":"#.utf8) + bytes + [UInt8(ascii: "}")])).0["x"]
+        }
+        return record
     }
 }
 
@@ -199,11 +277,11 @@ enum QueryMatcher {
         sort(&records, by: descriptors) { $0 }
     }
 
-    static func sort<T>(_ items: inout [T], by descriptors: [SortDescriptor], record: (T) -> StoredRecord) {
-        items.sort { x, y in
-            let a = record(x), b = record(y)
-            for descriptor in descriptors {
-                let va = key(a, descriptor), vb = key(b, descriptor)
+    /// Sorts candidates by their precomputed keys, then by name.
+    static func sort(_ items: inout [QueryCandidate], by descriptors: [SortDescriptor]) {
+        items.sort { a, b in
+            for (i, descriptor) in descriptors.enumerated() {
+                let va = a.keys[i], vb = b.keys[i]
                 if va == vb { continue }
                 guard let va else { return false }
                 guard let vb else { return true }
@@ -211,6 +289,25 @@ enum QueryMatcher {
             }
             return a.name < b.name
         }
+    }
+
+    static func sort<T>(_ items: inout [T], by descriptors: [SortDescriptor], record: (T) -> StoredRecord) {
+        // Each item's keys are computed once, not in every comparison.
+        var keyed = items.map { item -> (keys: [Scalar?], name: String, item: T) in
+            let r = record(item)
+            return (descriptors.map { key(r, $0) }, r.name, item)
+        }
+        keyed.sort { a, b in
+            for (i, descriptor) in descriptors.enumerated() {
+                let va = a.keys[i], vb = b.keys[i]
+                if va == vb { continue }
+                guard let va else { return false }
+                guard let vb else { return true }
+                return descriptor.isAscending ? va < vb : va > vb
+            }
+            return a.name < b.name
+        }
+        items = keyed.map(\.item)
     }
 
     static func key(_ record: StoredRecord, _ descriptor: SortDescriptor) -> Scalar? {

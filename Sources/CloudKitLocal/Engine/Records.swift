@@ -502,7 +502,12 @@ extension LocalCloudKit {
             // Reshaped records, share records (with their share keys), records with assets (their
             // download URLs) and rows a participant may not see go through a decoded record; the rest is copied from the row as it is.
             var decoded: StoredRecord?
-            if reshape || visible != nil || RowJSON.hasAssets(current) || RowJSON.type(current) == Self.shareRecordType {
+            var linked: String?
+            if !reshape, visible == nil, RowJSON.hasAssets(current), let text = RowJSON.fieldsText(current), RowJSON.type(current) != Self.shareRecordType {
+                // Download URLs spliced into the stored text: only the asset fields are decoded.
+                linked = try linkedFieldsText(text, db, context)
+            }
+            if reshape || visible != nil || (RowJSON.hasAssets(current) && linked == nil) || RowJSON.type(current) == Self.shareRecordType {
                 let record = try StoredRecord(row: row)
                 if let visible, visible.permission(record.name) == nil { continue }
                 decoded = record
@@ -517,9 +522,9 @@ extension LocalCloudKit {
                 let record = try recordWire(decoded, db, context, zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
                 if reverse { out.write(record) } else { writer.write(record) }
             } else if reverse {
-                RowJSON.writeRecord(current, into: &out)
+                RowJSON.writeRecord(current, fields: linked, into: &out)
             } else {
-                RowJSON.writeRecord(current, into: &writer)
+                RowJSON.writeRecord(current, fields: linked, into: &writer)
             }
             if reverse { reversed.append(out.bytes) }
         }

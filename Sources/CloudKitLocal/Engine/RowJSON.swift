@@ -35,7 +35,13 @@ enum RowJSON {
     /// `{"recordName":…,"deleted":true}` for a tombstone, else the record as `StoredRecord.write` writes
     /// it: recordName, recordType, recordChangeTag, fields, pluginFields, created, modified, deleted,
     /// shortGUID, parent, share.
-    static func writeRecord(_ statement: SQLiteStatement, into writer: inout JSONWriter) {
+    /// The row's stored fields text as a `String` (nil for NULL).
+    static func fieldsText(_ statement: SQLiteStatement) -> String? {
+        text(statement, Column.fields).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `fields`: the fields text to write instead of the row's (download URLs added).
+    static func writeRecord(_ statement: SQLiteStatement, fields replaced: String? = nil, into writer: inout JSONWriter) {
         writer.raw(#"{"recordName":"#)
         writeString(statement, Column.name, into: &writer)
         if isDeleted(statement) {
@@ -50,7 +56,9 @@ enum RowJSON {
             writeString(statement, Column.tag, into: &writer)
         }
         writer.raw(#","fields":"#)
-        if let fields = text(statement, Column.fields) {
+        if let replaced {
+            writer.raw(replaced.utf8)
+        } else if let fields = text(statement, Column.fields) {
             if isValidUTF8(fields) { writer.raw(fields) } else { writer.raw(String(decoding: fields, as: UTF8.self).utf8) }
         } else {
             writer.raw("{}")

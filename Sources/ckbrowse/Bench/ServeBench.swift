@@ -8,7 +8,7 @@ import Foundation
 struct ServeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Local server over loopback: records/changes pages per second; 200-op atomic modify vs 200 single requests."
+        abstract: "Local server over loopback: change and query pages per second; 200-op atomic modify vs 200 single requests; index rules and shared zones against their baselines."
     )
 
     @Option(help: "Records in the zone that is paged through.") var records = 10_000
@@ -20,7 +20,8 @@ struct ServeBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = ["bench"]
-        configuration.users = [(name: "bench", token: "bench-user")]
+        configuration.users = [(name: "bench", token: "bench-user"), (name: "guest", token: "bench-guest")]
+        configuration.userContacts = ["guest": UserContact(email: "guest@bench.invalid")]
         // Every run pages the same feed again: with the answer cache, runs after the first would be
         // answered from memory. These figures are about computing pages (scripts/bench-nginx.sh
         // measures the cache).
@@ -95,5 +96,52 @@ struct ServeBench: AsyncParsableCommand {
             current = next
         }
         print(String(format: "records/modify: one 200-op atomic request %.1f ms; 200 single requests %.1f ms; ratio %.1fx", batchTime * 1000, singleTime * 1000, singleTime / batchTime))
+
+        // 4. records/query pages (200 records, by an indexed field), with the schema's index rules
+        //    and, from a second server on the same data, without them (`serve --no-index-rules`).
+        var unchecked = configuration
+        unchecked.enforcesIndexes = false
+        let uncheckedService = try LocalCloudKit(store: try Store(directory: directory), configuration: unchecked)
+        let (stream2, continuation2) = AsyncStream<Int>.makeStream()
+        let app2 = LocalHTTPServer(service: uncheckedService, port: 0).application { continuation2.yield($0) }
+        let serverTask2 = Task { try await app2.run() }
+        defer { serverTask2.cancel() }
+        var port2 = 0
+        for await p in stream2 {
+            port2 = p
+            break
+        }
+        let uncheckedDB = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://127.0.0.1:\(port2)", container: "iCloud.bench", retryPolicy: .none),
+            credentials: .apiToken("bench", webAuthToken: "bench-user"), transport: AsyncHTTPTransport()).database(.private)
+        let query = QueryRequest(
+            query: Query(recordType: sample[0].recordType ?? "Artwork", filterBy: [], sortBy: [SortDescriptor(system: .createdTimestamp)]), zoneID: zone, resultsLimit: 200)
+        try await service.addSystemIndexes(container: "iCloud.bench", environment: .development)
+        func queryAll(_ db: CloudKitDatabase) async throws -> Int {
+            var count = 0
+            for try await page in db.queryPages(query) { count += page.records.count }
+            return count
+        }
+        let queried = try await queryAll(db)
+        let checkedTime = try await medianSeconds(runs) { _ = try await queryAll(db) }
+        let uncheckedTime = try await medianSeconds(runs) { _ = try await queryAll(uncheckedDB) }
+        let queryPages = Double((queried + 199) / 200)
+        print(String(format: "records/query, 1 client: %8.1f pages/s with the schema's index rules, %.1f without (serve --no-index-rules): ratio %.3f  (%d records)",
+                     queryPages / checkedTime, queryPages / uncheckedTime, uncheckedTime / checkedTime, queried))
+
+        // 5. A shared zone's change feed read by a participant (shared database) against the owner's own.
+        let invite = ShareParticipant.invite(UserLookupInfo(emailAddress: "guest@bench.invalid"), permission: .readOnly)
+        let shared = try await db.modifyRecords(ModifyRecordsRequest(operations: [.create(.share(of: nil, participants: [invite]))], zoneID: zone))
+        let guest = CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://127.0.0.1:\(port)", container: "iCloud.bench", retryPolicy: .none),
+            credentials: .apiToken("bench", webAuthToken: "bench-guest"), transport: AsyncHTTPTransport())
+        guard let guid = shared.results.first?.record?.shortGUID else { throw ValidationError("the zone share was not saved") }
+        _ = try await guest.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])
+        let owner = try await client.database(.public).currentUser().userRecordName
+        let sharedZone = ZoneID(zoneName: "Bench", ownerRecordName: owner)
+        let ownerTime = try await medianSeconds(runs) { for try await _ in db.recordChangePages(zoneID: zone, resultsLimit: 200) {} }
+        let participantTime = try await medianSeconds(runs) { for try await _ in guest.database(.shared).recordChangePages(zoneID: sharedZone, resultsLimit: 200) {} }
+        print(String(format: "records/changes of a shared zone: owner %.1f pages/s, participant (shared database) %.1f pages/s: ratio %.3f",
+                     pages / ownerTime, pages / participantTime, ownerTime / participantTime))
     }
 }
