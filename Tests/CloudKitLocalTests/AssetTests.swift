@@ -193,6 +193,24 @@ final class TestClock: @unchecked Sendable {
     }
 }
 
+/// Download URLs spliced into stored fields text without decoding it.
+@Suite struct AssetSpliceTests {
+    @Test func urlsGoWhereAssetJSONPutsThemAndStringsAreLeftAlone() throws {
+        let fields: [String: FieldValue] = [
+            "a": .asset(Asset(fileChecksum: "c1", size: 1, referenceChecksum: "r", wrappingKey: "k")),
+            "l": .assetList([Asset(fileChecksum: "c2", size: 2), Asset(fileChecksum: "gone", size: 3)]),
+            "s": .string(#"{"fileChecksum":"c1"} in a string"#),
+        ]
+        let text = Array(Record.encodeStoredFields(fields).utf8)
+        let spliced = try #require(LocalCloudKit.spliceDownloadURLs(text) { $0 == "gone" ? nil : "http://h/\($0)/${f}" })
+        var expected = fields
+        expected["a"] = .asset(Asset(fileChecksum: "c1", size: 1, referenceChecksum: "r", wrappingKey: "k", downloadURL: "http://h/c1/${f}"))
+        expected["l"] = .assetList([Asset(fileChecksum: "c2", size: 2, downloadURL: "http://h/c2/${f}"), Asset(fileChecksum: "gone", size: 3)])
+        #expect(spliced == Array(Record.encodeStoredFields(expected).utf8), "byte for byte what decoding, linking and encoding give")
+        #expect(LocalCloudKit.spliceDownloadURLs(Array(Record.encodeStoredFields(["s": .string("x")]).utf8)) { _ in "u" } == nil)
+    }
+}
+
 /// Progress reports as they came.
 final class ProgressLog: @unchecked Sendable {
     private let lock = NSLock()

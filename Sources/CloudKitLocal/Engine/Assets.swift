@@ -266,31 +266,59 @@ extension LocalCloudKit {
         return record
     }
 
-    /// A stored fields text with download URLs added to its asset values, the other fields copied as
-    /// they are (a change page's row holding a picture no longer decodes the whole record); nil when
-    /// the text is not in the shape this server writes (the caller then decodes it).
+    /// A stored fields text with download URLs added to its asset values, every other byte copied as
+    /// stored: a change page's row holding a picture is not decoded. Asset dictionaries are stored as
+    /// this server writes them (`fileChecksum` first, no `receipt` or `downloadURL`), so each begins
+    /// with `{"fileChecksum":"` (inside a JSON string those quotes would be escaped), and its URL
+    /// goes before its closing brace, where `Asset.json` puts it.
     func linkedFieldsText(_ text: String, _ db: Database, _ context: RequestContext) throws -> String? {
-        guard let entries = FieldsText.entries(of: Array(text.utf8)) else { return nil }
-        var linked: [String: FieldValue] = [:]
-        for (name, bytes) in entries where bytes.count > 9 && Self.mentionsAsset(bytes) {
-            var record = StoredRecord(zone: "", name: "", type: nil)
-            record.hasAssets = true
-            record.fields = [name: try FieldValue(json: JSON(parsing: Array(bytes)))]
-            linked[name] = try withDownloadURLs(record, db, context).fields[name]
+        let bytes = Array(text.utf8)
+        let base = baseURL.withLock { $0 }
+        let statement = try db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?")
+        var failure: (any Error)?
+        let linked = Self.spliceDownloadURLs(bytes) { checksum in
+            do {
+                guard let id = try Int64.fetchOne(statement, arguments: [context.container, context.environment.rawValue, checksum]) else { return nil }
+                return base + Self.downloadPathPrefix + downloadToken(blobID: id) + "/${f}"
+            } catch {
+                failure = error
+                return nil
+            }
         }
-        return linked.isEmpty ? text : FieldsText.merge(text, linked)
+        if let failure { throw failure }
+        return linked.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
-    /// Whether a field's stored JSON has the ASSETID type tag (`"ASSETID` occurs in it).
-    static func mentionsAsset(_ bytes: ArraySlice<UInt8>) -> Bool {
-        let needle = Array(#""ASSETID"#.utf8)
-        guard bytes.count >= needle.count else { return false }
-        var i = bytes.startIndex
-        while i <= bytes.endIndex - needle.count {
-            if bytes[i] == needle[0], bytes[i + 1] == needle[1], bytes[i..<(i + needle.count)].elementsEqual(needle) { return true }
-            i += 1
+    /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose
+    /// checksum `url` knows; nil when there was nothing to add.
+    static func spliceDownloadURLs(_ bytes: [UInt8], url: (String) -> String?) -> [UInt8]? {
+        let marker = Array(#"{"fileChecksum":""#.utf8)
+        var out: [UInt8] = []
+        var copied = 0, i = 0
+        while i + marker.count <= bytes.count {
+            guard bytes[i] == UInt8(ascii: "{"), bytes[i + 1] == UInt8(ascii: "\""), bytes[i..<(i + marker.count)].elementsEqual(marker) else {
+                i += 1
+                continue
+            }
+            let start = i + marker.count
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            guard end < bytes.count, let close = FieldsText.endOfValue(bytes, from: i), close > 0, bytes[close - 1] == UInt8(ascii: "}") else { return nil }
+            let checksum = String(decoding: bytes[start..<end], as: UTF8.self)
+            if let link = url(checksum) {
+                if out.isEmpty { out.reserveCapacity(bytes.count + 256) }
+                out.append(contentsOf: bytes[copied..<(close - 1)])
+                var writer = JSONWriter(capacity: link.utf8.count + 20)
+                writer.raw(#","downloadURL":"#)
+                writer.writeString(link)
+                out.append(contentsOf: writer.bytes)
+                copied = close - 1
+            }
+            i = close
         }
-        return false
+        guard copied > 0 else { return nil }
+        out.append(contentsOf: bytes[copied...])
+        return out
     }
 
     /// The download token of a file (its id and a MAC): computed once per file and kept, since the
