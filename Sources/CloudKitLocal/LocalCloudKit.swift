@@ -321,9 +321,20 @@ public final class LocalCloudKit: Sendable {
     }
 
     func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
-        // A single-use token must be checked (and spent) by authentication on every request.
-        guard answers.isEnabled, route.isCacheable, !configuration.singleUseWebAuthTokens, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
-            request.body.count <= configuration.maximumBodyBytes, let stamp = store.changeStamp()
+        guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route, at: stamp),
+            let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp)
+        else { return nil }
+        var extra: [(String, String)] = []
+        if let user { extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user.name, session: user.session))) }
+        return respond(200, .encoded(answer), uuid: Self.requestUUID(), extra: extra)
+    }
+
+    /// The caller of a cacheable read, when what authentication needs was found valid at `stamp`
+    /// (nil: the full path must check it). A single-use token must be checked, and spent, by
+    /// authentication on every request.
+    func knownCaller(_ request: ServerRequest, route: Route, at stamp: Int64) -> (apiToken: String, user: AnswerCache.KnownUser?)? {
+        guard route.isCacheable, !configuration.singleUseWebAuthTokens, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
+            request.body.count <= configuration.maximumBodyBytes
         else { return nil }
         let items = request.queryItems
         guard let apiToken = items["ckAPIToken"], answers.knowsAPIToken(apiToken, container: route.container, at: stamp) else { return nil }
@@ -333,10 +344,47 @@ public final class LocalCloudKit: Sendable {
             user = known
         }
         if user == nil && route.needsUser { return nil }
-        guard let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp) else { return nil }
+        return (apiToken, user)
+    }
+
+    /// Endpoints whose answer is bounded work (at most a page of records): computed on the calling
+    /// thread by `answerSynchronously`. A query reads every candidate of its type and stays off it.
+    static let synchronousEndpoints: Set<String> = [
+        Endpoint.recordsChanges.operation, Endpoint.changesZone.operation, Endpoint.recordsLookup.operation,
+        Endpoint.zonesList.operation, Endpoint.zonesLookup.operation, Endpoint.changesDatabase.operation,
+    ]
+
+    /// A read answered on the calling thread (the HTTP server's event loop), from SQLite but without
+    /// the hops into Swift concurrency and GRDB's queues that the full path takes: on a page computed
+    /// per request those hops cost more than the page. Only when authentication needs nothing SQLite
+    /// must tell (the facts were found valid at this change stamp), the database is known, and the
+    /// work is bounded; nil otherwise, and on any error (the full path then answers it, with its
+    /// reason).
+    public func answerSynchronously(_ request: ServerRequest) -> ServerResponse? {
+        guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
+            Self.synchronousEndpoints.contains(route.endpoint.operation), let stamp = store.changeStamp(),
+            let (_, user) = knownCaller(request, route: route, at: stamp)
+        else { return nil }
+        let owner = route.scope == .public ? "" : (user?.recordName ?? "")
+        let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
+        guard let dbID = databaseIDs.withLock({ $0[key] }),
+            let body = route.endpoint.method == .get ? JSON.object([:]) : try? parseBody(request.body)
+        else { return nil }
+        var caller = Caller(apiToken: request.queryItems["ckAPIToken"])
+        caller.userName = user?.name
+        caller.userRecordName = user?.recordName
+        caller.session = user?.session
+        caller.webToken = request.queryItems["ckWebAuthToken"] ?? request.queryItems["ckSession"]
+        caller.deviceToken = request.header("X-CK-Device-Token")
+        let context = RequestContext(
+            route: route, caller: caller, key: key, dbID: dbID, now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
+        guard let (status, reply) = try? store.pool.read({ db in try self.read(route.endpoint, db, context, body) }), status == 200 else { return nil }
+        let bytes = reply.bytes
+        answers.countSynchronousAnswer()
+        if answers.isEnabled { answers.store(bytes, for: answerKey(route, request, userRecordName: user?.recordName), at: stamp) }
         var extra: [(String, String)] = []
         if let user { extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user.name, session: user.session))) }
-        return respond(200, .encoded(answer), uuid: Self.requestUUID(), extra: extra)
+        return withCORS(respond(200, .encoded(bytes), uuid: Self.requestUUID(), extra: extra), request)
     }
 
     /// A random (version 4) UUID in lower case, for `X-Apple-Request-UUID`; Foundation's `UUID` and

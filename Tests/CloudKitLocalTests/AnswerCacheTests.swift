@@ -50,6 +50,31 @@ import Testing
         #expect(server.service.answerCacheCounters.hits == hitsAfterWrite, "the write made the cached page stale")
     }
 
+    /// Without stored answers, a page is computed on the event loop once the caller's tokens are
+    /// known: the same bytes as the full path, an error still answered by the full path, and a
+    /// caller the full path would refuse never answered there.
+    @Test func pagesAreComputedOnTheEventLoopWhenTheCallerIsKnown() async throws {
+        let server = try await LiveServer.start(configure: { $0.answerCacheBytes = 0 })
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Feed")
+        _ = try await db.modify((0..<20).map { .create(record("r\($0)", ["v": .int64(Int64($0))])) }, zone: "Feed")
+        let path = server.path("private", "records/changes")
+        let full = try await server.raw(.post, path, body: Self.changesBody)
+        let before = server.service.answerCacheCounters.computedSynchronously
+        let synchronous = try await server.raw(.post, path, body: Self.changesBody)
+        #expect(server.service.answerCacheCounters.computedSynchronously == before + 1)
+        #expect(full.status == 200 && synchronous.status == 200 && digest(full.body) == digest(synchronous.body))
+        #expect(synchronous.header("X-Apple-CloudKit-Web-Auth-Token") != nil && synchronous.header("Content-Length") == String(synchronous.body.count))
+        let missing = try await server.raw(.post, path, body: #"{"zoneID":{"zoneName":"Nope"}}"#)
+        let missingBody = try JSON(parsing: missing.body)
+        #expect(missing.status == 404 && missingBody["serverErrorCode"] == "ZONE_NOT_FOUND")
+        let stranger = try await server.raw(.post, path, query: "ckAPIToken=nope&ckWebAuthToken=x", body: Self.changesBody)
+        #expect(stranger.status == 401)
+        #expect(server.service.answerCacheCounters.computedSynchronously == before + 1, "neither was answered on the event loop")
+        #expect(server.service.answerCacheCounters.hits == 0, "no answer was stored")
+    }
+
     @Test func aCommitByAnotherConnectionToTheSameFileIsSeen() async throws {
         let server = try await Self.seeded()
         defer { Task { await server.stop() } }

@@ -101,6 +101,8 @@ final class AnswerCache: Sendable {
         }
     }
 
+    func countSynchronousAnswer() { state.withLock { $0.counters.computedSynchronously += 1 } }
+
     // MARK: - Authentication facts
 
     func knowsAPIToken(_ token: String, container: String, at stamp: Int64) -> Bool {
@@ -142,4 +144,6 @@ public struct AnswerCacheCounters: Sendable, Equatable {
     public var stored = 0
     /// Answers dropped to stay within the size limit (not counting those a commit made stale).
     public var evicted = 0
+    /// Reads computed on the HTTP server's event loop (`LocalCloudKit.answerSynchronously`).
+    public var computedSynchronously = 0
 }

@@ -5,7 +5,8 @@ import NIOHTTPTypes
 
 /// Answers repeated reads from `LocalCloudKit`'s answer cache on the connection's event loop, without
 /// the hop into Swift concurrency and Hummingbird's responder that every other request takes (that
-/// hop, not the answer, dominates a cached page: see PERFORMANCE.md).
+/// hop, not the answer, dominates a cached page: see PERFORMANCE.md); and, on a miss, reads whose work
+/// is bounded (a page of changes, a lookup, zones) computed here too (`answerSynchronously`).
 ///
 /// Sits after HTTP decoding. A `/database/1/` request is held until its end; if the cache answers it,
 /// the answer is written here, otherwise the request passes on unchanged. A request is only answered
@@ -94,7 +95,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let request = ServerRequest(
             method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields),
             body: body.map { Array(buffer: $0) } ?? [])
-        guard let response = service.cachedResponse(request) else { return nil }
+        guard let response = service.cachedResponse(request) ?? service.answerSynchronously(request) else { return nil }
         var fields = LocalHTTPServer.fields(response.headers)
         fields[.contentLength] = String(response.body.count)
         fields[.date] = shared.date()
