@@ -272,7 +272,11 @@ extension LocalCloudKit {
     /// with `{"fileChecksum":"` (inside a JSON string those quotes would be escaped), and its URL
     /// goes before its closing brace, where `Asset.json` puts it.
     func linkedFieldsText(_ text: String, _ db: Database, _ context: RequestContext) throws -> String? {
-        let bytes = Array(text.utf8)
+        try linkedFields(Array(text.utf8), db, context).map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    /// `linkedFieldsText` on bytes; nil when nothing was added.
+    func linkedFields(_ bytes: [UInt8], _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
         let base = baseURL.withLock { $0 }
         let statement = try db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?")
         var failure: (any Error)?
@@ -286,7 +290,7 @@ extension LocalCloudKit {
             }
         }
         if let failure { throw failure }
-        return linked.map { String(decoding: $0, as: UTF8.self) } ?? text
+        return linked
     }
 
     /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose

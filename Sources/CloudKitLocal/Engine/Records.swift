@@ -502,12 +502,14 @@ extension LocalCloudKit {
             // Reshaped records, share records (with their share keys), records with assets (their
             // download URLs) and rows a participant may not see go through a decoded record; the rest is copied from the row as it is.
             var decoded: StoredRecord?
-            var linked: String?
-            if !reshape, visible == nil, RowJSON.hasAssets(current), let text = RowJSON.fieldsText(current), RowJSON.type(current) != Self.shareRecordType {
-                // Download URLs spliced into the stored text: only the asset fields are decoded.
-                linked = try linkedFieldsText(text, db, context)
+            var linked: [UInt8]?
+            var spliced = false
+            if !reshape, visible == nil, RowJSON.hasAssets(current), let text = RowJSON.fieldsBytes(current), RowJSON.type(current) != Self.shareRecordType {
+                // Download URLs spliced into the stored text (nil: none to add, the row is copied).
+                linked = try linkedFields(text, db, context)
+                spliced = true
             }
-            if reshape || visible != nil || (RowJSON.hasAssets(current) && linked == nil) || RowJSON.type(current) == Self.shareRecordType {
+            if reshape || visible != nil || (RowJSON.hasAssets(current) && !spliced) || RowJSON.type(current) == Self.shareRecordType {
                 let record = try StoredRecord(row: row)
                 if let visible, visible.permission(record.name) == nil { continue }
                 decoded = record

@@ -35,13 +35,14 @@ enum RowJSON {
     /// `{"recordName":…,"deleted":true}` for a tombstone, else the record as `StoredRecord.write` writes
     /// it: recordName, recordType, recordChangeTag, fields, pluginFields, created, modified, deleted,
     /// shortGUID, parent, share.
-    /// The row's stored fields text as a `String` (nil for NULL).
-    static func fieldsText(_ statement: SQLiteStatement) -> String? {
-        text(statement, Column.fields).map { String(decoding: $0, as: UTF8.self) }
+    /// The row's stored fields text, copied (nil for NULL or text that is not valid UTF-8).
+    static func fieldsBytes(_ statement: SQLiteStatement) -> [UInt8]? {
+        guard let bytes = text(statement, Column.fields), isValidUTF8(bytes) else { return nil }
+        return Array(bytes)
     }
 
     /// `fields`: the fields text to write instead of the row's (download URLs added).
-    static func writeRecord(_ statement: SQLiteStatement, fields replaced: String? = nil, into writer: inout JSONWriter) {
+    static func writeRecord(_ statement: SQLiteStatement, fields replaced: [UInt8]? = nil, into writer: inout JSONWriter) {
         writer.raw(#"{"recordName":"#)
         writeString(statement, Column.name, into: &writer)
         if isDeleted(statement) {
@@ -57,7 +58,7 @@ enum RowJSON {
         }
         writer.raw(#","fields":"#)
         if let replaced {
-            writer.raw(replaced.utf8)
+            writer.raw(replaced)
         } else if let fields = text(statement, Column.fields) {
             if isValidUTF8(fields) { writer.raw(fields) } else { writer.raw(String(decoding: fields, as: UTF8.self).utf8) }
         } else {
