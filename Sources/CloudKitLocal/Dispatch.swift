@@ -12,6 +12,9 @@ struct RequestContext: Sendable {
     /// In the shared database, once a zone is resolved: what the caller may reach in it (the
     /// context then points at the owner's private database). Nil: the caller's own database.
     var access: SharedAccess?
+    /// The store's change stamp read before this request's transaction (nil: unknown). Facts read
+    /// at a stamp hold for every request at that stamp (see `AnswerCache`).
+    var stamp: Int64?
 
     var environment: CloudKitEnvironment { route.environment }
     var container: String { route.container }
@@ -27,7 +30,7 @@ struct RequestContext: Sendable {
 }
 
 extension LocalCloudKit {
-    func dispatch(_ route: Route, caller: Caller, body: JSON) async throws -> (Int, Reply) {
+    func dispatch(_ route: Route, caller: Caller, body: JSON, stamp: Int64? = nil) async throws -> (Int, Reply) {
         if route.endpoint == .usersCurrent {
             guard let user = caller.userName, let recordName = caller.userRecordName else {
                 throw ServiceError(.authenticationFailed, "users endpoints need a signed-in user")
@@ -44,9 +47,11 @@ extension LocalCloudKit {
         let owner = route.scope == .public ? "" : (caller.userRecordName ?? "")
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
         let dbID = try await databaseID(key)
-        let context = RequestContext(
+        var request = RequestContext(
             route: route, caller: caller, key: key, dbID: dbID,
             now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
+        request.stamp = stamp
+        let context = request
         if route.isWrite {
             let answer = try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
             if route.endpoint == .recordsModify || route.endpoint == .zonesModify { courier.wakeAll() }

@@ -141,6 +141,9 @@ public final class LocalCloudKit: Sendable {
     let answers: AnswerCache
     /// Download tokens by file id (see `downloadToken`).
     let downloadTokens = Mutex<[Int64: String]>([:])
+    /// File ids by container, environment and checksum, as read at one change stamp (a file comes
+    /// and goes only with a commit, which moves the stamp).
+    let blobIDs = Mutex<(stamp: Int64, ids: [String: Int64])>((-1, [:]))
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store
@@ -227,7 +230,7 @@ public final class LocalCloudKit: Sendable {
                 extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
             }
             let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
-            let (status, reply) = try await dispatch(route, caller: caller, body: body)
+            let (status, reply) = try await dispatch(route, caller: caller, body: body, stamp: stamp)
             let bytes = reply.bytes
             if let stamp, let apiToken = caller.apiToken {
                 answers.remember(
@@ -376,8 +379,9 @@ public final class LocalCloudKit: Sendable {
         caller.session = user?.session
         caller.webToken = request.queryItems["ckWebAuthToken"] ?? request.queryItems["ckSession"]
         caller.deviceToken = request.header("X-CK-Device-Token")
-        let context = RequestContext(
+        var context = RequestContext(
             route: route, caller: caller, key: key, dbID: dbID, now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
+        context.stamp = stamp
         guard let (status, reply) = try? store.pool.read({ db in try self.read(route.endpoint, db, context, body) }), status == 200 else { return nil }
         let bytes = reply.bytes
         answers.countSynchronousAnswer()

@@ -282,7 +282,18 @@ extension LocalCloudKit {
         var failure: (any Error)?
         let linked = Self.spliceDownloadURLs(bytes) { checksum in
             do {
-                guard let id = try Int64.fetchOne(statement, arguments: [context.container, context.environment.rawValue, checksum]) else { return nil }
+                let key = context.container + "\u{1F}" + context.environment.rawValue + "\u{1F}" + checksum
+                var id = context.stamp.flatMap { stamp in blobIDs.withLock { $0.stamp == stamp ? $0.ids[key] : nil } }
+                if id == nil {
+                    id = try Int64.fetchOne(statement, arguments: [context.container, context.environment.rawValue, checksum])
+                    if let found = id, let stamp = context.stamp {
+                        blobIDs.withLock { known in
+                            if known.stamp != stamp || known.ids.count > 100_000 { known = (stamp, [:]) }
+                            known.ids[key] = found
+                        }
+                    }
+                }
+                guard let id else { return nil }
                 return base + Self.downloadPathPrefix + downloadToken(blobID: id) + "/${f}"
             } catch {
                 failure = error
