@@ -219,3 +219,36 @@ final class ProgressLog: @unchecked Sendable {
     var count: Int { lock.withLock { reports.count } }
     var last: (Int64, Int64?)? { lock.withLock { reports.last } }
 }
+
+/// records/query's two ways to a page give the same pages: SQLite sorting and cutting (no filter,
+/// sorted by record times) and the matcher (a filter every record passes).
+@Suite struct QueryPathTests {
+    @Test func sortedBySQLiteOrByTheMatcherThePagesAreTheSame() async throws {
+        let clock = TestClock()
+        let server = try await LiveServer.start(now: { clock.now })
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Z")
+        for batch in 0..<5 {
+            // Names out of time order, several records per millisecond: ties broken by name.
+            _ = try await db.modify((0..<90).map { .create(record("n\((89 - $0) * 7 % 90)-\(batch)", "T", ["v": .int64(Int64($0))])) }, zone: "Z")
+            clock.advance(batch % 2 == 0 ? 1 : 0)
+        }
+        try await server.service.addSystemIndexes(container: LiveServer.container, environment: .development)
+        func pages(_ query: Query) async throws -> [String] {
+            var names: [String] = []
+            for try await page in db.queryPages(QueryRequest(query: query, zoneID: ZoneID(zoneName: "Z"), resultsLimit: 100)) {
+                names += page.records.compactMap { $0.record?.recordName }
+            }
+            return names
+        }
+        let everyone = Filter(system: .recordName, .notEquals, .reference(Reference(recordName: "nobody")))
+        for ascending in [true, false] {
+            let sort = [SortDescriptor(system: .createdTimestamp, ascending: ascending)]
+            let bySQLite = try await pages(Query(recordType: "T", sortBy: sort))
+            let byMatcher = try await pages(Query(recordType: "T", filterBy: [everyone], sortBy: sort))
+            #expect(bySQLite.count == 450 && bySQLite == byMatcher)
+        }
+        #expect(try await pages(Query(recordType: "T")) == (try await pages(Query(recordType: "T", filterBy: [everyone]))))
+    }
+}

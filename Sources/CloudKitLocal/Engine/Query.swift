@@ -40,10 +40,32 @@ extension LocalCloudKit {
         // for every page made paging a type of N records cost N decodes a page.
         let named = Set((query.filterBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName)
             + (query.sortBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName))
+        let queryHash = OpaqueToken.hash(query.json.bytes + Array((request.zoneID?.zoneName ?? "").utf8))
+        var offset = 0
+        if let marker = request.continuationMarker {
+            guard let value = OpaqueToken.continuationOffset(marker, queryHash: queryHash) else {
+                throw ServiceError.badRequest("continuationMarker does not belong to this query")
+            }
+            offset = value
+        }
         // A match is kept small (its row, zone, name and sort keys): sorting moves it around.
         let descriptors = query.sortBy ?? []
         var matches: [QueryCandidate] = []
-        for (zoneIndex, (zone, context)) in zones.enumerated() {
+        // `matched`: every match was read and sorted here (the page is cut below); false when SQLite
+        // sorted and cut it: a query of one zone, without filters, sorted by the record times, that
+        // every caller may read in full (the common "newest first" listing), reads one page of rows
+        // and one more to know whether more are coming.
+        var matched = true
+        if zones.count == 1, (query.filterBy ?? []).isEmpty, zones[0].1.access?.isWholeZone ?? true,
+            try readsAll(type, db, context), let order = QueryCandidate.sqlOrder(descriptors)
+        {
+            matched = false
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT rowid, name FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0 ORDER BY \(order) LIMIT ? OFFSET ?"),
+                arguments: [zones[0].1.dbID, zones[0].0.name, query.recordType, limit + 1, offset])
+            while let row = try rows.next() { matches.append(QueryCandidate(rowID: row[0], zone: 0, name: row[1], keys: [])) }
+        }
+        for (zoneIndex, (zone, context)) in zones.enumerated() where matched {
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: named.isEmpty ? QueryCandidate.lightSQL : QueryCandidate.withFieldsSQL),
                 arguments: [context.dbID, zone.name, query.recordType])
@@ -56,17 +78,10 @@ extension LocalCloudKit {
                 }
             }
         }
-        QueryMatcher.sort(&matches, by: descriptors)
+        if matched { QueryMatcher.sort(&matches, by: descriptors) }
 
-        let queryHash = OpaqueToken.hash(query.json.bytes + Array((request.zoneID?.zoneName ?? "").utf8))
-        var offset = 0
-        if let marker = request.continuationMarker {
-            guard let value = OpaqueToken.continuationOffset(marker, queryHash: queryHash) else {
-                throw ServiceError.badRequest("continuationMarker does not belong to this query")
-            }
-            offset = value
-        }
-        let page = Array(matches.dropFirst(offset).prefix(limit))
+        let page = matched ? Array(matches.dropFirst(offset).prefix(limit)) : Array(matches.prefix(limit))
+        let more = matched ? offset + page.count < matches.count : matches.count > limit
         let reshape = request.desiredKeys != nil || request.numbersAsStrings == true
         var writer = JSONWriter(capacity: 1024 * page.count + 128)
         writer.raw(#"{"records":["#)
@@ -98,7 +113,7 @@ extension LocalCloudKit {
             }
         }
         writer.raw("]")
-        if offset + page.count < matches.count {
+        if more {
             writer.raw(#","continuationMarker":"#)
             writer.writeString(OpaqueToken.continuationMarker(offset: offset + page.count, queryHash: queryHash))
         }
@@ -115,6 +130,21 @@ struct QueryCandidate {
     var zone: Int
     var name: String
     var keys: [QueryMatcher.Scalar?]
+
+    /// The SQL `ORDER BY` of sort descriptors that name only the record times (ties by name, as
+    /// `QueryMatcher.sort` breaks them); nil when SQLite cannot sort as the matcher does.
+    static func sqlOrder(_ descriptors: [SortDescriptor]) -> String? {
+        var terms: [String] = []
+        for descriptor in descriptors {
+            guard descriptor.fieldName == nil else { return nil }
+            switch descriptor.systemFieldName {
+            case .createdTimestamp?: terms.append("created_ts " + (descriptor.isAscending ? "ASC" : "DESC"))
+            case .modifiedTimestamp?: terms.append("modified_ts " + (descriptor.isAscending ? "ASC" : "DESC"))
+            default: return nil
+            }
+        }
+        return (terms + ["name ASC"]).joined(separator: ", ")
+    }
 
     static let lightSQL = """
         SELECT rowid, name, created_ts, created_user, modified_ts, modified_user, parent, share FROM record
@@ -148,6 +178,13 @@ struct QueryCandidate {
 extension LocalCloudKit {
     /// Whether the caller may READ a record of `type`: always outside the public database; there, by
     /// the type's grants (`_creator` when the caller created the record).
+    /// Whether the caller may READ every record of `type` (no per-record check is needed).
+    func readsAll(_ type: RecordTypeSchema, _ db: Database, _ context: RequestContext) throws -> Bool {
+        guard context.scope == .public, !SchemaTables.isSystemType(type.name) else { return true }
+        let roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: context.caller.actingRecordName)
+        return type.permits(.read, roles: roles)
+    }
+
     func readableCheck(_ type: RecordTypeSchema, _ db: Database, _ context: RequestContext) throws -> (StoredRecord) -> Bool {
         guard context.scope == .public, !SchemaTables.isSystemType(type.name) else { return { _ in true } }
         let roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: context.caller.actingRecordName)
