@@ -217,6 +217,15 @@ public final class Store: Sendable {
                 CREATE INDEX record_assets ON record (db) WHERE has_assets = 1;
                 """)
         }
+        migrator.registerMigration("v8-query-times") { db in
+            // records/query's newest-first listing (no filter, sorted by a record time) is sorted by
+            // SQLite: these let it walk a type's records in time order instead of reading and sorting
+            // them all for every page.
+            try db.execute(sql: """
+                CREATE INDEX record_type_created ON record (db, zone, type, created_ts, name) WHERE deleted = 0;
+                CREATE INDEX record_type_modified ON record (db, zone, type, modified_ts, name) WHERE deleted = 0;
+                """)
+        }
         return migrator
     }
 }
