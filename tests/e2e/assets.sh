@@ -11,11 +11,8 @@ source tests/e2e/lib.sh
 
 for size in ${E2E_SIZES:-80x24 100x30}; do
     W=${size%x*}; H=${size#*x}
-    [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    rm -rf "$WORK/data"
-    start_demo_serve
-    ENVS="LANG=C.UTF-8 TERM=xterm-256color HOME=$WORK/home-$size CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery \
-      CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token"
+    restart_demo_serve
+    ENVS=$(demo_env "$size")
     DL="$WORK/dl-$size"; mkdir -p "$DL"
     tmux -L "$SOCK" kill-server 2>/dev/null
     SESSIONS=$((SESSIONS + 1)); SOCK="$SOCK_BASE-$SESSIONS"

@@ -63,3 +63,15 @@ start_demo_serve() {
     API="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
     DB="$URL/database/1/iCloud.com.example.Gallery/development/private"
 }
+
+# restart_demo_serve: stop the server of an earlier size and start a fresh one on empty data.
+restart_demo_serve() {
+    [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    rm -rf "$WORK/data"
+    start_demo_serve
+}
+# demo_env SIZE: the environment that points the browser at start_demo_serve's server as user demo.
+demo_env() {
+    echo "LANG=C.UTF-8 TERM=xterm-256color HOME=$WORK/home-$1 CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery \
+CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token"
+}

@@ -316,16 +316,19 @@ enum QueryMatcher {
 
     /// Sorts candidates by their precomputed keys, then by name.
     static func sort(_ items: inout [QueryCandidate], by descriptors: [SortDescriptor]) {
-        items.sort { a, b in
-            for (i, descriptor) in descriptors.enumerated() {
-                let va = a.keys[i], vb = b.keys[i]
-                if va == vb { continue }
-                guard let va else { return false }
-                guard let vb else { return true }
-                return descriptor.isAscending ? va < vb : va > vb
-            }
-            return a.name < b.name
+        items.sort { a, b in precedes(a.keys, a.name, b.keys, b.name, descriptors) }
+    }
+
+    /// The order of two records by their sort keys (missing values last), ties by name.
+    static func precedes(_ aKeys: [Scalar?], _ aName: String, _ bKeys: [Scalar?], _ bName: String, _ descriptors: [SortDescriptor]) -> Bool {
+        for (i, descriptor) in descriptors.enumerated() {
+            let va = aKeys[i], vb = bKeys[i]
+            if va == vb { continue }
+            guard let va else { return false }
+            guard let vb else { return true }
+            return descriptor.isAscending ? va < vb : va > vb
         }
+        return aName < bName
     }
 
     static func sort<T>(_ items: inout [T], by descriptors: [SortDescriptor], record: (T) -> StoredRecord) {
@@ -334,16 +337,7 @@ enum QueryMatcher {
             let r = record(item)
             return (descriptors.map { key(r, $0) }, r.name, item)
         }
-        keyed.sort { a, b in
-            for (i, descriptor) in descriptors.enumerated() {
-                let va = a.keys[i], vb = b.keys[i]
-                if va == vb { continue }
-                guard let va else { return false }
-                guard let vb else { return true }
-                return descriptor.isAscending ? va < vb : va > vb
-            }
-            return a.name < b.name
-        }
+        keyed.sort { a, b in precedes(a.keys, a.name, b.keys, b.name, descriptors) }
         items = keyed.map(\.item)
     }
 

@@ -11,6 +11,25 @@ struct ServeBench: AsyncParsableCommand {
         abstract: "Local server over loopback: change and query pages per second; 200-op atomic modify vs 200 single requests; index rules and shared zones against their baselines."
     )
 
+    /// Serves `service` on a loopback port; answers the port and the serving task (cancel it to stop).
+    static func serve(_ service: LocalCloudKit) async -> (Int, Task<Void, any Error>) {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let app = LocalHTTPServer(service: service, port: 0).application { continuation.yield($0) }
+        let task = Task { try await app.run() }
+        var port = 0
+        for await p in stream {
+            port = p
+            break
+        }
+        return (port, task)
+    }
+
+    static func client(port: Int, webAuthToken: String) -> CloudKitClient {
+        CloudKitClient(
+            configuration: CloudKitConfiguration(serverURL: "http://127.0.0.1:\(port)", container: "iCloud.bench", retryPolicy: .none),
+            credentials: .apiToken("bench", webAuthToken: webAuthToken), transport: AsyncHTTPTransport())
+    }
+
     @Option(help: "Records in the zone that is paged through.") var records = 10_000
     @Option(help: "Repetitions per figure (the median is printed).") var runs = 5
     @Option(help: "Concurrent clients for the aggregate paging figure.") var clients = 4
@@ -27,18 +46,9 @@ struct ServeBench: AsyncParsableCommand {
         // measures the cache).
         configuration.answerCacheBytes = 0
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let app = LocalHTTPServer(service: service, port: 0).application { continuation.yield($0) }
-        let serverTask = Task { try await app.run() }
+        let (port, serverTask) = await Self.serve(service)
         defer { serverTask.cancel() }
-        var port = 0
-        for await p in stream {
-            port = p
-            break
-        }
-        let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://127.0.0.1:\(port)", container: "iCloud.bench", retryPolicy: .none),
-            credentials: .apiToken("bench", webAuthToken: "bench-user"), transport: AsyncHTTPTransport())
+        let client = Self.client(port: port, webAuthToken: "bench-user")
         let db = client.database(.private)
         _ = try await db.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Bench"))])
         let zone = ZoneID(zoneName: "Bench")
@@ -102,18 +112,9 @@ struct ServeBench: AsyncParsableCommand {
         var unchecked = configuration
         unchecked.enforcesIndexes = false
         let uncheckedService = try LocalCloudKit(store: try Store(directory: directory), configuration: unchecked)
-        let (stream2, continuation2) = AsyncStream<Int>.makeStream()
-        let app2 = LocalHTTPServer(service: uncheckedService, port: 0).application { continuation2.yield($0) }
-        let serverTask2 = Task { try await app2.run() }
+        let (port2, serverTask2) = await Self.serve(uncheckedService)
         defer { serverTask2.cancel() }
-        var port2 = 0
-        for await p in stream2 {
-            port2 = p
-            break
-        }
-        let uncheckedDB = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://127.0.0.1:\(port2)", container: "iCloud.bench", retryPolicy: .none),
-            credentials: .apiToken("bench", webAuthToken: "bench-user"), transport: AsyncHTTPTransport()).database(.private)
+        let uncheckedDB = Self.client(port: port2, webAuthToken: "bench-user").database(.private)
         let query = QueryRequest(
             query: Query(recordType: sample[0].recordType ?? "Artwork", filterBy: [], sortBy: [SortDescriptor(system: .createdTimestamp)]), zoneID: zone, resultsLimit: 200)
         try await service.addSystemIndexes(container: "iCloud.bench", environment: .development)
@@ -132,9 +133,7 @@ struct ServeBench: AsyncParsableCommand {
         // 5. A shared zone's change feed read by a participant (shared database) against the owner's own.
         let invite = ShareParticipant.invite(UserLookupInfo(emailAddress: "guest@bench.invalid"), permission: .readOnly)
         let shared = try await db.modifyRecords(ModifyRecordsRequest(operations: [.create(.share(of: nil, participants: [invite]))], zoneID: zone))
-        let guest = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://127.0.0.1:\(port)", container: "iCloud.bench", retryPolicy: .none),
-            credentials: .apiToken("bench", webAuthToken: "bench-guest"), transport: AsyncHTTPTransport())
+        let guest = Self.client(port: port, webAuthToken: "bench-guest")
         guard let guid = shared.results.first?.record?.shortGUID else { throw ValidationError("the zone share was not saved") }
         _ = try await guest.database(.shared).acceptShares([ShortGUID(value: guid, shouldFetchRootRecord: false)])
         let owner = try await client.database(.public).currentUser().userRecordName
