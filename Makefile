@@ -55,6 +55,8 @@ bench-all: bench
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench terminal --term tmux-256color
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench reopen
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench memory
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench network --delay-ms 150
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench network --delay-ms 300
 	scripts/bench-nginx.sh
 	scripts/bench-callgrind.sh
 

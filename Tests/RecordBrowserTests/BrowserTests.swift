@@ -141,19 +141,20 @@ struct Harness {
         h.keys(.char("j"), .enter)
         let generation = try #require(h.state.list?.generation)
         #expect(h.loadChangesTokens == [nil], "a zone never opened starts from the beginning")
-        h.page(Harness.records(0..<200), token: "t1", more: true)
+        h.page(Harness.records(0..<600), token: "t1", more: true)
         #expect(h.effects.isEmpty, "no prefetch while far from the end")
         try assertSnapshot(h.screen, "records-80x24")
         #expect(h.state.list!.window.count <= 60, "only a window of rows is in memory")
-        // Near the end of what is loaded, the next page is requested before the user reaches it.
-        h.keys(.pageDown, .pageDown, .pageDown, .pageDown, .pageDown)
+        // Within two pages of the end of what is loaded, the next page is requested before the user
+        // reaches it.
+        h.keys(.pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown)
         #expect(h.loadChangesTokens == ["t1"])
         // A late answer for an older list is ignored.
         h.send(.pageApplied(generation: generation - 1, .success(PageOutcome(total: 999, syncToken: "x", continuationMarker: nil, moreComing: false, received: 1))))
-        #expect(h.state.list?.total == 200)
-        h.page(Harness.records(200..<250), token: "t2", more: false)
-        #expect(h.state.list?.total == 250 && h.state.list?.moreComing == false)
-        #expect(h.screen.line(23).contains("250 loaded") && !h.screen.line(23).contains("more coming"))
+        #expect(h.state.list?.total == 600)
+        h.page(Harness.records(600..<650), token: "t2", more: false)
+        #expect(h.state.list?.total == 650 && h.state.list?.moreComing == false)
+        #expect(h.screen.line(23).contains("650 loaded") && !h.screen.line(23).contains("more coming"))
     }
 
     @Test func theSelectionBarCoversTheRowsTextNotTheBlankRest() throws {
@@ -175,10 +176,10 @@ struct Harness {
         var h = Harness()
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
         h.keys(.char("j"), .enter)
-        h.page(Harness.records(0..<200), token: "t1", more: true)
+        h.page(Harness.records(0..<600), token: "t1", more: true)
         h.keys(.char("G"))
         #expect(h.state.list?.loadingToEnd == true && h.loadChangesTokens == ["t1"])
-        h.page(Harness.records(200..<400), token: "t2", more: true)
+        h.page(Harness.records(600..<800), token: "t2", more: true)
         #expect(h.loadChangesTokens == ["t2"], "keeps loading")
         h.keys(.escape)
         #expect(h.state.list?.loadingToEnd == false && h.state.pane == .records && h.state.message?.contains("stopped") == true)

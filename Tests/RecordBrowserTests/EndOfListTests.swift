@@ -17,7 +17,7 @@ import Testing
         var pages = 1
         func noPlaceholder() -> Bool { !h.screen.snapshot.split(separator: "\n").contains { $0.hasPrefix("   …") } }
         #expect(noPlaceholder())
-        while h.loadChangesTokens.count == 1, pages < 10 {
+        while h.state.list?.moreComing == true, pages < 10 {
             let start = pages * 200
             h.page(Harness.records(start..<(start + 200)), token: "t\(pages + 1)", more: pages < 4)
             pages += 1
