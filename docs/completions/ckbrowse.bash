@@ -890,13 +890,13 @@ _ckbrowse_bench() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    decode|serve|terminal|memory|reopen|keypress)
+    decode|serve|terminal|memory|reopen|keypress|network)
         # Offer subcommand argument completions
         "_ckbrowse_bench_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'decode serve terminal memory reopen keypress' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'decode serve terminal memory reopen keypress network' -- "${cur}"))
         ;;
     esac
 }
@@ -1016,6 +1016,27 @@ _ckbrowse_bench_keypress() {
         return
         ;;
     '--cache-directory')
+        return
+        ;;
+    esac
+}
+
+_ckbrowse_bench_network() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--delay-ms --records --rate)
+    __ckbrowse_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--delay-ms')
+        return
+        ;;
+    '--records')
+        return
+        ;;
+    '--rate')
         return
         ;;
     esac

@@ -486,17 +486,18 @@ _ckbrowse_bench() {
     command)
         local -ar subcommands=(
             'decode:Decode speed of a records/changes page: fast decoder vs JSONDecoder vs CPython json.loads.'
-            'serve:Local server over loopback: records/changes pages per second; 200-op atomic modify vs 200 single requests.'
+            'serve:Local server over loopback: change and query pages per second; 200-op atomic modify vs 200 single requests; index rules and shared zones against their baselines.'
             'terminal:Bytes written to the terminal for a one-line scroll and for a full redraw.'
             'memory:Resident memory after paging 10k, 100k and 1M records in the browser.'
             'reopen:Reopen a 100k-record zone with 1% changed: requests and bytes against a cold open.'
             'keypress:Key presses in the browser core over a cache of N records (for callgrind).'
+            'network:The browser with every answer delayed: PgDn held through a zone, and a cached zone reopened.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        decode|serve|terminal|memory|reopen|keypress)
+        decode|serve|terminal|memory|reopen|keypress|network)
             "_ckbrowse_bench_${words[1]}" && ret=0
             ;;
         esac
@@ -583,6 +584,20 @@ _ckbrowse_bench_keypress() {
         '--presses[Key presses to make.]:presses:'
         '--cache-directory[Cache directory to fill (once) and reuse.]:cache-directory:'
         '--prepare-only[Only fill the cache.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_network() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--delay-ms[Milliseconds added to every answer.]:delay-ms:'
+        '--records[Records in the zone.]:records:'
+        '--rate[PgDn presses a second.]:rate:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
