@@ -20,7 +20,7 @@ wait_for() { for _ in $(seq 1 600); do tmux -L "$SOCK" capture-pane -p | grep -q
 shot() { sleep 0.3; tmux -L "$SOCK" capture-pane -e -p > "$WORK/$1.ans"; python3 scripts/render_ansi.py "$WORK/$1.ans" "screenshots/$1.png" $COLS $ROWS; echo "screenshots/$1.png"; }
 keys() { tmux -L "$SOCK" send-keys "$@"; }
 wait_for "3 zones"; shot zones
-keys j j Enter; wait_for "200 loaded"; keys j j j j j; shot records
+keys j j Enter; wait_for "00 loaded"; keys j j j j j; shot records
 keys : "open artwork-0017" Enter; wait_for "FIELDS"; keys j; shot record-detail
 keys Enter; wait_for "artist-lee-ufan"; shot reference-followed
 keys Escape Escape Escape s; wait_for "artwork-changes"; shot subscriptions
