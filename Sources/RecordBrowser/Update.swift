@@ -179,7 +179,9 @@ public enum Browser {
                     state.message = "the server refused the cached sync token: the zone was fetched again from the start"
                 } else if list.loadingToEnd {
                     state.message = "loading to the end… \(Format.count(list.total)) loaded (Esc stops)"
-                } else {
+                } else if state.message?.hasPrefix("loading to the end") == true {
+                    // Only the loading message goes: a page prefetched in the background must not take
+                    // away what the user was just told (what was staged, a commit's outcome).
                     state.message = nil
                 }
                 if list.followEnd {

@@ -73,6 +73,19 @@ import Testing
         #expect(h.state.input == nil && h.state.message?.contains("exists as INT64") == true)
     }
 
+    /// Two pages of prefetch lead mean pages arrive in the background while the user works: they
+    /// must not take away what the user was just told.
+    @Test func aPageArrivingInTheBackgroundKeepsTheMessage() {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.select(field: "year")
+        h.keys(.char("x"))
+        let told = h.state.message
+        #expect(told?.hasPrefix("staged: clear 'year'") == true)
+        h.page(Harness.records(0..<5), token: "t2", more: true)
+        #expect(h.state.message == told)
+    }
+
     @Test func byteCountsReadAsPeopleSayThem() {
         #expect(AssetProgress.bytes(405) == "405 B" && AssetProgress.bytes(2_048) == "2.0 KB" && AssetProgress.bytes(3_000_000) == "2.9 MB")
         #expect(AssetProgress.describe(done: 0, total: nil) == "0 B")
