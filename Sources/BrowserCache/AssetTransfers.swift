@@ -45,7 +45,7 @@ extension EffectRunner {
         do {
             let bytes = try await client.downloadAsset(download.asset, to: path, fileName: (path as NSString).lastPathComponent) { done, total in
                 // The last report is the outcome's to give.
-                guard done != total, throttle.due(false) else { return }
+                guard done != total, throttle.due() else { return }
                 Task { await host.deliver(.assetProgress(label: label, done: done, total: total)) }
             }
             return [.assetDownloaded(label: label, .success((path: path, bytes: bytes)))]
@@ -83,15 +83,15 @@ extension EffectRunner {
     }
 }
 
-/// Lets progress through at most every 100 ms (and always the last report).
+/// Lets progress through at most every 100 ms.
 final class ProgressThrottle: @unchecked Sendable {
     private let lock = NSLock()
     private var last: UInt64 = 0
 
-    func due(_ final: Bool) -> Bool {
+    func due() -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
         return lock.withLock {
-            guard final || now - last >= 100_000_000 else { return false }
+            guard now - last >= 100_000_000 else { return false }
             last = now
             return true
         }

@@ -124,8 +124,7 @@ public struct EffectRunner: Sendable {
         case .loadSchema:
             return [.schemaLoaded(await loadSchema())]
         case .loadSchemaFile(let path):
-            let expanded = path.hasPrefix("~/") ? (ProcessInfo.processInfo.environment["HOME"] ?? "") + path.dropFirst() : path
-            guard let text = try? String(contentsOfFile: expanded, encoding: .utf8) else {
+            guard let text = try? String(contentsOfFile: Self.absolutePath(path), encoding: .utf8) else {
                 return [.schemaLoaded(.failure(BrowserFailure(message: "cannot read \(path)")))]
             }
             do {

@@ -327,9 +327,15 @@ public final class LocalCloudKit: Sendable {
         guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route, at: stamp),
             let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp)
         else { return nil }
+        return knownCallerAnswer(answer, user: user)
+    }
+
+    /// A 200 answer to a caller known at this stamp: its own request UUID and, for a signed-in user, a
+    /// freshly minted web auth token.
+    func knownCallerAnswer(_ bytes: [UInt8], user: AnswerCache.KnownUser?) -> ServerResponse {
         var extra: [(String, String)] = []
         if let user { extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user.name, session: user.session))) }
-        return respond(200, .encoded(answer), uuid: Self.requestUUID(), extra: extra)
+        return respond(200, .encoded(bytes), uuid: Self.requestUUID(), extra: extra)
     }
 
     /// The caller of a cacheable read, when what authentication needs was found valid at `stamp`
@@ -366,18 +372,19 @@ public final class LocalCloudKit: Sendable {
     public func answerSynchronously(_ request: ServerRequest) -> ServerResponse? {
         guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
             Self.synchronousEndpoints.contains(route.endpoint.operation), let stamp = store.changeStamp(),
-            let (_, user) = knownCaller(request, route: route, at: stamp)
+            let (apiToken, user) = knownCaller(request, route: route, at: stamp)
         else { return nil }
         let owner = route.scope == .public ? "" : (user?.recordName ?? "")
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
         guard let dbID = databaseIDs.withLock({ $0[key] }),
             let body = route.endpoint.method == .get ? JSON.object([:]) : try? parseBody(request.body)
         else { return nil }
-        var caller = Caller(apiToken: request.queryItems["ckAPIToken"])
+        var caller = Caller(apiToken: apiToken)
         caller.userName = user?.name
         caller.userRecordName = user?.recordName
         caller.session = user?.session
-        caller.webToken = request.queryItems["ckWebAuthToken"] ?? request.queryItems["ckSession"]
+        let items = request.queryItems
+        caller.webToken = items["ckWebAuthToken"] ?? items["ckSession"]
         caller.deviceToken = request.header("X-CK-Device-Token")
         var context = RequestContext(
             route: route, caller: caller, key: key, dbID: dbID, now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
@@ -385,10 +392,8 @@ public final class LocalCloudKit: Sendable {
         guard let (status, reply) = try? store.pool.read({ db in try self.read(route.endpoint, db, context, body) }), status == 200 else { return nil }
         let bytes = reply.bytes
         answers.countSynchronousAnswer()
-        if answers.isEnabled { answers.store(bytes, for: answerKey(route, request, userRecordName: user?.recordName), at: stamp) }
-        var extra: [(String, String)] = []
-        if let user { extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user.name, session: user.session))) }
-        return withCORS(respond(200, .encoded(bytes), uuid: Self.requestUUID(), extra: extra), request)
+        answers.store(bytes, for: answerKey(route, request, userRecordName: user?.recordName), at: stamp)
+        return withCORS(knownCallerAnswer(bytes, user: user), request)
     }
 
     /// A random (version 4) UUID in lower case, for `X-Apple-Request-UUID`; Foundation's `UUID` and

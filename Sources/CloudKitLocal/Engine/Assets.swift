@@ -44,8 +44,7 @@ extension LocalCloudKit {
             }
             let recordName = item.recordName ?? UUID().uuidString
             guard Self.isValidName(recordName) else { throw ServiceError.badRequest("invalid recordName '\(recordName.prefix(80))'") }
-            let parts = ["u1", String(context.dbID), zone.name, recordName, item.recordType ?? "", item.fieldName, String(expires)]
-            let token = OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+            let token = signedToken(["u1", String(context.dbID), zone.name, recordName, item.recordType ?? "", item.fieldName, String(expires)])
             tokens.append(["recordName": .string(recordName), "fieldName": .string(item.fieldName), "url": .string(base + Self.uploadPathPrefix + token)])
         }
         return ["tokens": .array(tokens)]
@@ -61,11 +60,22 @@ extension LocalCloudKit {
     }
 
     func uploadGrant(_ token: String) -> UploadGrant? {
-        guard let parts = OpaqueToken.decode(token), parts.count == 8, parts[0] == "u1",
-            mac(parts[0..<7].joined(separator: "\u{1F}")) == parts[7],
-            let dbID = Int64(parts[1]), let expires = Int64(parts[6])
-        else { return nil }
+        guard let parts = verifiedToken(token, kind: "u1", parts: 7), let dbID = Int64(parts[1]), let expires = Int64(parts[6]) else { return nil }
         return UploadGrant(dbID: dbID, zone: parts[2], recordName: parts[3], fieldName: parts[5], expires: expires)
+    }
+
+    /// `parts` (the first names the kind) and their MAC, as one opaque token: upload URLs, receipts
+    /// and download URLs carry their own permission.
+    func signedToken(_ parts: [String]) -> String {
+        OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+    }
+
+    /// The parts of a token `signedToken` made of `parts` parts of this `kind`, if its MAC is right.
+    func verifiedToken(_ token: String, kind: String, parts count: Int) -> [String]? {
+        guard let parts = OpaqueToken.decode(token), parts.count == count + 1, parts[0] == kind,
+            mac(parts[0..<count].joined(separator: "\u{1F}")) == parts[count]
+        else { return nil }
+        return Array(parts[0..<count])
     }
 
     // MARK: - The bytes
@@ -90,13 +100,12 @@ extension LocalCloudKit {
         guard request.body.count <= configuration.maximumAssetBytes else { throw assetTooLarge(request.body.count) }
         let checksum = Self.fileChecksum(request.body)
         let size = Int64(request.body.count)
-        let blobID: Int64 = try await store.pool.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT container, environment FROM ckdb WHERE id = ?", arguments: [grant.dbID]) else {
+        let (blobID, scope): (Int64, String) = try await store.pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT container, environment, scope FROM ckdb WHERE id = ?", arguments: [grant.dbID]) else {
                 throw ServiceError(.accessDenied, "this upload URL is for a database that no longer exists", status: 403)
             }
-            return try Self.storeBlob(db, container: row["container"], environment: row["environment"], bytes: request.body, checksum: checksum, now: now)
+            return (try Self.storeBlob(db, container: row["container"], environment: row["environment"], bytes: request.body, checksum: checksum, now: now), row["scope"])
         }
-        let scope = try await store.pool.read { db in try String.fetchOne(db, sql: "SELECT scope FROM ckdb WHERE id = ?", arguments: [grant.dbID]) }
         var file = JSONObject()
         // Private (and shared) databases encrypt assets with a per-file key; its checksum goes with the
         // receipt, so a save must present the pair it was given.
@@ -150,8 +159,7 @@ extension LocalCloudKit {
     // MARK: - Receipts
 
     func receipt(blobID: Int64, expires: Int64, referenceChecksum: String?) -> String {
-        let parts = ["r1", String(blobID), String(expires), referenceChecksum ?? ""]
-        return OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+        signedToken(["r1", String(blobID), String(expires), referenceChecksum ?? ""])
     }
 
     struct Receipt {
@@ -161,10 +169,7 @@ extension LocalCloudKit {
     }
 
     func decodeReceipt(_ text: String) -> Receipt? {
-        guard let parts = OpaqueToken.decode(text), parts.count == 5, parts[0] == "r1",
-            mac(parts[0..<4].joined(separator: "\u{1F}")) == parts[4],
-            let blobID = Int64(parts[1]), let expires = Int64(parts[2])
-        else { return nil }
+        guard let parts = verifiedToken(text, kind: "r1", parts: 4), let blobID = Int64(parts[1]), let expires = Int64(parts[2]) else { return nil }
         return Receipt(blobID: blobID, expires: expires, referenceChecksum: parts[3].isEmpty ? nil : parts[3])
     }
 
@@ -246,14 +251,10 @@ extension LocalCloudKit {
         }
         let base = baseURL.withLock { $0 }
         func linked(_ asset: Asset) throws -> Asset {
-            guard let checksum = asset.fileChecksum,
-                let id = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?"),
-                    arguments: [context.container, context.environment.rawValue, checksum])
-            else { return asset }
+            guard let checksum = asset.fileChecksum, let id = try blobID(checksum: checksum, db, context) else { return asset }
             var asset = asset
             asset.receipt = nil
-            asset.downloadURL = base + Self.downloadPathPrefix + downloadToken(blobID: id) + "/${f}"
+            asset.downloadURL = downloadURL(base: base, blobID: id)
             return asset
         }
         for (name, value) in record.fields {
@@ -270,31 +271,13 @@ extension LocalCloudKit {
     /// stored: a change page's row holding a picture is not decoded. Asset dictionaries are stored as
     /// this server writes them (`fileChecksum` first, no `receipt` or `downloadURL`), so each begins
     /// with `{"fileChecksum":"` (inside a JSON string those quotes would be escaped), and its URL
-    /// goes before its closing brace, where `Asset.json` puts it.
-    func linkedFieldsText(_ text: String, _ db: Database, _ context: RequestContext) throws -> String? {
-        try linkedFields(Array(text.utf8), db, context).map { String(decoding: $0, as: UTF8.self) } ?? text
-    }
-
-    /// `linkedFieldsText` on bytes; nil when nothing was added.
+    /// goes before its closing brace, where `Asset.json` puts it. Nil when nothing was added.
     func linkedFields(_ bytes: [UInt8], _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
         let base = baseURL.withLock { $0 }
-        let statement = try db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?")
         var failure: (any Error)?
         let linked = Self.spliceDownloadURLs(bytes) { checksum in
             do {
-                let key = context.container + "\u{1F}" + context.environment.rawValue + "\u{1F}" + checksum
-                var id = context.stamp.flatMap { stamp in blobIDs.withLock { $0.stamp == stamp ? $0.ids[key] : nil } }
-                if id == nil {
-                    id = try Int64.fetchOne(statement, arguments: [context.container, context.environment.rawValue, checksum])
-                    if let found = id, let stamp = context.stamp {
-                        blobIDs.withLock { known in
-                            if known.stamp != stamp || known.ids.count > 100_000 { known = (stamp, [:]) }
-                            known.ids[key] = found
-                        }
-                    }
-                }
-                guard let id else { return nil }
-                return base + Self.downloadPathPrefix + downloadToken(blobID: id) + "/${f}"
+                return try blobID(checksum: checksum, db, context).map { downloadURL(base: base, blobID: $0) }
             } catch {
                 failure = error
                 return nil
@@ -302,6 +285,28 @@ extension LocalCloudKit {
         }
         if let failure { throw failure }
         return linked
+    }
+
+    /// The id of the file with `checksum` in the request's container and environment. Ids read at a
+    /// change stamp are kept for requests at that stamp (a file comes and goes only with a commit).
+    func blobID(checksum: String, _ db: Database, _ context: RequestContext) throws -> Int64? {
+        let key = context.container + "\u{1F}" + context.environment.rawValue + "\u{1F}" + checksum
+        if let stamp = context.stamp, let known = blobIDs.withLock({ $0.stamp == stamp ? $0.ids[key] : nil }) { return known }
+        let id = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?"),
+            arguments: [context.container, context.environment.rawValue, checksum])
+        if let id, let stamp = context.stamp {
+            blobIDs.withLock { known in
+                if known.stamp != stamp || known.ids.count > 100_000 { known = (stamp, [:]) }
+                known.ids[key] = id
+            }
+        }
+        return id
+    }
+
+    /// A file's download URL: the token, then the literal `${f}` for the client's file name.
+    func downloadURL(base: String, blobID: Int64) -> String {
+        base + Self.downloadPathPrefix + downloadToken(blobID: blobID) + "/${f}"
     }
 
     /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose
@@ -340,8 +345,7 @@ extension LocalCloudKit {
     /// MAC costs more than the rest of a record's answer.
     func downloadToken(blobID: Int64) -> String {
         if let known = downloadTokens.withLock({ $0[blobID] }) { return known }
-        let parts = ["a1", String(blobID)]
-        let token = OpaqueToken.encode(parts + [mac(parts.joined(separator: "\u{1F}"))])
+        let token = signedToken(["a1", String(blobID)])
         downloadTokens.withLock { tokens in
             if tokens.count > 100_000 { tokens.removeAll() }
             tokens[blobID] = token
@@ -357,9 +361,7 @@ extension LocalCloudKit {
             throw error
         }
         let rest = request.path.dropFirst(Self.downloadPathPrefix.count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let token = rest.first, let parts = OpaqueToken.decode(String(token)), parts.count == 3, parts[0] == "a1",
-            mac(parts[0..<2].joined(separator: "\u{1F}")) == parts[2], let id = Int64(parts[1])
-        else {
+        guard let token = rest.first, let parts = verifiedToken(String(token), kind: "a1", parts: 2), let id = Int64(parts[1]) else {
             throw ServiceError(.notFound, "no such asset (download URLs come from fetched records)", status: 404)
         }
         let data = try await store.pool.read { db in try Data.fetchOne(db, sql: "SELECT data FROM asset_blob WHERE id = ?", arguments: [id]) }
@@ -405,11 +407,7 @@ extension LocalCloudKit {
                 continue
             }
             for asset in assets {
-                guard let checksum = asset.fileChecksum,
-                    let id = try Int64.fetchOne(
-                        db, sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?",
-                        arguments: [context.container, context.environment.rawValue, checksum])
-                else {
+                guard let checksum = asset.fileChecksum, let id = try blobID(checksum: checksum, db, context) else {
                     entries.append(failure(item, .notFound, "the asset's file is not held by this server"))
                     continue
                 }

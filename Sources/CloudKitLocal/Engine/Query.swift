@@ -94,22 +94,18 @@ extension LocalCloudKit {
             while try rows.next() != nil {}
             let context = zones[candidate.zone].1
             let zoneID = context.zoneID(record.zone)
-            var linked: StoredRecord?
-            if !reshape, record.hasAssets, record.type != Self.shareRecordType, let text = record.storedFieldsText,
-                let fields = try linkedFieldsText(text, db, context)
-            {
-                linked = record
-                linked?.storedFieldsText = fields
-            }
-            if let linked {
-                linked.write(into: &writer, zoneID: zoneID)
-            } else if reshape || record.hasAssets || record.type == Self.shareRecordType {
+            if reshape || record.type == Self.shareRecordType {
                 var decoded = record
                 decoded.fields = try record.storedFieldsText.map(Record.decodeStoredFields) ?? [:]
                 decoded.storedFieldsText = nil
                 writer.write(try recordWire(decoded, db, context, zoneID: zoneID, desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false))
             } else {
-                record.write(into: &writer, zoneID: zoneID)
+                // Copied as stored, with download URLs spliced into asset fields (as change pages do).
+                var copied = record
+                if record.hasAssets, let text = record.storedFieldsText, let linked = try linkedFields(Array(text.utf8), db, context) {
+                    copied.storedFieldsText = String(decoding: linked, as: UTF8.self)
+                }
+                copied.write(into: &writer, zoneID: zoneID)
             }
         }
         writer.raw("]")
@@ -308,37 +304,19 @@ enum QueryMatcher {
         }
     }
 
-    /// Sorts by the descriptors in order; missing values sort last; LOCATION with `relativeLocation`
-    /// sorts by distance. Ties keep a stable order by record name.
-    static func sort(_ records: inout [StoredRecord], by descriptors: [SortDescriptor]) {
-        sort(&records, by: descriptors) { $0 }
-    }
-
-    /// Sorts candidates by their precomputed keys, then by name.
+    /// Sorts candidates by their precomputed keys in descriptor order (missing values last; LOCATION
+    /// with `relativeLocation` by distance, see `key`), ties by record name.
     static func sort(_ items: inout [QueryCandidate], by descriptors: [SortDescriptor]) {
-        items.sort { a, b in precedes(a.keys, a.name, b.keys, b.name, descriptors) }
-    }
-
-    /// The order of two records by their sort keys (missing values last), ties by name.
-    static func precedes(_ aKeys: [Scalar?], _ aName: String, _ bKeys: [Scalar?], _ bName: String, _ descriptors: [SortDescriptor]) -> Bool {
-        for (i, descriptor) in descriptors.enumerated() {
-            let va = aKeys[i], vb = bKeys[i]
-            if va == vb { continue }
-            guard let va else { return false }
-            guard let vb else { return true }
-            return descriptor.isAscending ? va < vb : va > vb
+        items.sort { a, b in
+            for (i, descriptor) in descriptors.enumerated() {
+                let va = a.keys[i], vb = b.keys[i]
+                if va == vb { continue }
+                guard let va else { return false }
+                guard let vb else { return true }
+                return descriptor.isAscending ? va < vb : va > vb
+            }
+            return a.name < b.name
         }
-        return aName < bName
-    }
-
-    static func sort<T>(_ items: inout [T], by descriptors: [SortDescriptor], record: (T) -> StoredRecord) {
-        // Each item's keys are computed once, not in every comparison.
-        var keyed = items.map { item -> (keys: [Scalar?], name: String, item: T) in
-            let r = record(item)
-            return (descriptors.map { key(r, $0) }, r.name, item)
-        }
-        keyed.sort { a, b in precedes(a.keys, a.name, b.keys, b.name, descriptors) }
-        items = keyed.map(\.item)
     }
 
     static func key(_ record: StoredRecord, _ descriptor: SortDescriptor) -> Scalar? {

@@ -88,13 +88,8 @@ extension CloudKitClient {
             throw error
         }
         report(operation, .post, started: started, status: response.status, sent: bytes.count, received: response.body.count)
+        guard (200..<300).contains(response.status) else { throw Self.refusal(response, operation: operation, reason: "the upload was refused") }
         let json = try? JSON(parsing: response.body)
-        guard (200..<300).contains(response.status) else {
-            if case .object(let object)? = json, object["serverErrorCode"] != nil, let info = try? ServerErrorInfo(object: object) {
-                throw CloudKitError(server: info, operation: operation, httpStatus: response.status)
-            }
-            throw CloudKitError(kind: .server, operation: operation, httpStatus: response.status, reason: "the upload was refused")
-        }
         guard let file = json?["singleFile"] else {
             throw CloudKitError(kind: .invalidResponse, operation: operation, reason: "the answer has no singleFile")
         }
@@ -130,12 +125,7 @@ extension CloudKitClient {
                 HTTPRequest(method: .get, url: url, timeout: max(configuration.requestTimeout, Self.assetTimeout)), body: writer.write)
             try writer.close()
             report(operation, .get, started: started, status: response.status, sent: 0, received: Int(writer.written))
-            guard (200..<300).contains(response.status) else {
-                if case .object(let object)? = try? JSON(parsing: response.body), object["serverErrorCode"] != nil, let info = try? ServerErrorInfo(object: object) {
-                    throw CloudKitError(server: info, operation: operation, httpStatus: response.status)
-                }
-                throw CloudKitError(kind: .server, operation: operation, httpStatus: response.status, reason: "the download was refused")
-            }
+            guard (200..<300).contains(response.status) else { throw Self.refusal(response, operation: operation, reason: "the download was refused") }
             if let size = asset.size, size != writer.written {
                 throw CloudKitError(kind: .invalidResponse, operation: operation, reason: "got \(writer.written) bytes, the asset has \(size)")
             }
@@ -155,6 +145,14 @@ extension CloudKitClient {
             }
             throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path)")
         }
+    }
+
+    /// The error of a refused upload or download: the server's error dictionary when it sent one.
+    static func refusal(_ response: HTTPResponse, operation: String, reason: String) -> CloudKitError {
+        if case .object(let object)? = try? JSON(parsing: response.body), object["serverErrorCode"] != nil, let info = try? ServerErrorInfo(object: object) {
+            return CloudKitError(server: info, operation: operation, httpStatus: response.status)
+        }
+        return CloudKitError(kind: .server, operation: operation, httpStatus: response.status, reason: reason)
     }
 
     func report(_ operation: String, _ method: HTTPMethod, started: UInt64, status: Int, sent: Int, received: Int) {

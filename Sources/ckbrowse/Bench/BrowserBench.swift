@@ -42,6 +42,17 @@ struct BenchContainer {
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }
 
+    /// Changes `count` of the zone's `records` records, spread evenly (a title each).
+    func change(_ count: Int, of records: Int) async throws {
+        let db = client.database(.private)
+        for chunk in stride(from: 0, to: count, by: 200) {
+            let ops = (chunk..<min(chunk + 200, count)).map { i in
+                RecordOperation(.forceUpdate, Record(recordName: String(format: "item-%07d", i * (records / max(count, 1))), fields: ["title": .string("changed \(i)")]))
+            }
+            _ = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: ZoneID(zoneName: "Big")))
+        }
+    }
+
     /// A headless browser on this container with a fresh (or the given) cache, zones loaded.
     func browser(cache: RecordCache? = nil, width: Int = 100, height: Int = 30) async throws -> (HeadlessBrowser, RecordCache) {
         let cache = try cache ?? RecordCache(directory: directory + "/cache", account: benchAccount)
@@ -100,13 +111,7 @@ struct ReopenBench: AsyncParsableCommand {
         print(String(format: "cold open to the end: %d records, %d requests, %.1f MB, %.1f s", cold.state.list?.total ?? 0, coldTraffic.requests, Double(coldTraffic.bytes) / 1e6, coldTime))
 
         let changes = Int(Double(records) * changedPercent / 100)
-        let db = container.client.database(.private)
-        for chunk in stride(from: 0, to: changes, by: 200) {
-            let ops = (chunk..<min(chunk + 200, changes)).map { i in
-                RecordOperation(.forceUpdate, Record(recordName: String(format: "item-%07d", i * (records / max(changes, 1))), fields: ["title": .string("changed \(i)")]))
-            }
-            _ = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: ZoneID(zoneName: "Big")))
-        }
+        try await container.change(changes, of: records)
         var (warm, _) = try await container.browser(cache: cache)
         container.traffic.reset()
         start = Date()

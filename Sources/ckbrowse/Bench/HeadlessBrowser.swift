@@ -16,12 +16,17 @@ struct HeadlessBrowser {
     }
 
     init(client: CloudKitClient, cache: RecordCache?, database: DatabaseScope = .private, width: Int = 100, height: Int = 30) {
-        let account = Account(
-            server: .url(normalizing: client.configuration.serverURL), container: client.configuration.container,
-            environment: client.configuration.environment, identity: .none)
+        let account = Self.account(of: client)
         var state = BrowserState(connection: ConnectionInfo(account: account, database: database))
         state.size = (width, height)
         runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, account: account))
+    }
+
+    /// The account a benchmark's client browses as (no signed-in identity).
+    static func account(of client: CloudKitClient) -> Account {
+        Account(
+            server: .url(normalizing: client.configuration.serverURL), container: client.configuration.container,
+            environment: client.configuration.environment, identity: .none)
     }
 
     /// Feeds an event and runs every effect it causes (and theirs) to completion; `onEvent` sees each

@@ -63,13 +63,7 @@ struct NetworkBench: AsyncParsableCommand {
 
         // 2. Reopen with 1 % changed: the first frame with rows, against the first answer.
         let changes = max(1, records / 100)
-        let db = container.client.database(.private)
-        for chunk in stride(from: 0, to: changes, by: 200) {
-            let ops = (chunk..<min(chunk + 200, changes)).map { i in
-                RecordOperation(.forceUpdate, Record(recordName: String(format: "item-%07d", i * (records / changes)), fields: ["title": .string("changed \(i)")]))
-            }
-            _ = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: ZoneID(zoneName: "Big")))
-        }
+        try await container.change(changes, of: records)
         let second = await LiveBrowser(client: client, cacheDirectory: cacheDirectory)
         let (firstRows, firstAnswer) = await second.openZoneTimed("Big")
         print(String(format: "reopen with %d changed: first frame with rows after %.1f ms, first answer from the server after %.1f ms (%@)",
@@ -99,9 +93,7 @@ struct DelayingTransport: HTTPTransport {
     private var firstAnswerAt: Date?
 
     init(client: CloudKitClient, cacheDirectory: String) async {
-        let account = Account(
-            server: .url(normalizing: client.configuration.serverURL), container: client.configuration.container,
-            environment: client.configuration.environment, identity: .none)
+        let account = HeadlessBrowser.account(of: client)
         var state = BrowserState(connection: ConnectionInfo(account: account, database: .private))
         state.size = (100, 30)
         let cache = try? RecordCache(directory: cacheDirectory, account: account)
