@@ -159,6 +159,25 @@ public enum MessageKind: Sendable, Hashable {
     case subscriptionFiredOnce
     /// What a commit did: it stays when the user closes the commit screen, and goes with the next move.
     case outcome
+    /// Work under way reporting its progress: its next report replaces it, a move clears it as it
+    /// clears a plain message, and nothing else takes it for a message the user must still read.
+    case progress(MessageProgress)
+
+    /// A plain message, or a progress report: both go when the user moves on.
+    var goesWithAMove: Bool {
+        switch self {
+        case .plain, .progress: return true
+        case .subscriptionFiredOnce, .outcome: return false
+        }
+    }
+}
+
+/// What a progress message reports on.
+public enum MessageProgress: Sendable, Hashable {
+    /// `G`: a list loading page after page to its end.
+    case loadingToEnd
+    /// `o`: an asset downloading, by its label (`'image' of artwork-0011`).
+    case download(String)
 }
 
 extension BrowserState {

@@ -90,7 +90,7 @@ public enum Browser {
             // (they stay in `!`).
             let pane = state.pane, message = state.message, error = state.lastError, modal = state.modal
             let effects = handle(key, &state)
-            if state.pane == pane, modal == nil, state.modal == nil, isMove(key), state.message == message, state.messageKind == .plain {
+            if state.pane == pane, modal == nil, state.modal == nil, isMove(key), state.message == message, state.messageKind.goesWithAMove {
                 // Moving the selection is moving on: a plain message (a refused key's hint, what
                 // was staged) goes; the last error stays in the status line and in `!`.
                 state.message = nil
@@ -178,8 +178,8 @@ public enum Browser {
                 if outcome.tokenRefused {
                     state.message = "the server refused the cached sync token: the zone was fetched again from the start"
                 } else if list.loadingToEnd {
-                    state.message = "loading to the end… \(Format.count(list.total)) loaded (Esc stops)"
-                } else if state.message?.hasPrefix("loading to the end") == true {
+                    state.show("loading to the end… \(Format.count(list.total)) loaded (Esc stops)", kind: .progress(.loadingToEnd))
+                } else if state.messageKind == .progress(.loadingToEnd) {
                     // Only the loading message goes: a page prefetched in the background must not take
                     // away what the user was just told (what was staged, a commit's outcome).
                     state.message = nil
@@ -826,7 +826,7 @@ public enum Browser {
             list.followEnd = true
             if list.moreComing {
                 list.loadingToEnd = true
-                state.message = "loading to the end… (Esc stops)"
+                state.show("loading to the end… (Esc stops)", kind: .progress(.loadingToEnd))
             }
             state.list = list
             return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state)

@@ -38,7 +38,7 @@ extension Browser {
             state.message = "nothing saved: give a file name"
             return []
         }
-        state.message = "downloading \(download.label) to \(download.path)…"
+        state.show("downloading \(download.label) to \(download.path)…", kind: .progress(.download(download.label)))
         return [.downloadAsset(download)]
     }
 
@@ -71,8 +71,8 @@ extension Browser {
     /// Progress replaces only the download's own message: a report that arrives after the download
     /// ended (they travel separately) must not hide its outcome.
     static func assetProgress(_ label: String, done: Int64, total: Int64?, _ state: inout BrowserState) {
-        guard state.message?.hasPrefix("downloading \(label)") == true else { return }
-        state.message = "downloading \(label): \(AssetProgress.describe(done: done, total: total))"
+        guard state.messageKind == .progress(.download(label)) else { return }
+        state.show("downloading \(label): \(AssetProgress.describe(done: done, total: total))", kind: .progress(.download(label)))
     }
 
     static func assetDownloaded(_ label: String, _ result: Result<(path: String, bytes: Int64), BrowserFailure>, _ state: inout BrowserState) {
