@@ -15,6 +15,10 @@ struct RequestContext: Sendable {
     /// The store's change stamp read before this request's transaction (nil: unknown). Facts read
     /// at a stamp hold for every request at that stamp (see `AnswerCache`).
     var stamp: Int64?
+    /// Answered on the HTTP server's event loop (`answerOnEventLoop`): work that grows with a
+    /// type's size must not run there, so it throws `NotBoundedWork()` (the full path then
+    /// answers).
+    var boundedOnly = false
 
     var environment: CloudKitEnvironment { route.environment }
     var container: String { route.container }

@@ -143,7 +143,9 @@ public final class LocalCloudKit: Sendable {
     let downloadTokens = Mutex<[Int64: String]>([:])
     /// File ids by container, environment and checksum, as read at one change stamp (a file comes
     /// and goes only with a commit, which moves the stamp).
-    let blobIDs = Mutex<(stamp: Int64, ids: [String: Int64])>((-1, [:]))
+    let blobIDs = StampedMemo<Int64?>()
+    /// Record types' schemas by container, environment and name, as read at one change stamp.
+    let typeSchemas = StampedMemo<RecordTypeSchema?>(capacity: 10_000)
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store
@@ -270,17 +272,6 @@ public final class LocalCloudKit: Sendable {
     /// What the answer cache has done so far.
     public var answerCacheCounters: AnswerCacheCounters { answers.counters }
 
-    /// The cached answer to a read request, when the store has not changed since it was computed and
-    /// the request's tokens were valid then; nil otherwise (the request then takes the full path).
-    /// Synchronous and free of SQLite work beyond one `data_version` read, so the HTTP server can call
-    /// it on its event loop.
-    public func cachedResponse(_ request: ServerRequest) -> ServerResponse? {
-        guard answers.isEnabled, request.path.hasPrefix("/database/1/"),
-            let route = try? Route(path: request.path, method: request.method)
-        else { return nil }
-        return cachedResponse(request, route: route).map { withCORS($0, request) }
-    }
-
     // MARK: - CORS
 
     /// Response headers a web page (CloudKit JS) may read, as the service exposes them (§1.3).
@@ -323,6 +314,9 @@ public final class LocalCloudKit: Sendable {
         ], body: [])
     }
 
+    /// The cached answer to a read, when the store has not changed since it was computed and the
+    /// request's tokens were valid then (requests the event loop passed on still find one here: an
+    /// answer stored meanwhile, or a CORS request).
     func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
         guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route, at: stamp),
             let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp)
@@ -357,23 +351,38 @@ public final class LocalCloudKit: Sendable {
     }
 
     /// Endpoints whose answer is bounded work (at most a page of records): computed on the calling
-    /// thread by `answerSynchronously`. A query reads every candidate of its type and stays off it.
+    /// thread by `answerOnEventLoop`. A query is, when SQLite cuts its page (one zone, no filters,
+    /// sorted by the record times); one that must read every candidate of its type throws
+    /// `NotBoundedWork()` there and takes the full path.
     static let synchronousEndpoints: Set<String> = [
         Endpoint.recordsChanges.operation, Endpoint.changesZone.operation, Endpoint.recordsLookup.operation,
         Endpoint.zonesList.operation, Endpoint.zonesLookup.operation, Endpoint.changesDatabase.operation,
+        Endpoint.recordsQuery.operation,
     ]
 
-    /// A read answered on the calling thread (the HTTP server's event loop), from SQLite but without
-    /// the hops into Swift concurrency and GRDB's queues that the full path takes: on a page computed
-    /// per request those hops cost more than the page. Only when authentication needs nothing SQLite
-    /// must tell (the facts were found valid at this change stamp), the database is known, and the
-    /// work is bounded; nil otherwise, and on any error (the full path then answers it, with its
+    /// An answer given on the calling thread (the HTTP server's event loop), and whether it came from
+    /// the answer cache (the same bytes answer every request until the next commit).
+    public struct EventLoopAnswer: Sendable {
+        public var response: ServerResponse
+        public var isCached: Bool
+    }
+
+    /// A read answered on the calling thread (the HTTP server's event loop), without the hops into
+    /// Swift concurrency and GRDB's queues that the full path takes (on a page, those hops cost more
+    /// than the page): from the answer cache when the store has not changed since the answer was
+    /// computed, else computed from SQLite when the work is bounded. Only when authentication needs
+    /// nothing SQLite must tell (the request's tokens were found valid at this change stamp) and the
+    /// database is known; nil otherwise, and on any error (the full path then answers, with its
     /// reason).
-    public func answerSynchronously(_ request: ServerRequest) -> ServerResponse? {
+    public func answerOnEventLoop(_ request: ServerRequest) -> EventLoopAnswer? {
         guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
-            Self.synchronousEndpoints.contains(route.endpoint.operation), let stamp = store.changeStamp(),
-            let (apiToken, user) = knownCaller(request, route: route, at: stamp)
+            let stamp = store.changeStamp(), let (apiToken, user) = knownCaller(request, route: route, at: stamp)
         else { return nil }
+        let answerKey = answerKey(route, request, userRecordName: user?.recordName)
+        if answers.isEnabled, let answer = answers.answer(answerKey, at: stamp) {
+            return EventLoopAnswer(response: withCORS(knownCallerAnswer(answer, user: user), request), isCached: true)
+        }
+        guard Self.synchronousEndpoints.contains(route.endpoint.operation) else { return nil }
         let owner = route.scope == .public ? "" : (user?.recordName ?? "")
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
         guard let dbID = databaseIDs.withLock({ $0[key] }),
@@ -389,11 +398,12 @@ public final class LocalCloudKit: Sendable {
         var context = RequestContext(
             route: route, caller: caller, key: key, dbID: dbID, now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
         context.stamp = stamp
+        context.boundedOnly = true
         guard let (status, reply) = try? store.pool.read({ db in try self.read(route.endpoint, db, context, body) }), status == 200 else { return nil }
         let bytes = reply.bytes
         answers.countSynchronousAnswer()
-        answers.store(bytes, for: answerKey(route, request, userRecordName: user?.recordName), at: stamp)
-        return withCORS(knownCallerAnswer(bytes, user: user), request)
+        answers.store(bytes, for: answerKey, at: stamp)
+        return EventLoopAnswer(response: withCORS(knownCallerAnswer(bytes, user: user), request), isCached: false)
     }
 
     /// A random (version 4) UUID in lower case, for `X-Apple-Request-UUID`; Foundation's `UUID` and

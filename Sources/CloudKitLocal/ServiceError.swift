@@ -31,3 +31,8 @@ struct ItemError: Error, Sendable {
         self.reason = reason
     }
 }
+
+/// Thrown where work would grow with the data (a query reading every candidate of its type) while a
+/// request is answered on the HTTP server's event loop (`RequestContext.boundedOnly`): the request
+/// then takes the full path. Never reaches a client.
+struct NotBoundedWork: Error {}

@@ -75,6 +75,32 @@ import Testing
         #expect(server.service.answerCacheCounters.hits == 0, "no answer was stored")
     }
 
+    /// A query SQLite pages (one zone, no filters, sorted by a record time) is computed on the event
+    /// loop; one that must read every candidate (a filter) takes the full path. Both answer the same
+    /// records.
+    @Test func queriesThatSQLitePagesAreComputedOnTheEventLoop() async throws {
+        let server = try await LiveServer.start(configure: { $0.answerCacheBytes = 0 })
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Feed")
+        _ = try await db.modify((0..<20).map { .create(record("r\($0)", ["v": .int64(Int64($0))])) }, zone: "Feed")
+        try await server.service.addSystemIndexes(container: LiveServer.container, environment: .development)
+        let path = server.path("private", "records/query")
+        let sorted = #"{"zoneID":{"zoneName":"Feed"},"query":{"recordType":"Note","sortBy":[{"systemFieldName":"createdTimestamp","ascending":false}]}}"#
+        let filtered = #"{"zoneID":{"zoneName":"Feed"},"query":{"recordType":"Note","filterBy":[{"systemFieldName":"recordName","comparator":"NOT_EQUALS","fieldValue":{"value":{"recordName":"nobody"},"type":"REFERENCE"}}],"sortBy":[{"systemFieldName":"createdTimestamp","ascending":false}]}}"#
+        _ = try await server.raw(.post, server.path("private", "records/changes"), body: Self.changesBody)  // the caller becomes known
+        let before = server.service.answerCacheCounters.computedSynchronously
+        let bySQLite = try await server.raw(.post, path, body: sorted)
+        #expect(server.service.answerCacheCounters.computedSynchronously == before + 1)
+        let byMatcher = try await server.raw(.post, path, body: filtered)
+        #expect(server.service.answerCacheCounters.computedSynchronously == before + 1, "a filtered query is not answered on the event loop")
+        #expect(bySQLite.status == 200 && byMatcher.status == 200)
+        #expect(digest(bySQLite.body) == digest(byMatcher.body))
+        guard case .array(let records)? = try JSON(parsing: bySQLite.body)["records"] else { Issue.record("no records"); return }
+        #expect(records.count == 20)
+        #expect(records.first?["zoneID"]?["zoneName"] == "Feed")
+    }
+
     @Test func aCommitByAnotherConnectionToTheSameFileIsSeen() async throws {
         let server = try await Self.seeded()
         defer { Task { await server.stop() } }

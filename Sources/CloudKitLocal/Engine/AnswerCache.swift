@@ -144,6 +144,6 @@ public struct AnswerCacheCounters: Sendable, Equatable {
     public var stored = 0
     /// Answers dropped to stay within the size limit (not counting those a commit made stale).
     public var evicted = 0
-    /// Reads computed on the HTTP server's event loop (`LocalCloudKit.answerSynchronously`).
+    /// Reads computed on the HTTP server's event loop (`LocalCloudKit.answerOnEventLoop`).
     public var computedSynchronously = 0
 }

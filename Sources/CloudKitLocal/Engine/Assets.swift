@@ -291,17 +291,11 @@ extension LocalCloudKit {
     /// change stamp are kept for requests at that stamp (a file comes and goes only with a commit).
     func blobID(checksum: String, _ db: Database, _ context: RequestContext) throws -> Int64? {
         let key = context.container + "\u{1F}" + context.environment.rawValue + "\u{1F}" + checksum
-        if let stamp = context.stamp, let known = blobIDs.withLock({ $0.stamp == stamp ? $0.ids[key] : nil }) { return known }
-        let id = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?"),
-            arguments: [context.container, context.environment.rawValue, checksum])
-        if let id, let stamp = context.stamp {
-            blobIDs.withLock { known in
-                if known.stamp != stamp || known.ids.count > 100_000 { known = (stamp, [:]) }
-                known.ids[key] = id
-            }
+        return try blobIDs.value(at: context.stamp, key) {
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?"),
+                arguments: [context.container, context.environment.rawValue, checksum])
         }
-        return id
     }
 
     /// A file's download URL: the token, then the literal `${f}` for the client's file name.

@@ -14,7 +14,11 @@ extension LocalCloudKit {
         for filter in query.filterBy ?? [] where !Comparator.all.contains(filter.comparator) {
             throw ServiceError.badRequest("unknown comparator '\(filter.comparator.rawValue)'")
         }
-        guard let type = try SchemaTables.type(db, container: context.container, environment: context.environment, name: query.recordType) else { throw ServiceError.badRequest("Did not find record type: \(query.recordType)") }
+        let typeKey = context.container + "\u{1F}" + context.environment.rawValue + "\u{1F}" + query.recordType
+        let known = try typeSchemas.value(at: context.stamp, typeKey) {
+            try SchemaTables.type(db, container: context.container, environment: context.environment, name: query.recordType)
+        }
+        guard let type = known else { throw ServiceError.badRequest("Did not find record type: \(query.recordType)") }
         // System types (cloudkit.share) are the service's: their indexes are not the user's to set,
         // so they are not checked (unconfirmed what CloudKit requires there).
         if configuration.enforcesIndexes, !SchemaTables.isSystemType(type.name), let violation = IndexRules.violation(of: query, in: type) {
@@ -33,11 +37,7 @@ extension LocalCloudKit {
         } else {
             zones = [try zoneAndContext(db, context, request.zoneID)]
         }
-        // Two steps, so a page costs a pass over light rows plus the page itself: first every
-        // candidate with only what filters, sorts and access need (its system fields, and the fields
-        // the query names, decoded from the stored text one by one); then the page's rows whole,
-        // their stored fields text copied into the answer as it is. Decoding every record in full
-        // for every page made paging a type of N records cost N decodes a page.
+        // The fields filters and sorts name (a candidate decodes only these).
         let named = Set((query.filterBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName)
             + (query.sortBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName))
         let queryHash = OpaqueToken.hash(query.json.bytes + Array((request.zoneID?.zoneName ?? "").utf8))
@@ -48,73 +48,98 @@ extension LocalCloudKit {
             }
             offset = value
         }
-        // A match is kept small (its row, zone, name and sort keys): sorting moves it around.
+        let reshape = request.desiredKeys != nil || request.numbersAsStrings == true
+        let shapes = zones.map { zone, context in
+            RowShape(desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false, zoneID: context.zoneID(zone.name))
+        }
+        var writer = JSONWriter(capacity: (reshape ? 1024 : 1280) * limit + 128)
+        writer.raw(#"{"records":["#)
         let descriptors = query.sortBy ?? []
-        var matches: [QueryCandidate] = []
-        // `matched`: every match was read and sorted here (the page is cut below); false when SQLite
-        // sorted and cut it: a query of one zone, without filters, sorted by the record times, that
-        // every caller may read in full (the common "newest first" listing), reads one page of rows
-        // and one more to know whether more are coming.
-        var matched = true
+        // How many records the page holds, and whether more are coming.
+        var written = 0
+        var more = false
         if zones.count == 1, (query.filterBy ?? []).isEmpty, zones[0].1.access?.isWholeZone ?? true,
             try readsAll(type, db, context), let order = QueryCandidate.sqlOrder(descriptors)
         {
-            matched = false
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(sql: "SELECT rowid, name FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0 ORDER BY \(order) LIMIT ? OFFSET ?"),
-                arguments: [zones[0].1.dbID, zones[0].0.name, query.recordType, limit + 1, offset])
-            while let row = try rows.next() { matches.append(QueryCandidate(rowID: row[0], zone: 0, name: row[1], keys: [])) }
-        }
-        for (zoneIndex, (zone, context)) in zones.enumerated() where matched {
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(sql: named.isEmpty ? QueryCandidate.lightSQL : QueryCandidate.withFieldsSQL),
-                arguments: [context.dbID, zone.name, query.recordType])
+            // One zone, no filters, sorted by the record times, readable in full (the common "newest
+            // first" listing): SQLite sorts and cuts the page on the record-time indexes, and its rows are
+            // written as they are stepped, with one more row to know whether more are coming.
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0 ORDER BY \(order) LIMIT ? OFFSET ?")
+            let rows = try Row.fetchCursor(statement, arguments: [zones[0].1.dbID, zones[0].0.name, query.recordType, limit + 1, offset])
             while let row = try rows.next() {
-                let record = try QueryCandidate.record(row, zone: zone.name, type: query.recordType, fields: named)
-                if let access = context.access, access.permission(record.name) == nil { continue }
-                if !readable(record) { continue }
-                if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) {
-                    matches.append(QueryCandidate(rowID: row[0], zone: zoneIndex, name: record.name, keys: descriptors.map { QueryMatcher.key(record, $0) }))
+                guard written < limit else {
+                    more = true
+                    continue
+                }
+                if written > 0 { writer.raw(",") }
+                written += 1
+                try writeRow(row, statement.sqliteStatement, db, zones[0].1, shape: shapes[0], into: &writer)
+            }
+        } else {
+            if context.boundedOnly { throw NotBoundedWork() }
+            // Two steps, so a page costs a pass over light rows plus the page itself: first every
+            // candidate with only what filters, sorts and access need (its system fields, and the
+            // fields the query names, decoded from the stored text one by one); then the page's rows
+            // whole, written as stored. Decoding every record in full for every page made paging a
+            // type of N records cost N decodes a page. A match is kept small (its row, zone, name and
+            // sort keys): sorting moves it around.
+            var matches: [QueryCandidate] = []
+            for (zoneIndex, (zone, context)) in zones.enumerated() {
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(sql: named.isEmpty ? QueryCandidate.lightSQL : QueryCandidate.withFieldsSQL),
+                    arguments: [context.dbID, zone.name, query.recordType])
+                while let row = try rows.next() {
+                    let record = try QueryCandidate.record(row, zone: zone.name, type: query.recordType, fields: named)
+                    if let access = context.access, access.permission(record.name) == nil { continue }
+                    if !readable(record) { continue }
+                    if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) {
+                        matches.append(QueryCandidate(rowID: row[0], zone: zoneIndex, name: record.name, keys: descriptors.map { QueryMatcher.key(record, $0) }))
+                    }
                 }
             }
-        }
-        if matched { QueryMatcher.sort(&matches, by: descriptors) }
-
-        let page = matched ? Array(matches.dropFirst(offset).prefix(limit)) : Array(matches.prefix(limit))
-        let more = matched ? offset + page.count < matches.count : matches.count > limit
-        let reshape = request.desiredKeys != nil || request.numbersAsStrings == true
-        var writer = JSONWriter(capacity: 1024 * page.count + 128)
-        writer.raw(#"{"records":["#)
-        let statement = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE rowid = ?")
-        for (index, candidate) in page.enumerated() {
-            if index > 0 { writer.raw(",") }
-            let rows = try Row.fetchCursor(statement, arguments: [candidate.rowID])
-            guard let row = try rows.next() else { continue }
-            let record = try StoredRecord(row: row, parsingFields: false)
-            while try rows.next() != nil {}
-            let context = zones[candidate.zone].1
-            let zoneID = context.zoneID(record.zone)
-            if reshape || record.type == Self.shareRecordType {
-                var decoded = record
-                decoded.fields = try record.storedFieldsText.map(Record.decodeStoredFields) ?? [:]
-                decoded.storedFieldsText = nil
-                writer.write(try recordWire(decoded, db, context, zoneID: zoneID, desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings ?? false))
-            } else {
-                // Copied as stored, with download URLs spliced into asset fields (as change pages do).
-                var copied = record
-                if record.hasAssets, let text = record.storedFieldsText, let linked = try linkedFields(Array(text.utf8), db, context) {
-                    copied.storedFieldsText = String(decoding: linked, as: UTF8.self)
-                }
-                copied.write(into: &writer, zoneID: zoneID)
-            }
+            QueryMatcher.sort(&matches, by: descriptors)
+            let page = Array(matches.dropFirst(offset).prefix(limit))
+            more = offset + page.count < matches.count
+            written = try writeQueryPage(page, zones: zones, shapes: shapes, db, into: &writer)
         }
         writer.raw("]")
         if more {
             writer.raw(#","continuationMarker":"#)
-            writer.writeString(OpaqueToken.continuationMarker(offset: offset + page.count, queryHash: queryHash))
+            writer.writeString(OpaqueToken.continuationMarker(offset: offset + written, queryHash: queryHash))
         }
         writer.raw("}")
         return .encoded(writer.bytes)
+    }
+}
+
+extension LocalCloudKit {
+    /// Writes the records of a query's page, in the page's order, from one read of their rows (by
+    /// row id). Answers how many were written.
+    func writeQueryPage(_ page: [QueryCandidate], zones: [(ZoneRow, RequestContext)], shapes: [RowShape], _ db: Database, into writer: inout JSONWriter) throws -> Int {
+        guard !page.isEmpty else { return 0 }
+        let zoneOf = Dictionary(page.map { ($0.rowID, $0.zone) }, uniquingKeysWith: { first, _ in first })
+        let statement = try db.cachedStatement(
+            sql: "SELECT \(StoredRecord.columns), rowid FROM record WHERE rowid IN (\(Array(repeating: "?", count: page.count).joined(separator: ",")))")
+        let rows = try Row.fetchCursor(statement, arguments: StatementArguments(page.map(\.rowID)))
+        // Rows come in the table's order: each is written aside, then copied in the page's.
+        var scratch = JSONWriter(capacity: writer.bytes.capacity)
+        var written: [Int64: Range<Int>] = [:]
+        while let row = try rows.next() {
+            let rowID: Int64 = row[17]
+            guard let zone = zoneOf[rowID] else { continue }
+            let start = scratch.bytes.count
+            try writeRow(row, statement.sqliteStatement, db, zones[zone].1, shape: shapes[zone], into: &scratch)
+            written[rowID] = start..<scratch.bytes.count
+        }
+        var count = 0
+        for candidate in page {
+            guard let range = written[candidate.rowID] else { continue }
+            if count > 0 { writer.raw(",") }
+            writer.raw(scratch.bytes[range])
+            count += 1
+        }
+        return count
     }
 }
 

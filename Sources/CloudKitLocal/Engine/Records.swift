@@ -418,7 +418,8 @@ extension LocalCloudKit {
         let request = try decodeBody(RecordChangesRequest.self, body)
         let (zone, context) = try zoneAndContext(db, context, request.zoneID)
         let limit = try checkLimit(request.resultsLimit)
-        var writer = JSONWriter(capacity: 1024 * limit + 256)
+        // A demo record is 700–1,100 bytes: room for the page without growing (growing copies it).
+        var writer = JSONWriter(capacity: 1280 * limit + 256)
         try writeChangePage(
             db, context, zone, syncToken: request.syncToken, limit: limit,
             desiredKeys: request.desiredKeys, recordTypes: nil, numbersAsStrings: request.numbersAsStrings ?? false,
@@ -472,8 +473,6 @@ extension LocalCloudKit {
             }
             since = seq
         }
-        let reshape = desiredKeys != nil || numbersAsStrings
-        // A participant of a record share sees only the shared hierarchies.
         let visible = context.access.flatMap { $0.isWholeZone ? nil : $0 }
         let types = recordTypes.map(Set.init)
         writer.raw("{")
@@ -488,6 +487,7 @@ extension LocalCloudKit {
         let rows = try Row.fetchCursor(statement, arguments: [context.dbID, zone.name, since, limit + 1])
         let current = statement.sqliteStatement
         var stepped = 0, written = 0, last = since
+        let shape = RowShape(desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
         // `reverse`: the page's records newest first. Pages still advance from the oldest change, so a
         // sync token keeps its meaning (unconfirmed how the service pages in reverse).
         var reversed: [[UInt8]] = []
@@ -499,34 +499,18 @@ extension LocalCloudKit {
             guard stepped <= limit else { continue }
             last = RowJSON.seq(current)
             if let types, !RowJSON.isDeleted(current), !(RowJSON.type(current).map(types.contains) ?? false) { continue }
-            // Reshaped records, share records (with their share keys), records with assets (their
-            // download URLs) and rows a participant may not see go through a decoded record; the rest is copied from the row as it is.
-            var decoded: StoredRecord?
-            var linked: [UInt8]?
-            var spliced = false
-            if !reshape, visible == nil, RowJSON.hasAssets(current), let text = RowJSON.fieldsBytes(current), RowJSON.type(current) != Self.shareRecordType {
-                // Download URLs spliced into the stored text (nil: none to add, the row is copied).
-                linked = try linkedFields(text, db, context)
-                spliced = true
-            }
-            if reshape || visible != nil || (RowJSON.hasAssets(current) && !spliced) || RowJSON.type(current) == Self.shareRecordType {
-                let record = try StoredRecord(row: row)
-                if let visible, visible.permission(record.name) == nil { continue }
-                decoded = record
-            }
+            // A participant of a record share sees only the shared hierarchies.
+            if let visible, visible.permission(try StoredRecord(row: row, parsingFields: false).name) == nil { continue }
             if reverse {
                 out = JSONWriter(capacity: 1024)
             } else if written > 0 {
                 writer.raw(",")
             }
             written += 1
-            if let decoded {
-                let record = try recordWire(decoded, db, context, zoneID: nil, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
-                if reverse { out.write(record) } else { writer.write(record) }
-            } else if reverse {
-                RowJSON.writeRecord(current, fields: linked, into: &out)
+            if reverse {
+                try writeRow(row, current, db, context, shape: shape, into: &out)
             } else {
-                RowJSON.writeRecord(current, fields: linked, into: &writer)
+                try writeRow(row, current, db, context, shape: shape, into: &writer)
             }
             if reverse { reversed.append(out.bytes) }
         }
@@ -541,6 +525,47 @@ extension LocalCloudKit {
         writer.raw(moreComing ? #","moreComing":true"# : #","moreComing":false"#)
         if reverseKey { writer.raw(reverse ? #","reverse":true"# : #","reverse":false"#) }
         writer.raw("}")
+    }
+}
+
+/// How a page's records are answered: `desiredKeys` and `numbersAsStrings` reshape them (then they are
+/// decoded); `zoneID` ends each record (query answers).
+struct RowShape {
+    let desiredKeys: [String]?
+    let numbersAsStrings: Bool
+    let zoneID: ZoneID?
+    /// `zoneID` encoded once for the page.
+    let zoneIDBytes: [UInt8]?
+
+    init(desiredKeys: [String]?, numbersAsStrings: Bool, zoneID: ZoneID? = nil) {
+        self.desiredKeys = desiredKeys
+        self.numbersAsStrings = numbersAsStrings
+        self.zoneID = zoneID
+        zoneIDBytes = zoneID?.json.bytes
+    }
+
+    var reshapes: Bool { desiredKeys != nil || numbersAsStrings }
+}
+
+extension LocalCloudKit {
+    /// Writes the record of the row `statement` stands on (selected with `StoredRecord.columns`).
+    /// Copied from the row as stored, with download URLs spliced into its asset fields; reshaped
+    /// records, share records (with their share keys) and rows whose stored text cannot be copied go
+    /// through a decoded record.
+    func writeRow(_ row: Row, _ statement: SQLiteStatement, _ db: Database, _ context: RequestContext, shape: RowShape, into writer: inout JSONWriter) throws {
+        let isShare = RowJSON.type(statement) == Self.shareRecordType
+        if !shape.reshapes, !isShare {
+            if !RowJSON.hasAssets(statement) || RowJSON.isDeleted(statement) {
+                return RowJSON.writeRecord(statement, zoneID: shape.zoneIDBytes, into: &writer)
+            }
+            if let text = RowJSON.fieldsBytes(statement) {
+                // Nil: no URL to add, the row is copied.
+                let linked = try linkedFields(text, db, context)
+                return RowJSON.writeRecord(statement, fields: linked, zoneID: shape.zoneIDBytes, into: &writer)
+            }
+        }
+        let record = try StoredRecord(row: row)
+        writer.write(try recordWire(record, db, context, zoneID: shape.zoneID, desiredKeys: shape.desiredKeys, numbersAsStrings: shape.numbersAsStrings))
     }
 }
 

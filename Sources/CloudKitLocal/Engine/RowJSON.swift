@@ -41,20 +41,21 @@ enum RowJSON {
         return Array(bytes)
     }
 
-    /// `fields`: the fields text to write instead of the row's (download URLs added).
-    static func writeRecord(_ statement: SQLiteStatement, fields replaced: [UInt8]? = nil, into writer: inout JSONWriter) {
+    /// `fields`: the fields text to write instead of the row's (download URLs added); `zoneID`: the
+    /// encoded `zoneID` dictionary a query's records end with.
+    static func writeRecord(_ statement: SQLiteStatement, fields replaced: [UInt8]? = nil, zoneID: [UInt8]? = nil, into writer: inout JSONWriter) {
         writer.raw(#"{"recordName":"#)
         writeString(statement, Column.name, into: &writer)
         if isDeleted(statement) {
             return writer.raw(#","deleted":true}"#)
         }
-        if hasValue(statement, Column.type) {
+        if let type = text(statement, Column.type) {
             writer.raw(#","recordType":"#)
-            writeString(statement, Column.type, into: &writer)
+            writeString(type, into: &writer)
         }
-        if hasValue(statement, Column.tag) {
+        if let tag = text(statement, Column.tag) {
             writer.raw(#","recordChangeTag":"#)
-            writeString(statement, Column.tag, into: &writer)
+            writeString(tag, into: &writer)
         }
         writer.raw(#","fields":"#)
         if let replaced {
@@ -68,12 +69,16 @@ enum RowJSON {
         writeStamp(statement, at: Column.createdTimestamp, key: #","created":"#, into: &writer)
         writeStamp(statement, at: Column.modifiedTimestamp, key: #","modified":"#, into: &writer)
         writer.raw(#","deleted":false"#)
-        if hasValue(statement, Column.shortGUID) {
+        if let guid = text(statement, Column.shortGUID) {
             writer.raw(#","shortGUID":"#)
-            writeString(statement, Column.shortGUID, into: &writer)
+            writeString(guid, into: &writer)
         }
         writeLink(statement, Column.parent, key: #","parent":{"recordName":"#, into: &writer)
         writeLink(statement, Column.share, key: #","share":{"recordName":"#, into: &writer)
+        if let zoneID {
+            writer.raw(#","zoneID":"#)
+            writer.raw(zoneID)
+        }
         writer.raw("}")
     }
 
@@ -84,26 +89,29 @@ enum RowJSON {
         writer.raw(key)
         writer.raw(#"{"timestamp":"#)
         writer.writeInt(sqlite3_column_int64(statement, column))
-        if hasValue(statement, column + 1) {
+        if let user = text(statement, column + 1) {
             writer.raw(#","userRecordName":"#)
-            writeString(statement, column + 1, into: &writer)
+            writeString(user, into: &writer)
         }
-        if hasValue(statement, column + 2) {
+        if let device = text(statement, column + 2) {
             writer.raw(#","deviceID":"#)
-            writeString(statement, column + 2, into: &writer)
+            writeString(device, into: &writer)
         }
         writer.raw("}")
     }
 
     private static func writeLink(_ statement: SQLiteStatement, _ column: Int32, key: StaticString, into writer: inout JSONWriter) {
-        guard hasValue(statement, column) else { return }
+        guard let link = text(statement, column) else { return }
         writer.raw(key)
-        writeString(statement, column, into: &writer)
+        writeString(link, into: &writer)
         writer.raw("}")
     }
 
     private static func writeString(_ statement: SQLiteStatement, _ column: Int32, into writer: inout JSONWriter) {
-        let bytes = text(statement, column) ?? UnsafeBufferPointer(start: nil, count: 0)
+        writeString(text(statement, column) ?? UnsafeBufferPointer(start: nil, count: 0), into: &writer)
+    }
+
+    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) {
         if isValidUTF8(bytes) { writer.writeString(utf8: bytes) } else { writer.writeString(String(decoding: bytes, as: UTF8.self)) }
     }
 
@@ -111,9 +119,11 @@ enum RowJSON {
         sqlite3_column_type(statement, column) != SQLITE_NULL
     }
 
-    /// The column's text, valid until the statement steps again; nil for NULL.
+    /// The column's text, valid until the statement steps again; nil for NULL (`sqlite3_column_text`
+    /// answers a null pointer for NULL and a pointer to an empty string for empty text, so the type
+    /// need not be asked first).
     private static func text(_ statement: SQLiteStatement, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
-        guard hasValue(statement, column), let start = sqlite3_column_text(statement, column) else { return nil }
+        guard let start = sqlite3_column_text(statement, column) else { return nil }
         // sqlite3_column_bytes after sqlite3_column_text: the length of the text form (SQLite's rule).
         return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
     }

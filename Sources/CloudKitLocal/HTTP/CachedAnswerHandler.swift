@@ -6,7 +6,8 @@ import NIOHTTPTypes
 /// Answers repeated reads from `LocalCloudKit`'s answer cache on the connection's event loop, without
 /// the hop into Swift concurrency and Hummingbird's responder that every other request takes (that
 /// hop, not the answer, dominates a cached page: see PERFORMANCE.md); and, on a miss, reads whose work
-/// is bounded (a page of changes, a lookup, zones) computed here too (`answerSynchronously`).
+/// is bounded (a page of changes, a lookup, zones, a query SQLite pages) computed here too
+/// (`LocalCloudKit.answerOnEventLoop`).
 ///
 /// Sits after HTTP decoding. A `/database/1/` request is held until its end; if the cache answers it,
 /// the answer is written here, otherwise the request passes on unchanged. A request is only answered
@@ -95,11 +96,15 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let request = ServerRequest(
             method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields),
             body: body.map { Array(buffer: $0) } ?? [])
-        guard let response = service.cachedResponse(request) ?? service.answerSynchronously(request) else { return nil }
+        guard let answer = service.answerOnEventLoop(request) else { return nil }
+        let response = answer.response
+        // A cached answer's buffer is shared by the requests it answers; a computed one is copied once
+        // (kept among the shared buffers, it would only push out the cached ones).
+        let body = answer.isCached ? shared.buffer(for: response.body) : ByteBuffer(bytes: response.body)
         var fields = LocalHTTPServer.fields(response.headers)
         fields[.contentLength] = String(response.body.count)
         fields[.date] = shared.date()
-        return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), shared.buffer(for: response.body))
+        return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), body)
     }
 }
 
