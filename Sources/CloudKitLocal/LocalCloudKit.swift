@@ -143,9 +143,9 @@ public final class LocalCloudKit: Sendable {
     let downloadTokens = Mutex<[Int64: String]>([:])
     /// File ids by container, environment and checksum, as read at one change stamp (a file comes
     /// and goes only with a commit, which moves the stamp).
-    let blobIDs = StampedMemo<Int64?>()
+    let blobIDs = StampedMemo<BlobKey, Int64?>()
     /// Record types' schemas by container, environment and name, as read at one change stamp.
-    let typeSchemas = StampedMemo<RecordTypeSchema?>(capacity: 10_000)
+    let typeSchemas = StampedMemo<TypeKey, RecordTypeSchema?>(capacity: 10_000)
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store

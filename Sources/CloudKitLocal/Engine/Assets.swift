@@ -272,7 +272,7 @@ extension LocalCloudKit {
     /// this server writes them (`fileChecksum` first, no `receipt` or `downloadURL`), so each begins
     /// with `{"fileChecksum":"` (inside a JSON string those quotes would be escaped), and its URL
     /// goes before its closing brace, where `Asset.json` puts it. Nil when nothing was added.
-    func linkedFields(_ bytes: [UInt8], _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
+    func linkedFields(_ bytes: UnsafeBufferPointer<UInt8>, _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
         let base = baseURL.withLock { $0 }
         var failure: (any Error)?
         let linked = Self.spliceDownloadURLs(bytes) { checksum in
@@ -287,11 +287,17 @@ extension LocalCloudKit {
         return linked
     }
 
+    /// What identifies a file: its container, environment and checksum.
+    struct BlobKey: Hashable {
+        var container: String
+        var environment: CloudKitEnvironment
+        var checksum: String
+    }
+
     /// The id of the file with `checksum` in the request's container and environment. Ids read at a
     /// change stamp are kept for requests at that stamp (a file comes and goes only with a commit).
     func blobID(checksum: String, _ db: Database, _ context: RequestContext) throws -> Int64? {
-        let key = context.container + "\u{1F}" + context.environment.rawValue + "\u{1F}" + checksum
-        return try blobIDs.value(at: context.stamp, key) {
+        try blobIDs.value(at: context.stamp, BlobKey(container: context.container, environment: context.environment, checksum: checksum)) {
             try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?"),
                 arguments: [context.container, context.environment.rawValue, checksum])
@@ -306,22 +312,32 @@ extension LocalCloudKit {
     /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose
     /// checksum `url` knows; nil when there was nothing to add.
     static func spliceDownloadURLs(_ bytes: [UInt8], url: (String) -> String?) -> [UInt8]? {
-        let marker = Array(#"{"fileChecksum":""#.utf8)
+        bytes.withUnsafeBufferPointer { spliceDownloadURLs($0, url: url) }
+    }
+
+    /// The same over the bytes where they are (a row's text in SQLite's buffer). The marker is looked
+    /// for at each `{` (`memchr`): most of a row's bytes are not in an asset dictionary.
+    static func spliceDownloadURLs(_ bytes: UnsafeBufferPointer<UInt8>, url: (String) -> String?) -> [UInt8]? {
+        guard let base = bytes.baseAddress else { return nil }
+        let marker: StaticString = #"{"fileChecksum":""#
+        let count = bytes.count
         var out: [UInt8] = []
         var copied = 0, i = 0
-        while i + marker.count <= bytes.count {
-            guard bytes[i] == UInt8(ascii: "{"), bytes[i + 1] == UInt8(ascii: "\""), bytes[i..<(i + marker.count)].elementsEqual(marker) else {
-                i += 1
+        let markerCount = marker.utf8CodeUnitCount
+        while i + markerCount <= count, let found = memchr(base + i, Int32(UInt8(ascii: "{")), count - i) {
+            let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard at + markerCount <= count, memcmp(base + at, marker.utf8Start, markerCount) == 0 else {
+                i = at + 1
                 continue
             }
-            let start = i + marker.count
+            let start = at + markerCount
             var end = start
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
-            guard end < bytes.count, let close = FieldsText.endOfValue(bytes, from: i), close > 0, bytes[close - 1] == UInt8(ascii: "}") else { return nil }
-            let checksum = String(decoding: bytes[start..<end], as: UTF8.self)
+            while end < count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            guard end < count, let close = FieldsText.endOfValue(bytes, from: at), close > 0, bytes[close - 1] == UInt8(ascii: "}") else { return nil }
+            let checksum = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
             if let link = url(checksum) {
-                if out.isEmpty { out.reserveCapacity(bytes.count + 256) }
-                out.append(contentsOf: bytes[copied..<(close - 1)])
+                if out.isEmpty { out.reserveCapacity(count + 256) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<(close - 1)]))
                 var writer = JSONWriter(capacity: link.utf8.count + 20)
                 writer.raw(#","downloadURL":"#)
                 writer.writeString(link)
@@ -331,7 +347,7 @@ extension LocalCloudKit {
             i = close
         }
         guard copied > 0 else { return nil }
-        out.append(contentsOf: bytes[copied...])
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
         return out
     }
 

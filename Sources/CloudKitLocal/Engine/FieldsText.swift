@@ -67,6 +67,10 @@ enum FieldsText {
     /// Where the JSON value starting at `start` ends: after its closing bracket for objects and
     /// arrays (strings inside skipped with their escapes), at the next `,` `}` `]` or space otherwise.
     static func endOfValue(_ bytes: [UInt8], from start: Int) -> Int? {
+        bytes.withUnsafeBufferPointer { endOfValue($0, from: start) }
+    }
+
+    static func endOfValue(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var i = start
         var depth = 0
         while i < bytes.count {

@@ -14,7 +14,7 @@ extension LocalCloudKit {
         for filter in query.filterBy ?? [] where !Comparator.all.contains(filter.comparator) {
             throw ServiceError.badRequest("unknown comparator '\(filter.comparator.rawValue)'")
         }
-        let typeKey = context.container + "\u{1F}" + context.environment.rawValue + "\u{1F}" + query.recordType
+        let typeKey = TypeKey(container: context.container, environment: context.environment, name: query.recordType)
         let known = try typeSchemas.value(at: context.stamp, typeKey) {
             try SchemaTables.type(db, container: context.container, environment: context.environment, name: query.recordType)
         }
@@ -66,7 +66,9 @@ extension LocalCloudKit {
             // written as they are stepped, with one more row to know whether more are coming.
             let statement = try db.cachedStatement(
                 sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0 ORDER BY \(order) LIMIT ? OFFSET ?")
-            let rows = try Row.fetchCursor(statement, arguments: [zones[0].1.dbID, zones[0].0.name, query.recordType, limit + 1, offset])
+            let (zone, zoneContext) = zones[0]
+            let shape = shapes[0]
+            let rows = try Row.fetchCursor(statement, arguments: [zoneContext.dbID, zone.name, query.recordType, limit + 1, offset])
             while let row = try rows.next() {
                 guard written < limit else {
                     more = true
@@ -74,7 +76,7 @@ extension LocalCloudKit {
                 }
                 if written > 0 { writer.raw(",") }
                 written += 1
-                try writeRow(row, statement.sqliteStatement, db, zones[0].1, shape: shapes[0], into: &writer)
+                try writeRow(row, statement.sqliteStatement, db, zoneContext, shape: shape, into: &writer)
             }
         } else {
             if context.boundedOnly { throw NotBoundedWork() }
@@ -141,6 +143,13 @@ extension LocalCloudKit {
         }
         return count
     }
+}
+
+/// What identifies a record type's schema: its container, environment and name.
+struct TypeKey: Hashable, Sendable {
+    var container: String
+    var environment: CloudKitEnvironment
+    var name: String
 }
 
 /// A record a query answers: its row, its zone (an index into the query's zones), its name and its

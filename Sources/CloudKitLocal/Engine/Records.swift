@@ -558,7 +558,7 @@ extension LocalCloudKit {
             if !RowJSON.hasAssets(statement) || RowJSON.isDeleted(statement) {
                 return RowJSON.writeRecord(statement, zoneID: shape.zoneIDBytes, into: &writer)
             }
-            if let text = RowJSON.fieldsBytes(statement) {
+            if let text = RowJSON.fieldsText(statement) {
                 // Nil: no URL to add, the row is copied.
                 let linked = try linkedFields(text, db, context)
                 return RowJSON.writeRecord(statement, fields: linked, zoneID: shape.zoneIDBytes, into: &writer)

@@ -105,9 +105,16 @@ package struct JSONWriter {
     /// aside).
     package mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        // Runs of bytes that need no escaping are copied at once.
+        // Runs of bytes that need no escaping are copied at once; eight bytes are checked at a time
+        // (a control character, '"' or '\\' among them?) until one needs a closer look.
         var start = 0
-        for i in 0..<utf8.count {
+        var i = 0
+        if let base = utf8.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= utf8.count, !Self.mayNeedEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
+        }
+        while i < utf8.count {
+            defer { i += 1 }
             let byte = utf8[i]
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
             if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
@@ -116,6 +123,18 @@ package struct JSONWriter {
         }
         if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of eight bytes is below 0x20, '"' or '\\' (exact: the classic "has a zero byte" and
+    /// "has a byte less than n" word tricks, whose answers as a whole have no false positives).
+    @inline(__always)
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote & highs
+        let hasBackslash = (backslash &- ones) & ~backslash & highs
+        return control | hasQuote | hasBackslash != 0
     }
 
     private mutating func writeEscape(_ byte: UInt8) {
