@@ -553,15 +553,15 @@ extension LocalCloudKit {
     /// records, share records (with their share keys) and rows whose stored text cannot be copied go
     /// through a decoded record.
     func writeRow(_ row: Row, _ statement: SQLiteStatement, _ db: Database, _ context: RequestContext, shape: RowShape, into writer: inout JSONWriter) throws {
-        let isShare = RowJSON.type(statement) == Self.shareRecordType
-        if !shape.reshapes, !isShare {
-            if !RowJSON.hasAssets(statement) || RowJSON.isDeleted(statement) {
-                return RowJSON.writeRecord(statement, zoneID: shape.zoneIDBytes, into: &writer)
+        if !shape.reshapes, !RowJSON.typeIs(statement, Self.shareRecordTypeText) {
+            let deleted = RowJSON.isDeleted(statement)
+            if deleted || !RowJSON.hasAssets(statement) {
+                return RowJSON.writeRecord(statement, deleted: deleted, zoneID: shape.zoneIDBytes, into: &writer)
             }
             if let text = RowJSON.fieldsText(statement) {
                 // Nil: no URL to add, the row is copied.
                 let linked = try linkedFields(text, db, context)
-                return RowJSON.writeRecord(statement, fields: linked, zoneID: shape.zoneIDBytes, into: &writer)
+                return RowJSON.writeRecord(statement, deleted: false, fields: linked, zoneID: shape.zoneIDBytes, into: &writer)
             }
         }
         let record = try StoredRecord(row: row)

@@ -1,4 +1,5 @@
 import CloudKitWeb
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -27,6 +28,12 @@ enum RowJSON {
     static func seq(_ statement: SQLiteStatement) -> Int64 { sqlite3_column_int64(statement, Column.seq) }
     static func isDeleted(_ statement: SQLiteStatement) -> Bool { sqlite3_column_int64(statement, Column.deleted) != 0 }
 
+    /// Whether the row's record type is `type` (compared where SQLite holds the text, no `String` made).
+    static func typeIs(_ statement: SQLiteStatement, _ type: StaticString) -> Bool {
+        guard let bytes = text(statement, Column.type), bytes.count == type.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+        return memcmp(base, type.utf8Start, bytes.count) == 0
+    }
+
     /// The record type, made a `String` (only a `desiredRecordTypes` filter needs it).
     static func type(_ statement: SQLiteStatement) -> String? {
         text(statement, Column.type).map { String(decoding: $0, as: UTF8.self) }
@@ -44,10 +51,13 @@ enum RowJSON {
 
     /// `fields`: the fields text to write instead of the row's (download URLs added); `zoneID`: the
     /// encoded `zoneID` dictionary a query's records end with.
-    static func writeRecord(_ statement: SQLiteStatement, fields replaced: [UInt8]? = nil, zoneID: [UInt8]? = nil, into writer: inout JSONWriter) {
+    /// `deleted`: the row's `deleted` column, when the caller has read it.
+    static func writeRecord(
+        _ statement: SQLiteStatement, deleted: Bool? = nil, fields replaced: [UInt8]? = nil, zoneID: [UInt8]? = nil, into writer: inout JSONWriter
+    ) {
         writer.raw(#"{"recordName":"#)
         writeString(statement, Column.name, into: &writer)
-        if isDeleted(statement) {
+        if deleted ?? isDeleted(statement) {
             return writer.raw(#","deleted":true}"#)
         }
         if let type = text(statement, Column.type) {

@@ -83,6 +83,8 @@ struct ParticipantRow: Sendable {
 
 extension LocalCloudKit {
     static let shareRecordType = "cloudkit.share"
+    /// The same, for comparing with a row's text where SQLite holds it (`RowJSON.typeIs`).
+    static let shareRecordTypeText: StaticString = "cloudkit.share"
     /// The name the native framework gives a zone-wide share record; a share created under this name
     /// without `forRecord` shares its whole zone.
     static let zoneShareName = "cloudkit.zoneshare"
