@@ -5,12 +5,14 @@
 # static build (scripts/build-static.sh); its debug info is stripped first (valgrind's DWARF reader
 # gives up on it), the symbol table stays for --toggle-collect=ckbrowse_bench_keypresses.
 # Per press = (instructions with N presses - instructions with 0 presses) / (5 runs x N presses).
-# Usage: scripts/bench-callgrind.sh [PRESSES]   (default 300; about 2 minutes of valgrind at 300)
+# Then the server's instructions per records/changes and records/query page (see below).
+# Usage: scripts/bench-callgrind.sh [PRESSES]   (default 300; about 2 minutes of valgrind at 300, then
+# about 5 for the server)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRESSES=${1:-300}
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-command -v valgrind >/dev/null || $SUDO apt-get install -y -qq valgrind >/dev/null
+command -v valgrind >/dev/null || $SUDO apt-get install -y -qq valgrind >/dev/null 2>&1 || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq valgrind >/dev/null; }
 [ -x .build-static/release/ckbrowse ] && [ -z "${REBUILD:-}" ] || scripts/build-static.sh
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 cp .build-static/release/ckbrowse "$WORK/ckbrowse" && strip --strip-debug "$WORK/ckbrowse"
@@ -27,3 +29,40 @@ for records in 1000 1000000; do
     printf "%9d records: %d instructions per key press (%d presses x 5 runs)\n" $records "${PER[$records]}" "$PRESSES"
 done
 python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print(f'1,000,000 / 1,000: {b / a:.3f}  (budget: at most 2)')" "${PER[1000]}" "${PER[1000000]}"
+
+# The server's work per page, counted the same way (the wall-clock figures of bench-nginx.sh move with
+# the machine's load; these do not): `serve` under callgrind answering records/changes and records/query
+# pages of the demo's Gallery zone, each computed (--answer-cache-mb 0) and, for the ratio, from the
+# answer cache. Per page = (instructions after 60 pages - after 10) / 50, the whole process counted.
+"$WORK/ckbrowse" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/seed.log" 2>&1 & SEEDER=$!
+for _ in $(seq 1 600); do grep -q "listening on" "$WORK/seed.log" && break; sleep 0.2; done
+kill $SEEDER; wait $SEEDER 2>/dev/null || true
+serve_count() {  # endpoint cache-mb pages → instructions of the whole serve process
+    rm -f "$WORK"/serve.cg.*
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/serve.cg.%p" \
+        "$WORK/ckbrowse" serve --data "$WORK/data" --port 0 --answer-cache-mb "$2" > "$WORK/serve.log" 2>&1 & local pid=$!
+    for _ in $(seq 1 900); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.2; done
+    local url; url=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
+    python3 - "$url" "$1" "$3" <<'PY'
+import http.client, sys, urllib.parse
+url, endpoint, pages = urllib.parse.urlparse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+body = {"changes": '{"zoneID":{"zoneName":"Gallery"},"resultsLimit":200}',
+        "query": '{"zoneID":{"zoneName":"Gallery"},"query":{"recordType":"Artwork","sortBy":[{"systemFieldName":"createdTimestamp"}]},"resultsLimit":200}'}[endpoint]
+path = f"/database/1/iCloud.com.example.Gallery/development/private/records/{endpoint}?ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
+connection = http.client.HTTPConnection(url.hostname, url.port, timeout=900)
+for _ in range(pages):
+    connection.request("POST", path, body, {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    answer = response.read()
+    # The baseline must do the real work: a page of 200 records, not an error.
+    assert response.status == 200 and answer.count(b'"recordName"') >= 200, (response.status, answer[:200])
+PY
+    kill -INT $pid; wait $pid 2>/dev/null || true
+    cat "$WORK"/serve.cg.* | sed -n 's/^summary: *\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
+}
+for endpoint in changes query; do
+    computed=$(( ($(serve_count $endpoint 0 60) - $(serve_count $endpoint 0 10)) / 50 ))
+    cached=$(( ($(serve_count $endpoint 64 60) - $(serve_count $endpoint 64 10)) / 50 ))
+    printf "serve records/%s: %d instructions a computed page, %d a cached one (%.2fx)\n" \
+        $endpoint $computed $cached "$(python3 -c "print($computed / $cached)")"
+done

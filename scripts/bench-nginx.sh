@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${1:-10}; CONNECTIONS=${2:-4}; RUNS=${3:-3}
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    $SUDO apt-get install -y -qq nginx-light wrk >/dev/null
+    # A new machine may have no package lists yet.
+    $SUDO apt-get install -y -qq nginx-light wrk >/dev/null 2>&1 || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nginx-light wrk >/dev/null; }
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 BIN=${CKBROWSE_BIN:-$(swift build -c release --show-bin-path)/ckbrowse}

@@ -218,6 +218,40 @@ import Testing
         }
     }
 
+    /// Strings are escaped as a byte-by-byte escaper would, whatever the position of a control
+    /// character, quote, backslash or non-ASCII byte within the eight-byte words checked at once; the
+    /// plain-ASCII path takes exactly the strings that need nothing.
+    @Test func stringsAreEscapedWhereverTheByteFalls() throws {
+        var rng = SplitMix64(seed: 21)
+        let alphabet = Array("abcXYZ09 ~/".utf8) + [0x00, 0x01, 0x08, 0x09, 0x0A, 0x1F, 0x20, 0x22, 0x5C, 0x7F] + Array("é漢🙂".utf8)
+        for _ in 0..<5_000 {
+            let text = String(decoding: (0..<Int(rng.next() % 40)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }, as: UTF8.self)
+            let bytes = Array(text.utf8)
+            var expected: [UInt8] = [0x22]
+            for byte in bytes {
+                switch byte {
+                case 0x22: expected += Array(#"\""#.utf8)
+                case 0x5C: expected += Array(#"\\"#.utf8)
+                case 0x0A: expected += Array(#"\n"#.utf8)
+                case 0x0D: expected += Array(#"\r"#.utf8)
+                case 0x09: expected += Array(#"\t"#.utf8)
+                case 0x08: expected += Array(#"\b"#.utf8)
+                case 0x0C: expected += Array(#"\f"#.utf8)
+                case ..<0x20: expected += Array(String(format: "\\u%04x", byte).utf8)
+                default: expected.append(byte)
+                }
+            }
+            expected.append(0x22)
+            var escaped = JSONWriter(), plain = JSONWriter()
+            bytes.withUnsafeBufferPointer { escaped.writeString(utf8: $0) }
+            #expect(escaped.bytes == expected, "\(bytes)")
+            #expect(try JSON(parsing: escaped.bytes).stringValue == text)
+            let isPlain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C }
+            #expect(bytes.withUnsafeBufferPointer { plain.writePlainASCIIString($0) } == isPlain, "\(bytes)")
+            #expect(plain.bytes == (isPlain ? expected : []))
+        }
+    }
+
     /// Text another program stored that is not valid UTF-8 is repaired as GRDB's `String` repairs it,
     /// so the answer is still valid JSON; a NULL fields column is an empty dictionary.
     @Test func invalidUTF8IsRepairedAndNullFieldsAreEmpty() throws {

@@ -123,6 +123,8 @@ enum RowJSON {
     }
 
     private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) {
+        // Most names are plain ASCII: one pass checks that and that nothing needs escaping.
+        if writer.writePlainASCIIString(bytes) { return }
         if isValidUTF8(bytes) { writer.writeString(utf8: bytes) } else { writer.writeString(String(decoding: bytes, as: UTF8.self)) }
     }
 

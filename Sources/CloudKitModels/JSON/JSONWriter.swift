@@ -125,6 +125,31 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Writes `utf8` as a JSON string when every byte is printable ASCII other than '"' and '\\' (names,
+    /// tags, record types: nothing to check further or escape), checked eight bytes at a time; answers
+    /// false, having written nothing, otherwise.
+    package mutating func writePlainASCIIString(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = utf8.count
+        var i = 0
+        if let base = utf8.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 != 0 || Self.mayNeedEscape(word) { return false }
+                i += 8
+            }
+        }
+        while i < count {
+            let byte = utf8[i]
+            if byte >= 0x80 || byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            i += 1
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: utf8)
+        bytes.append(UInt8(ascii: "\""))
+        return true
+    }
+
     /// Whether any of eight bytes is below 0x20, '"' or '\\' (exact: the classic "has a zero byte" and
     /// "has a byte less than n" word tricks, whose answers as a whole have no false positives).
     @inline(__always)
