@@ -9,8 +9,10 @@ import Testing
 @Suite struct AnswerCacheTests {
     static let changesBody = #"{"zoneID":{"zoneName":"Feed"},"resultsLimit":200}"#
 
-    static func seeded() async throws -> LiveServer {
-        let server = try await LiveServer.start()
+    /// A server with 20 notes in the private zone Feed; `storingAnswers: false` keeps no answers
+    /// (`--answer-cache-mb 0`).
+    static func seeded(storingAnswers: Bool = true) async throws -> LiveServer {
+        let server = try await LiveServer.start(configure: { if !storingAnswers { $0.answerCacheBytes = 0 } })
         let db = server.client().database(.private)
         try await db.createZone("Feed")
         _ = try await db.modify((0..<20).map { .create(record("r\($0)", ["v": .int64(Int64($0))])) }, zone: "Feed")
@@ -54,11 +56,8 @@ import Testing
     /// known: the same bytes as the full path, an error still answered by the full path, and a
     /// caller the full path would refuse never answered there.
     @Test func pagesAreComputedOnTheEventLoopWhenTheCallerIsKnown() async throws {
-        let server = try await LiveServer.start(configure: { $0.answerCacheBytes = 0 })
+        let server = try await Self.seeded(storingAnswers: false)
         defer { Task { await server.stop() } }
-        let db = server.client().database(.private)
-        try await db.createZone("Feed")
-        _ = try await db.modify((0..<20).map { .create(record("r\($0)", ["v": .int64(Int64($0))])) }, zone: "Feed")
         let path = server.path("private", "records/changes")
         let full = try await server.raw(.post, path, body: Self.changesBody)
         let before = server.service.answerCacheCounters.computedSynchronously
@@ -79,11 +78,8 @@ import Testing
     /// loop; one that must read every candidate (a filter) takes the full path. Both answer the same
     /// records.
     @Test func queriesThatSQLitePagesAreComputedOnTheEventLoop() async throws {
-        let server = try await LiveServer.start(configure: { $0.answerCacheBytes = 0 })
+        let server = try await Self.seeded(storingAnswers: false)
         defer { Task { await server.stop() } }
-        let db = server.client().database(.private)
-        try await db.createZone("Feed")
-        _ = try await db.modify((0..<20).map { .create(record("r\($0)", ["v": .int64(Int64($0))])) }, zone: "Feed")
         try await server.service.addSystemIndexes(container: LiveServer.container, environment: .development)
         let path = server.path("private", "records/query")
         let sorted = #"{"zoneID":{"zoneName":"Feed"},"query":{"recordType":"Note","sortBy":[{"systemFieldName":"createdTimestamp","ascending":false}]}}"#

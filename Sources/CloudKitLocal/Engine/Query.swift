@@ -24,7 +24,7 @@ extension LocalCloudKit {
         if configuration.enforcesIndexes, !SchemaTables.isSystemType(type.name), let violation = IndexRules.violation(of: query, in: type) {
             throw ServiceError.badRequest(violation.reason)
         }
-        let readable = try readableCheck(type, db, context)
+        let reading = try readAccess(type, db, context)
 
         // Each zone with the context it is read in (in the shared database, its owner's database).
         let zones: [(ZoneRow, RequestContext)]
@@ -59,7 +59,7 @@ extension LocalCloudKit {
         var written = 0
         var more = false
         if zones.count == 1, (query.filterBy ?? []).isEmpty, zones[0].1.access?.isWholeZone ?? true,
-            try readsAll(type, db, context), let order = QueryCandidate.sqlOrder(descriptors)
+            reading == .all, let order = QueryCandidate.sqlOrder(descriptors)
         {
             // One zone, no filters, sorted by the record times, readable in full (the common "newest
             // first" listing): SQLite sorts and cuts the page on the record-time indexes, and its rows are
@@ -94,7 +94,7 @@ extension LocalCloudKit {
                 while let row = try rows.next() {
                     let record = try QueryCandidate.record(row, zone: zone.name, type: query.recordType, fields: named)
                     if let access = context.access, access.permission(record.name) == nil { continue }
-                    if !readable(record) { continue }
+                    if !reading.permits(record) { continue }
                     if try (query.filterBy ?? []).allSatisfy({ try QueryMatcher.matches(record, $0) }) {
                         matches.append(QueryCandidate(rowID: row[0], zone: zoneIndex, name: record.name, keys: descriptors.map { QueryMatcher.key(record, $0) }))
                     }
@@ -206,21 +206,29 @@ struct QueryCandidate {
 }
 
 extension LocalCloudKit {
-    /// Whether the caller may READ a record of `type`: always outside the public database; there, by
-    /// the type's grants (`_creator` when the caller created the record).
-    /// Whether the caller may READ every record of `type` (no per-record check is needed).
-    func readsAll(_ type: RecordTypeSchema, _ db: Database, _ context: RequestContext) throws -> Bool {
-        guard context.scope == .public, !SchemaTables.isSystemType(type.name) else { return true }
+    /// What of `type` the caller may READ: everything outside the public database; there, what the
+    /// type's grants allow the caller's roles (`_creator`: the records the caller created).
+    func readAccess(_ type: RecordTypeSchema, _ db: Database, _ context: RequestContext) throws -> ReadAccess {
+        guard context.scope == .public, !SchemaTables.isSystemType(type.name) else { return .all }
         let roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: context.caller.actingRecordName)
-        return type.permits(.read, roles: roles)
+        if type.permits(.read, roles: roles) { return .all }
+        guard let caller = context.caller.actingRecordName, type.permits(.read, roles: roles.union(["_creator"])) else { return .none }
+        return .createdBy(caller)
     }
+}
 
-    func readableCheck(_ type: RecordTypeSchema, _ db: Database, _ context: RequestContext) throws -> (StoredRecord) -> Bool {
-        guard context.scope == .public, !SchemaTables.isSystemType(type.name) else { return { _ in true } }
-        let roles = try SchemaTables.roles(db, container: context.container, environment: context.environment, user: context.caller.actingRecordName)
-        if type.permits(.read, roles: roles) { return { _ in true } }
-        guard let caller = context.caller.actingRecordName, type.permits(.read, roles: roles.union(["_creator"])) else { return { _ in false } }
-        return { $0.created?.userRecordName == caller }
+/// Which records of a type a caller may READ (`LocalCloudKit.readAccess`).
+enum ReadAccess: Equatable {
+    case all
+    case createdBy(String)
+    case none
+
+    func permits(_ record: StoredRecord) -> Bool {
+        switch self {
+        case .all: return true
+        case .createdBy(let caller): return record.created?.userRecordName == caller
+        case .none: return false
+        }
     }
 }
 

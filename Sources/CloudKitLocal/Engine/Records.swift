@@ -390,7 +390,7 @@ extension LocalCloudKit {
         let (zone, context) = try zoneAndContext(db, context, request.zoneID)
         let zoneID = context.zoneID(zone.name)
         var results: [JSON] = []
-        var readable: [String: (StoredRecord) -> Bool] = [:]
+        var readable: [String: ReadAccess] = [:]
         for item in request.records {
             if let record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: item.recordName), !record.deleted,
                 context.access.map({ $0.permission(record.name) != nil }) ?? true
@@ -399,9 +399,9 @@ extension LocalCloudKit {
                     if readable[typeName] == nil {
                         let type = try SchemaTables.type(db, container: context.container, environment: context.environment, name: typeName)
                             ?? RecordTypeSchema(name: typeName, grants: RecordTypeSchema.defaultGrants)
-                        readable[typeName] = try readableCheck(type, db, context)
+                        readable[typeName] = try readAccess(type, db, context)
                     }
-                    if readable[typeName]?(record) == false {
+                    if readable[typeName]?.permits(record) == false {
                         results.append(itemError(item.recordName, .accessDenied, RecordTypeSchema.refusal(.read)))
                         continue
                     }

@@ -39,9 +39,6 @@ enum RowJSON {
         text(statement, Column.type).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// `{"recordName":…,"deleted":true}` for a tombstone, else the record as `StoredRecord.write` writes
-    /// it: recordName, recordType, recordChangeTag, fields, pluginFields, created, modified, deleted,
-    /// shortGUID, parent, share.
     /// The row's stored fields text where SQLite holds it, valid until the statement steps again (nil
     /// for NULL or text that is not valid UTF-8).
     static func fieldsText(_ statement: SQLiteStatement) -> UnsafeBufferPointer<UInt8>? {
@@ -49,9 +46,11 @@ enum RowJSON {
         return bytes
     }
 
-    /// `fields`: the fields text to write instead of the row's (download URLs added); `zoneID`: the
+    /// `{"recordName":…,"deleted":true}` for a tombstone, else the record as `StoredRecord.write` writes
+    /// it: recordName, recordType, recordChangeTag, fields, pluginFields, created, modified, deleted,
+    /// shortGUID, parent, share, zoneID. `deleted`: the row's `deleted` column, when the caller has read
+    /// it; `fields`: the fields text to write instead of the row's (download URLs added); `zoneID`: the
     /// encoded `zoneID` dictionary a query's records end with.
-    /// `deleted`: the row's `deleted` column, when the caller has read it.
     static func writeRecord(
         _ statement: SQLiteStatement, deleted: Bool? = nil, fields replaced: [UInt8]? = nil, zoneID: [UInt8]? = nil, into writer: inout JSONWriter
     ) {
