@@ -14,11 +14,7 @@ extension LocalCloudKit {
         for filter in query.filterBy ?? [] where !Comparator.all.contains(filter.comparator) {
             throw ServiceError.badRequest("unknown comparator '\(filter.comparator.rawValue)'")
         }
-        let typeKey = TypeKey(container: context.container, environment: context.environment, name: query.recordType)
-        let known = try typeSchemas.value(at: context.stamp, typeKey) {
-            try SchemaTables.type(db, container: context.container, environment: context.environment, name: query.recordType)
-        }
-        guard let type = known else { throw ServiceError.badRequest("Did not find record type: \(query.recordType)") }
+        guard let type = try recordType(query.recordType, db, context) else { throw ServiceError.badRequest("Did not find record type: \(query.recordType)") }
         // System types (cloudkit.share) are the service's: their indexes are not the user's to set,
         // so they are not checked (unconfirmed what CloudKit requires there).
         if configuration.enforcesIndexes, !SchemaTables.isSystemType(type.name), let violation = IndexRules.violation(of: query, in: type) {
@@ -206,6 +202,14 @@ struct QueryCandidate {
 }
 
 extension LocalCloudKit {
+    /// The schema of the record type `name` in the request's container and environment, kept per
+    /// change stamp (nil: no such type).
+    func recordType(_ name: String, _ db: Database, _ context: RequestContext) throws -> RecordTypeSchema? {
+        try typeSchemas.value(at: context.stamp, TypeKey(container: context.container, environment: context.environment, name: name)) {
+            try SchemaTables.type(db, container: context.container, environment: context.environment, name: name)
+        }
+    }
+
     /// What of `type` the caller may READ: everything outside the public database; there, what the
     /// type's grants allow the caller's roles (`_creator`: the records the caller created).
     func readAccess(_ type: RecordTypeSchema, _ db: Database, _ context: RequestContext) throws -> ReadAccess {

@@ -397,7 +397,7 @@ extension LocalCloudKit {
             {
                 if context.scope == .public, let typeName = record.type {
                     if readable[typeName] == nil {
-                        let type = try SchemaTables.type(db, container: context.container, environment: context.environment, name: typeName)
+                        let type = try recordType(typeName, db, context)
                             ?? RecordTypeSchema(name: typeName, grants: RecordTypeSchema.defaultGrants)
                         readable[typeName] = try readAccess(type, db, context)
                     }
