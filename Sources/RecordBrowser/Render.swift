@@ -72,8 +72,9 @@ extension Browser {
             for y in Layout(width: w, height: h).body { highlightMatch(&screen, y: y, filter: filter) }
         }
         if let editor = state.editor { drawEditor(&screen, editor, state) }
-        drawHintLine(&screen, state)
-        drawStatus(&screen, state)
+        // The status line first: an error it has no room for is read on the hint line instead.
+        let errorInStatus = drawStatus(&screen, state)
+        drawHintLine(&screen, state, errorInStatus: errorInStatus)
         if state.showHelp { drawHelp(&screen, state) }
         if let notice = state.signInNotice { drawSignIn(&screen, notice, state) }
         if let legacy = state.legacyJournal { drawLegacyJournal(&screen, legacy, state) }
@@ -450,7 +451,9 @@ extension Browser {
         }
     }
 
-    static func drawHintLine(_ screen: inout Screen, _ state: BrowserState) {
+    /// `errorInStatus`: false when the last error did not fit in the status line (then, with nothing
+    /// else to show here, it is shown here in full, wrapped).
+    static func drawHintLine(_ screen: inout Screen, _ state: BrowserState, errorInStatus: Bool) {
         let y = screen.height - 2
         if let confirmation = state.confirmation {
             switch confirmation {
@@ -480,6 +483,8 @@ extension Browser {
         } else if let message = state.message {
             // A long message wraps upwards over the body (up to 4 rows), so it can be read in full.
             putUpward(&screen, message, style: .plain, maxRows: 4, more: " (! shows all)")
+        } else if !errorInStatus, let error = state.lastError {
+            putUpward(&screen, shortForm(error), style: Theme.error, maxRows: 3, more: " (! shows all)")
         } else {
             screen.put(" " + TextWidth.truncate(hints(state), to: screen.width - 2), x: 0, y: y, style: Theme.dim)
         }
@@ -503,7 +508,9 @@ extension Browser {
 
     /// [server ›] container · environment (production in red) · database · zone · counts │ last error.
     /// When the row is too narrow the container name gives way first, then the error.
-    static func drawStatus(_ screen: inout Screen, _ state: BrowserState) {
+    /// Answers whether the last error, if any, was shown.
+    @discardableResult
+    static func drawStatus(_ screen: inout Screen, _ state: BrowserState) -> Bool {
         let y = screen.height - 1
         screen.fill(y: y, style: Theme.status)
         let c = state.connection
@@ -546,13 +553,19 @@ extension Browser {
         // Whatever still does not fit ends in an ellipsis, never mid-word without one.
         let room = screen.width - x
         x += screen.put(TextWidth.width(tail) <= room ? tail : TextWidth.truncate(tail, to: max(1, room - 1)) + " ", x: x, y: y, style: Theme.status)
-        if let error = state.lastError, x < screen.width - 4 {
-            // The short form: the code when there is one; `!` shows every error in full.
-            let short = error.serverErrorCode.map { $0.rawValue + (error.error?.reason.map { ": " + $0 } ?? "") } ?? error.message
-            let room = screen.width - x - 3  // "│ " before, one cell spare after
-            let text = TextWidth.width(short) <= room ? short : TextWidth.truncate(short, to: max(4, room - 4)) + " (!)"
-            screen.put("│ " + text, x: x, y: y, style: Theme.status.with(foreground: .red).bolded)
-        }
+        guard let error = state.lastError else { return true }
+        guard x < screen.width - 4 else { return false }
+        let short = shortForm(error)
+        let errorRoom = screen.width - x - 3  // "│ " before, one cell spare after
+        let text = TextWidth.width(short) <= errorRoom ? short : TextWidth.truncate(short, to: max(4, errorRoom - 4)) + " (!)"
+        screen.put("│ " + text, x: x, y: y, style: Theme.status.with(foreground: .red).bolded)
+        return true
+    }
+
+    /// An error's short form: its code and reason when the server gave one, else its message; `!`
+    /// shows every error in full.
+    static func shortForm(_ error: BrowserFailure) -> String {
+        error.serverErrorCode.map { $0.rawValue + (error.error?.reason.map { ": " + $0 } ?? "") } ?? error.message
     }
 
     static func box(_ screen: inout Screen, title: String, lines: [String]) {

@@ -35,6 +35,34 @@ import Testing
         #expect(rows.filter { $0.contains("a long message") }.count >= 2, "the message wraps over rows")
     }
 
+    /// At 80 columns an open zone's status line has no room left for the last error: a mistyped
+    /// command's error is then read on the hint line, in full, and the status line is unchanged.
+    @Test func anErrorTheStatusLineCannotHoldIsShownOnTheHintLine() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<200), token: "t", more: true)
+        let statusBefore = h.screen.snapshot.split(separator: "\n", omittingEmptySubsequences: false).last.map(String.init)
+        h.keys(.char(":"))
+        h.type("query Artwork sort createdTimestamp")
+        h.keys(.enter)
+        #expect(h.state.lastError?.message == "a filter is FIELD COMPARATOR VALUE")
+        let rows = h.screen.snapshot.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let status = rows.last
+        #expect(status == statusBefore, "the status line had no room: \(status ?? "")")
+        #expect(rows.suffix(3).contains { $0.contains("a filter is FIELD COMPARATOR VALUE") }, "\(rows.suffix(3))")
+        // Wider, the status line holds it and the hint line keeps its keys.
+        var wide = Harness(width: 160, height: 30)
+        wide.send(.zonesLoaded(.private, .success(Harness.zones)))
+        wide.keys(.char("j"), .enter)
+        wide.page(Harness.records(0..<200), token: "t", more: true)
+        wide.keys(.char(":"))
+        wide.type("query Artwork sort createdTimestamp")
+        wide.keys(.enter)
+        let wideRows = wide.screen.snapshot.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).suffix(3)
+        #expect(wideRows.contains { $0.contains("│ a filter is FIELD COMPARATOR VALUE") } && wideRows.contains { $0.contains("Enter open") }, "\(wideRows)")
+    }
+
     @Test func aFailedQueryKeepsTheListThatWasShown() {
         var h = Harness()
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
