@@ -2,7 +2,7 @@
 SWIFT ?= swift
 ARGS ?=
 
-.PHONY: run test deps build release bench bench-all clean reliability package
+.PHONY: run test deps build release bench bench-all clean reliability security package
 
 deps:
 	@scripts/install-deps.sh

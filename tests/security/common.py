@@ -1,0 +1,28 @@
+"""What the security tests share: the reliability suite's `Server` and request helpers, and a
+checker that prints `ok`/`FAIL` lines and exits non-zero when anything failed."""
+import os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability"))
+from common import *  # noqa: F401,F403  (Server, binary, free_port, CONTAINER, API_TOKEN, USERS, …)
+
+
+class Checks:
+    """Collects named checks; `done()` prints a summary line and exits 1 if any failed."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failures = 0
+        self.count = 0
+
+    def check(self, condition, what, detail=""):
+        self.count += 1
+        if condition:
+            print(f"ok   {what}")
+        else:
+            self.failures += 1
+            print(f"FAIL {what}" + (f": {detail}" if detail else ""))
+        return condition
+
+    def done(self):
+        print(f"{self.name}: {self.count - self.failures} passed, {self.failures} failed")
+        sys.exit(1 if self.failures else 0)
