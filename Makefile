@@ -32,6 +32,11 @@ test: deps
 	tests/e2e/cors.sh
 	tests/e2e/assets.sh
 	tests/reliability/run.sh
+	tests/security/run.sh
+
+## Only the security tests (the threat model of SERVER.md, tried as an attacker would).
+security: deps
+	tests/security/run.sh
 
 ## Only the reliability tests (crash safety, fuzzing, load, throttling, terminal, secrets).
 reliability: deps
