@@ -74,12 +74,23 @@ public struct LocalServerConfiguration: Sendable {
     /// one container; elsewhere it is AUTHENTICATION_FAILED). One not listed works for any container,
     /// a convenience of the local server for quick starts.
     public var credentialContainers: [String: String] = [:]
-    /// Web origins (`http://localhost:8080`) whose pages may call the server (CORS); nil allows any, as
-    /// suits a server on loopback. Apple's console sets these per API token ("Allowed Origins").
+    /// Web origins (`http://localhost:8080`) whose pages may call the server (CORS); `*` allows any;
+    /// nil allows pages served from this machine (loopback origins). Apple's console sets these per
+    /// API token ("Allowed Origins"). A request from another origin is refused before it runs.
     public var allowedOrigins: Set<String>?
+    /// Host names (besides IP addresses, `localhost` and `*.localhost`) requests may be addressed to
+    /// (`Host`): a DNS-rebinding page arrives under its own name and is refused.
+    public var allowedHosts: Set<String> = []
     /// Apple's documented contract (§2.2): each web auth token works once; the answer carries its
-    /// replacement. Off by default, because the live service was observed to accept old tokens.
+    /// replacement. Off by default, because the live service was observed to accept old tokens. A
+    /// token is spent only by a 2xx answer (which carries its replacement): CloudKit JS adopts a new
+    /// token only from a 2xx answer, so spending it on an error would lock Apple's own client out.
     public var singleUseWebAuthTokens = false
+    /// How long a web auth token this server minted (sign-in, and the replacement every answer carries)
+    /// stays valid, in seconds. Apple does not publish its figure; a day keeps a page that is in use
+    /// signed in (every answer renews it) and ends one left alone. The configured `--user` tokens are
+    /// credentials, not sessions: they last as long as the configuration names them.
+    public var webAuthTokenLifetime: Double = 24 * 60 * 60
     /// Users: a name and the web auth token that signs them in.
     public var users: [(name: String, token: String)] = []
     /// How other users find a user (users/discover, users/lookup, share participants), by name.
@@ -131,16 +142,20 @@ public final class LocalCloudKit: Sendable {
     /// The HMAC key for minted web auth tokens. `SymmetricKey` is not declared Sendable, but it is an
     /// immutable value read concurrently only (it was rebuilt from bytes on every request before).
     nonisolated(unsafe) let tokenKey: SymmetricKey
+    /// The same key as stored (`setting` 'token-secret'), for snapshots that carry credentials.
+    let tokenSecret: String
     let databaseIDs = Mutex<[DatabaseKey: Int64]>([:])
     let baseURL: Mutex<String>
     /// Wakes webcourier long-polls after writes.
     let courier = Courier()
     /// Web auth tokens already used, when they are single-use (kept in memory: a restart forgets them).
     let usedWebTokens = Mutex<Set<String>>([])
+    /// Who may call: what the configuration says now (never what an earlier start stored).
+    let credentials: CredentialSet
     /// Answers of reads, reused until the next commit.
     let answers: AnswerCache
     /// Download tokens by file id (see `downloadToken`).
-    let downloadTokens = Mutex<[Int64: String]>([:])
+    let downloadTokens = Mutex<[DownloadGrant: String]>([:])
     /// File ids by container, environment and checksum, as read at one change stamp (a file comes
     /// and goes only with a commit, which moves the stamp).
     let blobIDs = StampedMemo<BlobKey, Int64?>()
@@ -151,15 +166,13 @@ public final class LocalCloudKit: Sendable {
         self.store = store
         self.configuration = configuration
         self.baseURL = Mutex(configuration.baseURL)
-        self.answers = AnswerCache(limit: configuration.answerCacheBytes)
+        self.answers = AnswerCache(limit: configuration.answerCacheBytes, clock: configuration.now)
+        self.credentials = CredentialSet(configuration)
         let secret: String = try store.pool.write { db in
-            for token in configuration.apiTokens {
-                try db.execute(
-                    sql: "INSERT INTO api_token (token, container) VALUES (?, ?) ON CONFLICT (token) DO UPDATE SET container = excluded.container",
-                    arguments: [token, configuration.credentialContainers[token]])
-            }
+            // Earlier versions kept credentials in the data directory, where a removed token went on
+            // working after a restart: they are the configuration's alone now, so none stay on disk.
+            for table in ["api_token", "web_user", "server_key"] { try db.execute(sql: "DELETE FROM \(table)") }
             for user in configuration.users {
-                try db.execute(sql: "INSERT OR REPLACE INTO web_user (token, name) VALUES (?, ?)", arguments: [user.token, user.name])
                 let contact = configuration.userContacts[user.name]
                 try db.execute(
                     sql: """
@@ -168,11 +181,6 @@ public final class LocalCloudKit: Sendable {
                         """,
                     arguments: [user.name, Self.userRecordName(for: user.name), contact?.email, contact?.phone])
             }
-            for key in configuration.serverKeys {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO server_key (key_id, public_key_pem, container) VALUES (?, ?, ?)",
-                    arguments: [key.keyID, key.publicKeyPEM, configuration.credentialContainers[key.keyID]])
-            }
             if let secret = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'token-secret'") {
                 return secret
             }
@@ -180,6 +188,7 @@ public final class LocalCloudKit: Sendable {
             try db.execute(sql: "INSERT INTO setting (key, value) VALUES ('token-secret', ?)", arguments: [secret])
             return secret
         }
+        tokenSecret = secret
         tokenKey = SymmetricKey(data: Data(base64Encoded: secret) ?? Data(secret.utf8))
         let now = Int64((configuration.now().timeIntervalSince1970 * 1000).rounded())
         try store.pool.write { db in _ = try Self.collectUnusedAssets(db, now: now) }
@@ -193,12 +202,27 @@ public final class LocalCloudKit: Sendable {
     /// The record name writes made with a server-to-server key are attributed to.
     static func keyUserRecordName(_ keyID: String) -> String { userRecordName(for: "server-key:" + keyID) }
 
+    /// This run's credentials and the token secret, for a snapshot that is asked to carry them
+    /// (`serve --export-credentials`).
+    public func snapshotCredentials() -> SnapshotCredentials {
+        var carried = SnapshotCredentials()
+        carried.apiTokens = configuration.apiTokens.map { (token: $0, container: configuration.credentialContainers[$0]) }
+        carried.users = configuration.users
+        carried.serverKeys = configuration.serverKeys.map { (keyID: $0.keyID, publicKeyPEM: $0.publicKeyPEM, container: configuration.credentialContainers[$0.keyID]) }
+        carried.tokenSecret = tokenSecret
+        return carried
+    }
+
     /// Where clients reach this server (known once the port is bound); used in `redirectURL`.
     public func setBaseURL(_ url: String) { baseURL.withLock { $0 = url } }
 
     // MARK: - Handling
 
     public func handle(_ request: ServerRequest) async -> ServerResponse {
+        if let refusal = requestPolicyRefusal(request) {
+            // Refused before anything runs, and without CORS headers (the page learns nothing).
+            return refusal.response(uuid: Self.requestUUID())
+        }
         if request.method.uppercased() == "OPTIONS" { return preflight(request) }
         return withCORS(await answer(request), request)
     }
@@ -206,6 +230,9 @@ public final class LocalCloudKit: Sendable {
     func answer(_ request: ServerRequest) async -> ServerResponse {
         let uuid = Self.requestUUID()
         var extraHeaders: [(String, String)] = []
+        // A single-use web auth token this request spent: an error answer gives it back (see
+        // `singleUseWebAuthTokens`).
+        var spentToken: String?
         if request.path.hasPrefix("/webcourier/1/") { return await pollWebcourier(request) }
         if request.path.hasPrefix("/share/") { return await sharePage(String(request.path.dropFirst("/share/".count))) }
         if request.path == "/signin" { return await signInPage(request) }
@@ -220,42 +247,32 @@ public final class LocalCloudKit: Sendable {
             if request.path.hasPrefix(Self.adminPathPrefix) { return try await handleAdmin(request, uuid: uuid) }
             if request.path == "/ready" { return readiness() }
             if request.path.hasPrefix("/device/") {
-                let (status, json) = try await handleDevice(request, uuid: uuid)
+                let (status, json, caller) = try await handleDevice(request, uuid: uuid, spent: &spentToken)
+                // Every user-authenticated answer carries the next token (single-use tokens need it).
+                if let user = caller.userName {
+                    extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
+                }
                 return respond(status, json, uuid: uuid, extra: extraHeaders)
             }
             let route = try Route(path: request.path, method: request.method)
             if let cached = cachedResponse(request, route: route) { return cached }
             // Read before authentication and the answer's transaction: see `AnswerCache.store`.
             let stamp = store.changeStamp()
-            let caller = try await authenticate(request, route: route, stamp: stamp)
+            let caller = try authenticate(request, route: route)
+            spentToken = caller.spentToken
             if let user = caller.userName {
                 extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
             }
             let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
             let (status, reply) = try await dispatch(route, caller: caller, body: body, stamp: stamp)
             let bytes = reply.bytes
-            if let stamp, let apiToken = caller.apiToken {
-                answers.remember(
-                    apiToken: apiToken, container: route.container, webToken: caller.webToken,
-                    user: caller.userName.map { AnswerCache.KnownUser(name: $0, recordName: caller.userRecordName ?? "", session: caller.session ?? "") },
-                    at: stamp)
-                if status == 200 && route.isCacheable {
-                    answers.store(bytes, for: answerKey(route, request, userRecordName: caller.userRecordName), at: stamp)
-                }
+            if let stamp, caller.apiToken != nil, status == 200 && route.isCacheable {
+                answers.store(bytes, for: answerKey(route, request, userRecordName: caller.userRecordName), at: stamp)
             }
             return respond(status, .encoded(bytes), uuid: uuid, extra: extraHeaders)
-        } catch let error as ServiceError {
-            var object = JSONObject()
-            object.set("uuid", uuid)
-            object.set("serverErrorCode", error.code.rawValue)
-            object.set("reason", error.reason)
-            object.set("redirectURL", error.redirectURL)
-            object.set("retryAfter", error.retryAfter)
-            return respond(error.status, .object(object), uuid: uuid, extra: extraHeaders + error.extraHeaders)
-        } catch let error as JSONDecodingError {
-            return respond(400, errorJSON(.badRequest, "BadRequestException: \(error.description)", uuid), uuid: uuid, extra: extraHeaders)
         } catch {
-            return respond(500, errorJSON(.internalError, "internal error", uuid), uuid: uuid, extra: extraHeaders)
+            unspend(spentToken)
+            return ServiceError.from(error).response(uuid: uuid, extraHeaders: extraHeaders)
         }
     }
 
@@ -263,8 +280,7 @@ public final class LocalCloudKit: Sendable {
     /// reading it at the limit, so the service never sees the bytes).
     public func bodyTooLarge() -> ServerResponse {
         let uuid = Self.requestUUID()
-        let reason = "request body exceeds the limit of \(configuration.maximumBodyBytes) bytes"
-        return respond(400, errorJSON(.badRequest, reason, uuid), uuid: uuid, extra: [])
+        return ServiceError.badRequest("request body exceeds the limit of \(configuration.maximumBodyBytes) bytes").response(uuid: uuid)
     }
 
     // MARK: - Cached answers
@@ -277,14 +293,13 @@ public final class LocalCloudKit: Sendable {
     /// Response headers a web page (CloudKit JS) may read, as the service exposes them (§1.3).
     static let exposedHeaders = "X-Apple-Request-UUID, X-Apple-CloudKit-Web-Auth-Token, X-Apple-CloudKit-Session, X-Responding-Instance"
 
-    func originAllowed(_ origin: String) -> Bool {
-        configuration.allowedOrigins.map { $0.contains(origin) } ?? true
-    }
-
     /// Adds `Access-Control-Allow-Origin` (the caller's origin, when allowed) and the exposed headers
-    /// to an answer of a request that came from a web page (`Origin`).
+    /// to an answer of a request that came from a web page (`Origin`), for endpoints that take pages
+    /// (the endpoint table: never the sign-in page, schema or admin endpoints).
     func withCORS(_ response: ServerResponse, _ request: ServerRequest) -> ServerResponse {
-        guard let origin = request.header("Origin"), originAllowed(origin) else { return response }
+        guard let origin = request.header("Origin"), EndpointRule.rule(path: request.path, method: request.method)?.pages == .allowedOrigins,
+            originAllowed(origin, request: request)
+        else { return response }
         var response = response
         response.headers += [
             (name: "Access-Control-Allow-Origin", value: origin), (name: "Vary", value: "Origin"),
@@ -298,10 +313,14 @@ public final class LocalCloudKit: Sendable {
     func preflight(_ request: ServerRequest) -> ServerResponse {
         let uuid = Self.requestUUID()
         guard let origin = request.header("Origin") else {
-            return respond(405, errorJSON(.badRequest, "OPTIONS is only answered to CORS preflights (an Origin header)", uuid), uuid: uuid, extra: [("Allow", "GET, POST, OPTIONS")])
+            var error = ServiceError(.badRequest, "OPTIONS is only answered to CORS preflights (an Origin header)", status: 405)
+            error.extraHeaders = [("Allow", "GET, POST, OPTIONS")]
+            return error.response(uuid: uuid)
         }
-        guard originAllowed(origin) else {
-            return respond(403, errorJSON(.accessDenied, "origin \(origin.prefix(100)) is not allowed (serve --allow-origin)", uuid), uuid: uuid, extra: [])
+        let method = request.header("Access-Control-Request-Method") ?? "GET"
+        guard EndpointRule.rule(path: request.path, method: method)?.pages == .allowedOrigins, originAllowed(origin, request: request) else {
+            return ServiceError(.accessDenied, "origin \(origin.prefix(100)) may not call \(request.path.prefix(40)) (serve --allow-origin)", status: 403)
+                .response(uuid: uuid)
         }
         let requested = request.header("Access-Control-Request-Headers")
             ?? "Content-Type, X-Apple-CloudKit-Request-KeyID, X-Apple-CloudKit-Request-ISO8601Date, X-Apple-CloudKit-Request-SignatureV1, X-CK-Device-Token"
@@ -318,7 +337,7 @@ public final class LocalCloudKit: Sendable {
     /// request's tokens were valid then (requests the event loop passed on still find one here: an
     /// answer stored meanwhile, or a CORS request).
     func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
-        guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route, at: stamp),
+        guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route),
             let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp)
         else { return nil }
         return knownCallerAnswer(answer, user: user)
@@ -326,39 +345,31 @@ public final class LocalCloudKit: Sendable {
 
     /// A 200 answer to a caller known at this stamp: its own request UUID and, for a signed-in user, a
     /// freshly minted web auth token.
-    func knownCallerAnswer(_ bytes: [UInt8], user: AnswerCache.KnownUser?) -> ServerResponse {
+    func knownCallerAnswer(_ bytes: [UInt8], user: SignedInUser?) -> ServerResponse {
         var extra: [(String, String)] = []
         if let user { extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user.name, session: user.session))) }
         return respond(200, .encoded(bytes), uuid: Self.requestUUID(), extra: extra)
     }
 
-    /// The caller of a cacheable read, when what authentication needs was found valid at `stamp`
-    /// (nil: the full path must check it). A single-use token must be checked, and spent, by
-    /// authentication on every request.
-    func knownCaller(_ request: ServerRequest, route: Route, at stamp: Int64) -> (apiToken: String, user: AnswerCache.KnownUser?)? {
+    /// The caller of a cacheable read, when authentication accepts it without a word (nil: the full
+    /// path must answer, with its reason). A single-use token must be checked, and spent, by the full
+    /// path on every request.
+    func knownCaller(_ request: ServerRequest, route: Route) -> (apiToken: String, user: SignedInUser?)? {
         guard route.isCacheable, !configuration.singleUseWebAuthTokens, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
-            request.body.count <= configuration.maximumBodyBytes
+            request.body.count <= configuration.maximumBodyBytes, requestPolicyRefusal(request, rule: route.rule) == nil
         else { return nil }
         let items = request.queryItems
-        guard let apiToken = items["ckAPIToken"], answers.knowsAPIToken(apiToken, container: route.container, at: stamp) else { return nil }
-        var user: AnswerCache.KnownUser?
+        guard let apiToken = items["ckAPIToken"], credentials.acceptsAPIToken(apiToken, container: route.container) else { return nil }
+        var user: SignedInUser?
         if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
-            guard let known = knownUser(webToken: token, at: stamp) else { return nil }
+            guard let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"),
+                !raw.contains(where: { "+/=".contains($0) }), let known = signedInUser(webToken: token)
+            else { return nil }
             user = known
         }
         if user == nil && route.needsUser { return nil }
         return (apiToken, user)
     }
-
-    /// Endpoints whose answer is bounded work (at most a page of records): computed on the calling
-    /// thread by `answerOnEventLoop`. A query is, when SQLite cuts its page (one zone, no filters,
-    /// sorted by the record times); one that must read every candidate of its type throws
-    /// `NotBoundedWork()` there and takes the full path.
-    static let synchronousEndpoints: Set<String> = [
-        Endpoint.recordsChanges.operation, Endpoint.changesZone.operation, Endpoint.recordsLookup.operation,
-        Endpoint.zonesList.operation, Endpoint.zonesLookup.operation, Endpoint.changesDatabase.operation,
-        Endpoint.recordsQuery.operation,
-    ]
 
     /// An answer given on the calling thread (the HTTP server's event loop), and whether it came from
     /// the answer cache (the same bytes answer every request until the next commit).
@@ -376,13 +387,17 @@ public final class LocalCloudKit: Sendable {
     /// reason).
     public func answerOnEventLoop(_ request: ServerRequest) -> EventLoopAnswer? {
         guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
-            let stamp = store.changeStamp(), let (apiToken, user) = knownCaller(request, route: route, at: stamp)
+            let stamp = store.changeStamp(), let (apiToken, user) = knownCaller(request, route: route)
         else { return nil }
         let answerKey = answerKey(route, request, userRecordName: user?.recordName)
         if answers.isEnabled, let answer = answers.answer(answerKey, at: stamp) {
             return EventLoopAnswer(response: withCORS(knownCallerAnswer(answer, user: user), request), isCached: true)
         }
-        guard Self.synchronousEndpoints.contains(route.endpoint.operation) else { return nil }
+        // Bounded work (the endpoint table's `bounded`: at most a page of records) is computed here.
+        // A query is, when SQLite cuts its page (one zone, no filters, sorted by the record times);
+        // one that must read every candidate of its type throws `NotBoundedWork()` and takes the
+        // full path.
+        guard route.isBounded else { return nil }
         let owner = route.scope == .public ? "" : (user?.recordName ?? "")
         let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
         guard let dbID = databaseIDs.withLock({ $0[key] }),
@@ -424,14 +439,6 @@ public final class LocalCloudKit: Sendable {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// The signed-in user of a web auth token as known at `stamp`: a token seen then, or one this
-    /// server minted (MAC checked) for a user known then.
-    func knownUser(webToken token: String, at stamp: Int64) -> AnswerCache.KnownUser? {
-        if let known = answers.user(ofWebToken: token, at: stamp) { return known }
-        guard let minted = mintedTokenParts(token), let known = answers.knownUser(minted.user, at: stamp) else { return nil }
-        return AnswerCache.KnownUser(name: known.name, recordName: known.recordName, session: minted.session)
-    }
-
     func answerKey(_ route: Route, _ request: ServerRequest, userRecordName: String?) -> AnswerCache.Key {
         let owner = route.scope == .public ? "" : (userRecordName ?? "")
         // A public answer depends on who reads too: record types may grant READ to some roles only.
@@ -469,162 +476,6 @@ public final class LocalCloudKit: Sendable {
         }
         guard case .object = json else { throw ServiceError.badRequest("BadRequestException: the body must be a JSON object") }
         return json
-    }
-
-    // MARK: - Authentication
-
-    struct Caller: Sendable {
-        /// The `ckAPIToken` the request was accepted with (nil for server-to-server keys).
-        var apiToken: String?
-        var userName: String?
-        var userRecordName: String?
-        var keyID: String?
-        var webToken: String?
-        /// The web auth session (stable across token rotations).
-        var session: String?
-        /// `X-CK-Device-Token`: our extension naming the writing device (origin exclusion `header`).
-        var deviceToken: String?
-
-        var actingRecordName: String? { userRecordName ?? keyID.map(LocalCloudKit.keyUserRecordName) }
-    }
-
-    /// `stamp`: the store's change stamp read before this request, to reuse what earlier requests at
-    /// the same stamp found valid (see `AnswerCache`); nil checks everything in SQLite.
-    func authenticate(_ request: ServerRequest, route: Route, stamp: Int64? = nil) async throws -> Caller {
-        if let keyID = request.header("X-Apple-CloudKit-Request-KeyID") {
-            return try await authenticateServerKey(request, keyID: keyID, route: route)
-        }
-        let items = request.queryItems
-        guard let apiToken = items["ckAPIToken"], !apiToken.isEmpty else {
-            throw ServiceError(.authenticationFailed, "missing ckAPIToken")
-        }
-        // What a request at the same change stamp found valid is still valid (no commit since).
-        if stamp.map({ answers.knowsAPIToken(apiToken, container: route.container, at: $0) }) != true {
-            try await checkAPIToken(apiToken, container: route.container)
-        }
-        var caller = Caller(apiToken: apiToken)
-        caller.deviceToken = request.header("X-CK-Device-Token")
-        // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
-        if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
-            // The service rejects a token whose `+`, `/` or `=` were not percent-encoded (§1.2); so
-            // does this server, so that a client with that bug fails here as it would live.
-            if let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"), raw.contains(where: { "+/=".contains($0) }) {
-                throw authenticationRequired(route, reason: "the web auth token is not valid: its '+', '/' and '=' must be sent percent-encoded (%2B, %2F, %3D)")
-            }
-            if configuration.singleUseWebAuthTokens {
-                let fresh = usedWebTokens.withLock { $0.insert(token).inserted }
-                guard fresh else {
-                    throw authenticationRequired(
-                        route, reason: "the web auth token was already used: each works once (send the one from the last answer's X-Apple-CloudKit-Web-Auth-Token)")
-                }
-            }
-            let remembered = stamp.flatMap { knownUser(webToken: token, at: $0) }
-            var name = remembered?.name
-            if name == nil { name = try await userName(forWebToken: token) }
-            guard let name else {
-                throw authenticationRequired(route, reason: "the web auth token is not valid (expired or unknown)")
-            }
-            caller.userName = name
-            caller.userRecordName = remembered?.recordName ?? Self.userRecordName(for: name)
-            caller.webToken = token
-            caller.session = remembered?.session ?? Self.session(ofWebToken: token)
-        }
-        if caller.userName == nil && route.needsUser {
-            throw authenticationRequired(route, reason: "request needs authorization")
-        }
-        return caller
-    }
-
-    /// An API token must be known and, when bound to a container, used for that one (§2.1, §7.8).
-    func checkAPIToken(_ token: String, container: String) async throws {
-        let known = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM api_token WHERE token = ? AND (container IS NULL OR container = ?)", arguments: [token, container]) ?? false
-        }
-        guard known else { throw ServiceError(.authenticationFailed, "unknown API token for this container") }
-    }
-
-    /// Our own endpoints (schema, admin) name a container and take `ckAPIToken` valid for it.
-    func checkOwnEndpointAccess(_ request: ServerRequest, container: String) async throws {
-        guard Route.isContainerID(container) else { throw Route.invalidContainer(container) }
-        guard let token = request.queryItems["ckAPIToken"], !token.isEmpty else { throw ServiceError(.authenticationFailed, "missing ckAPIToken") }
-        try await checkAPIToken(token, container: container)
-    }
-
-    func authenticationRequired(_ route: Route, reason: String) -> ServiceError {
-        let url = baseURL.withLock { $0 } + "/signin?container=" + PercentEncoding.encodeQueryValue(route.container)
-        return ServiceError(.authenticationRequired, reason, redirectURL: url)
-    }
-
-    func authenticateServerKey(_ request: ServerRequest, keyID: String, route: Route) async throws -> Caller {
-        let failed = ServiceError(.authenticationFailed, "authentication failed")
-        guard let dateText = request.header("X-Apple-CloudKit-Request-ISO8601Date"),
-            let signatureText = request.header("X-Apple-CloudKit-Request-SignatureV1"),
-            let date = ISO8601.date(from: dateText),
-            abs(date.timeIntervalSince(configuration.now())) <= configuration.signatureWindow,
-            let signatureData = Data(base64Encoded: signatureText),
-            let signature = try? P256.Signing.ECDSASignature(derRepresentation: signatureData)
-        else { throw failed }
-        // A key bound to a container signs for that container only.
-        let pem = try await store.pool.read { db in
-            try String.fetchOne(
-                db, sql: "SELECT public_key_pem FROM server_key WHERE key_id = ? AND (container IS NULL OR container = ?)", arguments: [keyID, route.container])
-        }
-        guard let pem, let key = try? P256.Signing.PublicKey(pemRepresentation: pem) else { throw failed }
-        // Both body-hash forms clients send for bodyless requests are accepted: empty, and hash of "".
-        var candidates = [ServerToServerKey.stringToSign(date: dateText, body: request.body.isEmpty ? nil : request.body, subpath: request.path)]
-        if request.body.isEmpty { candidates.append(ServerToServerKey.stringToSign(date: dateText, body: [], subpath: request.path)) }
-        guard candidates.contains(where: { key.isValidSignature(signature, for: Array($0.utf8)) }) else { throw failed }
-        // Server-to-server keys reach only the public database, and no users/* endpoint.
-        guard !route.endpoint.operation.hasPrefix("users/") else {
-            throw ServiceError(.authenticationFailed, "server-to-server keys cannot call users endpoints (there is no signed-in user)")
-        }
-        guard route.scope == .public else {
-            throw ServiceError(.authenticationFailed, "server-to-server keys can only access the public database")
-        }
-        return Caller(keyID: keyID)
-    }
-
-    /// Web auth tokens: the configured ones, plus the rotated ones this server minted (HMAC-signed, so
-    /// no table grows). Old tokens keep working, as observed on the live service.
-    func userName(forWebToken token: String) async throws -> String? {
-        if let name = try await store.pool.read({ db in
-            try String.fetchOne(db, sql: "SELECT name FROM web_user WHERE token = ?", arguments: [token])
-        }) {
-            return name
-        }
-        guard let minted = mintedTokenParts(token) else { return nil }
-        let exists = try await store.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM web_user WHERE name = ?", arguments: [minted.user]) ?? false
-        }
-        return exists ? minted.user : nil
-    }
-
-    /// The user and session of a token this server minted, if its MAC is right (the user may have
-    /// been removed since: callers check that).
-    func mintedTokenParts(_ token: String) -> (user: String, session: String)? {
-        guard let parts = OpaqueToken.decode(token), parts.count == 4 || parts.count == 5, parts[0] == "w1" else { return nil }
-        let expected = mac(parts[1..<(parts.count - 1)].joined(separator: "\u{1F}"))
-        guard expected == parts[parts.count - 1] else { return nil }
-        return (parts[1], parts.count == 5 ? parts[2] : Self.session(ofWebToken: token))
-    }
-
-    /// A rotated token carries the session of the token it replaces, so a session survives rotation
-    /// (origin exclusion `session` compares sessions).
-    func mintWebAuthToken(user: String, session: String) -> String {
-        var random = SystemRandomNumberGenerator()
-        let nonce = Base64URL.encode(withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) })
-        return OpaqueToken.encode(["w1", user, session, nonce, mac([user, session, nonce].joined(separator: "\u{1F}"))])
-    }
-
-    /// The session a web auth token belongs to: carried by the tokens this server mints, otherwise
-    /// derived from the token itself.
-    static func session(ofWebToken token: String) -> String {
-        if let parts = OpaqueToken.decode(token), parts.count == 5, parts[0] == "w1" { return parts[2] }
-        return SHA256.hash(data: Data(token.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-    }
-
-    func mac(_ text: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: tokenKey)).base64EncodedString()
     }
 }
 

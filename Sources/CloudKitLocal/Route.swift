@@ -6,6 +6,8 @@ struct Route: Sendable {
     var environment: CloudKitEnvironment
     var scope: DatabaseScope
     var endpoint: Endpoint
+    /// Who may call it, from where, and how it may be answered (`EndpointRule.all`).
+    let rule: EndpointRule?
 
     static let endpoints: [Endpoint] = [
         .zonesList, .zonesLookup, .zonesModify, .zonesChanges, .changesDatabase, .changesZone, .recordsChanges, .recordsQuery,
@@ -19,6 +21,7 @@ struct Route: Sendable {
         self.environment = environment
         self.scope = scope
         self.endpoint = endpoint
+        self.rule = EndpointRule.rule(endpoint)
     }
 
     init(path: String, method: String) throws {
@@ -52,6 +55,7 @@ struct Route: Sendable {
         self.environment = environment
         self.scope = scope
         self.endpoint = endpoint
+        self.rule = EndpointRule.rule(endpoint)
     }
 
     static func isContainerID(_ text: String) -> Bool { text.hasPrefix("iCloud.") && text.count > "iCloud.".count }
@@ -60,24 +64,20 @@ struct Route: Sendable {
         ServiceError.badRequest("container identifier '\(text.prefix(80))' is not valid: it begins with iCloud.")
     }
 
-    /// Private and shared databases, writes to the public one and users/* need a signed-in user.
+    /// Private and shared databases, writes to the public one and users/* need a signed-in user
+    /// (the endpoint table's `userIn`; an endpoint without a rule needs one).
     var needsUser: Bool {
-        if scope != .public { return true }
-        switch endpoint {
-        case .recordsModify, .zonesModify, .subscriptionsModify, .usersCurrent, .tokensCreate, .tokensRegister,
-             .usersCaller, .usersDiscover, .usersDiscoverAll, .usersLookupEmail, .usersLookupID, .recordsResolve, .recordsAccept,
-             .assetsUpload, .assetsRereference:
-            return true
-        default: return false
-        }
+        guard let rule else { return true }
+        return rule.caller == .user || rule.userIn.contains(scope)
     }
 
     /// Reads whose answer depends only on the request and the stored data (see `AnswerCache`); the
     /// users/* answers and share metadata depend on the caller, who is not part of a public key.
     /// Asset answers carry fresh URLs and receipts with their own expiry.
-    var isCacheable: Bool {
-        !isWrite && !endpoint.operation.hasPrefix("users/") && !endpoint.operation.hasPrefix("assets/") && endpoint != .recordsResolve
-    }
+    var isCacheable: Bool { rule?.cacheable ?? false }
+
+    /// Bounded work (at most a page of records): may be computed on the event loop.
+    var isBounded: Bool { rule?.bounded ?? false }
 
     var isWrite: Bool {
         switch endpoint {

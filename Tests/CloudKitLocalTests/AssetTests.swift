@@ -59,7 +59,7 @@ final class TestClock: @unchecked Sendable {
         #expect(reports.last?.0 == 3_000_000 && reports.last?.1 == 3_000_000 && reports.count >= 2, "progress arrives while the body streams")
         let url = try #require(looked.downloadURL).replacingOccurrences(of: "${f}", with: "photo.bin")
         let head = try await AsyncHTTPTransport().send(HTTPRequest(method: .get, url: url))
-        #expect(head.header("Content-Disposition") == #"attachment; filename="photo.bin""#)
+        #expect(head.header("Content-Disposition") == #"attachment; filename="photo.bin"; filename*=UTF-8''photo.bin"#)
         // A tampered URL finds nothing.
         let tampered = url.replacingOccurrences(of: "/assets/1/", with: "/assets/1/x")
         #expect(try await AsyncHTTPTransport().send(HTTPRequest(method: .get, url: tampered)).status == 404)

@@ -189,8 +189,11 @@ import Testing
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(page.status == 200 && html.contains("Sign in as alice") && html.contains("Sign in as bob"))
         #expect(!html.contains(LiveServer.alice.token) && !html.contains("bob-web-token"), "no token on the page")
-        let signedIn = try await server.raw(.post, "/signin", query: "", body: "user=alice&container=\(LiveServer.container)&callback=http%3A%2F%2Flocalhost%3A3000%2Fdone",
-                                            headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        // The form carries the page's signed nonce; posting it signs in.
+        let nonce = try #require(html.firstRange(of: #"name="form" value=""#).map { html[$0.upperBound...].prefix { $0 != "\"" } })
+        let signedIn = try await server.raw(
+            .post, "/signin", query: "", body: "user=alice&container=\(LiveServer.container)&callback=http%3A%2F%2Flocalhost%3A3000%2Fdone&origin=&form=\(nonce)",
+            headers: [("Content-Type", "application/x-www-form-urlencoded")])
         #expect(signedIn.status == 302)
         let location = try #require(signedIn.header("Location"))
         #expect(location.hasPrefix("http://localhost:3000/done?ckWebAuthToken="))
@@ -201,6 +204,10 @@ import Testing
         let elsewhere = try await server.raw(.post, "/signin", query: "", body: "user=alice&callback=https%3A%2F%2Fevil.example%2F",
                                              headers: [("Content-Type", "application/x-www-form-urlencoded")])
         #expect(elsewhere.status == 400 && elsewhere.header("Location") == nil)
+        // Without the page's nonce (a form on another site), nothing is minted.
+        let forged = try await server.raw(.post, "/signin", query: "", body: "user=alice&container=\(LiveServer.container)&callback=http%3A%2F%2Flocalhost%3A3000%2Fdone",
+                                          headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        #expect(forged.status == 403 && forged.header("Location") == nil)
     }
 }
 

@@ -1,9 +1,13 @@
 """What the security tests share: the reliability suite's `Server` and request helpers, and a
 checker that prints `ok`/`FAIL` lines and exits non-zero when anything failed."""
-import os, sys
+import importlib.util, os, sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability"))
-from common import *  # noqa: F401,F403  (Server, binary, free_port, CONTAINER, API_TOKEN, USERS, …)
+_spec = importlib.util.spec_from_file_location(
+    "reliability_common", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability", "common.py"))
+_reliability = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_reliability)
+# Server, Client, binary, free_port, path, query, CONTAINER, API_TOKEN, USERS, percentile, …
+globals().update({k: v for k, v in vars(_reliability).items() if not k.startswith("_")})
 
 
 class Checks:

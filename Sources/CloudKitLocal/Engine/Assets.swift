@@ -14,7 +14,9 @@ import GRDB
 ///    checksum and size are the uploaded file's, and stores the value without receipt.
 /// 4. Fetched records carry `downloadURL`: `/assets/1/{token}/${f}`, the literal `${f}` for the
 ///    client to replace with a file name; a GET of it answers the bytes. The token is MAC-signed, so
-///    the URL itself is the permission, as Apple's signed CDN URLs are.
+///    the URL itself is the permission, as Apple's signed CDN URLs are; it names the record and field
+///    it was fetched with and who fetched it, and expires (`downloadURLBucket`): a GET answers only
+///    while the record still holds the file and its reader may still read the record.
 ///
 /// Not emulated: encryption. Private-database uploads get a random `wrappingKey` and its
 /// `referenceChecksum`, which a save must present unchanged, but the bytes are stored as uploaded.
@@ -26,6 +28,11 @@ extension LocalCloudKit {
     static let receiptLifetime: Int64 = 60 * 60 * 1000
     static let uploadPathPrefix = "/upload/1/"
     static let downloadPathPrefix = "/assets/1/"
+    /// Download URLs expire at the end of the half hour after the one they were made in (so 30 to 60
+    /// minutes after). Unconfirmed: Apple's CDN URLs expire too, after a time it does not publish.
+    /// Answers kept by the answer cache are dropped when the half hour turns (`AnswerCache`), so no
+    /// kept answer hands out a URL that is about to expire.
+    static let downloadURLBucket: Int64 = 30 * 60 * 1000
 
     // MARK: - assets/upload
 
@@ -104,6 +111,12 @@ extension LocalCloudKit {
             guard let row = try Row.fetchOne(db, sql: "SELECT container, environment, scope FROM ckdb WHERE id = ?", arguments: [grant.dbID]) else {
                 throw ServiceError(.accessDenied, "this upload URL is for a database that no longer exists", status: 403)
             }
+            // An upload URL works once, as the CDN's: a second POST stores nothing.
+            try db.execute(sql: "DELETE FROM used_upload WHERE expires < ?", arguments: [now])
+            try db.execute(sql: "INSERT OR IGNORE INTO used_upload (token, expires) VALUES (?, ?)", arguments: [token, grant.expires])
+            guard db.changesCount == 1 else {
+                throw ServiceError(.accessDenied, "this upload URL was already used: request a new one with assets/upload", status: 403)
+            }
             return (try Self.storeBlob(db, container: row["container"], environment: row["environment"], bytes: request.body, checksum: checksum, now: now), row["scope"])
         }
         var file = JSONObject()
@@ -133,8 +146,7 @@ extension LocalCloudKit {
     /// The answer to an upload larger than `maximumAssetBytes` (the HTTP adapter stops reading it).
     public func assetTooLargeResponse() -> ServerResponse {
         let uuid = Self.requestUUID()
-        let error = assetTooLarge(nil)
-        return respond(400, errorJSON(error.code, error.reason, uuid), uuid: uuid, extra: [])
+        return assetTooLarge(nil).response(uuid: uuid)
     }
 
     /// Stores a file's bytes once per container and environment; returns its row id.
@@ -254,7 +266,7 @@ extension LocalCloudKit {
             guard let checksum = asset.fileChecksum, let id = try blobID(checksum: checksum, db, context) else { return asset }
             var asset = asset
             asset.receipt = nil
-            asset.downloadURL = downloadURL(base: base, blobID: id)
+            asset.downloadURL = downloadURL(base: base, blobID: id, record: record.name, zone: record.zone, context)
             return asset
         }
         for (name, value) in record.fields {
@@ -272,12 +284,12 @@ extension LocalCloudKit {
     /// this server writes them (`fileChecksum` first, no `receipt` or `downloadURL`), so each begins
     /// with `{"fileChecksum":"` (inside a JSON string those quotes would be escaped), and its URL
     /// goes before its closing brace, where `Asset.json` puts it. Nil when nothing was added.
-    func linkedFields(_ bytes: UnsafeBufferPointer<UInt8>, _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
+    func linkedFields(_ bytes: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
         let base = baseURL.withLock { $0 }
         var failure: (any Error)?
         let linked = Self.spliceDownloadURLs(bytes) { checksum in
             do {
-                return try blobID(checksum: checksum, db, context).map { downloadURL(base: base, blobID: $0) }
+                return try blobID(checksum: checksum, db, context).map { downloadURL(base: base, blobID: $0, record: record, zone: zone, context) }
             } catch {
                 failure = error
                 return nil
@@ -305,8 +317,11 @@ extension LocalCloudKit {
     }
 
     /// A file's download URL: the token, then the literal `${f}` for the client's file name.
-    func downloadURL(base: String, blobID: Int64) -> String {
-        base + Self.downloadPathPrefix + downloadToken(blobID: blobID) + "/${f}"
+    func downloadURL(base: String, blobID: Int64, record: String, zone: String, _ context: RequestContext) -> String {
+        let grant = DownloadGrant(
+            blobID: blobID, dbID: context.dbID, zone: zone, record: record, reader: context.caller.actingRecordName ?? "",
+            expires: (context.now / Self.downloadURLBucket + 2) * Self.downloadURLBucket)
+        return base + Self.downloadPathPrefix + downloadToken(grant) + "/${f}"
     }
 
     /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose
@@ -351,16 +366,63 @@ extension LocalCloudKit {
         return out
     }
 
-    /// The download token of a file (its id and a MAC): computed once per file and kept, since the
-    /// MAC costs more than the rest of a record's answer.
-    func downloadToken(blobID: Int64) -> String {
-        if let known = downloadTokens.withLock({ $0[blobID] }) { return known }
-        let token = signedToken(["a1", String(blobID)])
+    /// What a download URL lets its holder fetch: one file, as the field of one record, as read by
+    /// one reader (`""`: no signed-in user), until `expires`.
+    struct DownloadGrant: Hashable {
+        var blobID: Int64
+        var dbID: Int64
+        var zone: String
+        var record: String
+        var reader: String
+        var expires: Int64
+    }
+
+    /// A grant's token (its parts and a MAC): computed once per grant and kept, since the MAC costs
+    /// more than the rest of a record's answer.
+    func downloadToken(_ grant: DownloadGrant) -> String {
+        if let known = downloadTokens.withLock({ $0[grant] }) { return known }
+        let token = signedToken(["a2", String(grant.blobID), String(grant.dbID), grant.zone, grant.record, grant.reader, String(grant.expires)])
         downloadTokens.withLock { tokens in
             if tokens.count > 100_000 { tokens.removeAll() }
-            tokens[blobID] = token
+            tokens[grant] = token
         }
         return token
+    }
+
+    func downloadGrant(_ token: String) -> DownloadGrant? {
+        guard let parts = verifiedToken(token, kind: "a2", parts: 7), let blobID = Int64(parts[1]), let dbID = Int64(parts[2]),
+            let expires = Int64(parts[6])
+        else { return nil }
+        return DownloadGrant(blobID: blobID, dbID: dbID, zone: parts[3], record: parts[4], reader: parts[5], expires: expires)
+    }
+
+    /// Whether the grant's reader may still read its record, and the record still holds the file.
+    func downloadStillAllowed(_ grant: DownloadGrant, checksum: String, _ db: Database) throws -> Bool {
+        guard let row = try Row.fetchOne(db, sql: "SELECT container, environment, scope, owner FROM ckdb WHERE id = ?", arguments: [grant.dbID]),
+            let scope = DatabaseScope(rawValue: row["scope"]), let environment = CloudKitEnvironment(rawValue: row["environment"]),
+            let record = try StoredRecord.load(db, dbID: grant.dbID, zone: grant.zone, name: grant.record), !record.deleted
+        else { return false }
+        let holdsFile = record.fields.values.contains { value in
+            switch value {
+            case .asset(let a): return a.fileChecksum == checksum
+            case .assetList(let list): return list.contains { $0.fileChecksum == checksum }
+            default: return false
+            }
+        }
+        guard holdsFile else { return false }
+        let owner: String = row["owner"]
+        let key = DatabaseKey(container: row["container"], environment: environment, scope: scope, owner: owner)
+        var caller = Caller()
+        caller.userRecordName = grant.reader.isEmpty ? nil : grant.reader
+        var context = RequestContext(
+            route: Route(container: key.container, environment: environment, scope: scope, endpoint: .recordsLookup), caller: caller, key: key,
+            dbID: grant.dbID, now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
+        if scope != .public && owner != grant.reader {
+            // Read through a share: the reader must still be an accepted participant reaching it.
+            guard !grant.reader.isEmpty else { return false }
+            context.access = try access(db, ownerDB: grant.dbID, zone: grant.zone, user: grant.reader)
+        }
+        return try mayRead(record, db, context)
     }
 
     /// `GET /assets/1/{token}/{file name}`: the file's bytes. The name is the client's (`${f}`).
@@ -371,19 +433,42 @@ extension LocalCloudKit {
             throw error
         }
         let rest = request.path.dropFirst(Self.downloadPathPrefix.count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let token = rest.first, let parts = verifiedToken(String(token), kind: "a1", parts: 2), let id = Int64(parts[1]) else {
+        guard let token = rest.first, let grant = downloadGrant(String(token)) else {
             throw ServiceError(.notFound, "no such asset (download URLs come from fetched records)", status: 404)
         }
-        let data = try await store.pool.read { db in try Data.fetchOne(db, sql: "SELECT data FROM asset_blob WHERE id = ?", arguments: [id]) }
+        let now = Int64((configuration.now().timeIntervalSince1970 * 1000).rounded())
+        guard now <= grant.expires else {
+            throw ServiceError(.accessDenied, "this download URL expired: fetch the record again for a new one", status: 403)
+        }
+        let data = try await store.pool.read { db -> Data? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT checksum, data FROM asset_blob WHERE id = ?", arguments: [grant.blobID]) else { return nil }
+            guard try self.downloadStillAllowed(grant, checksum: row["checksum"], db) else {
+                throw ServiceError(.accessDenied, "this download URL no longer works: its record no longer holds the file, or its reader lost access", status: 403)
+            }
+            return row["data"]
+        }
         guard let data else { throw ServiceError(.notFound, "the asset is gone (no record refers to it any more)", status: 404) }
         var headers: [(name: String, value: String)] = [
             (name: "Content-Type", value: "application/octet-stream"), (name: "X-Apple-Request-UUID", value: uuid),
         ]
-        if rest.count > 1, let name = PercentEncoding.decode(rest[1]), !name.isEmpty, name != "${f}" {
-            let safe = name.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
-            headers.append((name: "Content-Disposition", value: "attachment; filename=\"\(safe)\""))
+        if rest.count > 1, let name = PercentEncoding.decode(rest[1]), let disposition = Self.contentDisposition(fileName: name) {
+            headers.append((name: "Content-Disposition", value: disposition))
         }
         return ServerResponse(status: 200, headers: headers, body: Array(data))
+    }
+
+    /// `attachment` with the client's file name made safe: its last path component only (no `../`),
+    /// no control, bidi or invisible formatting characters; an ASCII `filename` and the exact UTF-8 name
+    /// as RFC 6266's `filename*`. Nil for no name (or `${f}` left unreplaced).
+    static func contentDisposition(fileName: String) -> String? {
+        let last = fileName.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { scalar in
+            !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
+                || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator)
+        }))
+        guard !cleaned.isEmpty, cleaned != "${f}", cleaned != ".", cleaned != ".." else { return nil }
+        let ascii = String(cleaned.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0 != "%" ? Character($0) : "_" })
+        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''" + PercentEncoding.encodeQueryValue(cleaned)
     }
 
     // MARK: - assets/rereference
@@ -406,6 +491,11 @@ extension LocalCloudKit {
                 context.access.map({ $0.permission(record.name) != nil }) ?? true
             else {
                 entries.append(failure(item, .notFound, "Record not found"))
+                continue
+            }
+            // A receipt is a copy of the file: only for a record the caller may READ, as records/lookup.
+            guard try mayRead(record, db, context) else {
+                entries.append(failure(item, .accessDenied, RecordTypeSchema.refusal(.read)))
                 continue
             }
             let assets: [Asset]

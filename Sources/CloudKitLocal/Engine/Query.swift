@@ -221,6 +221,17 @@ extension LocalCloudKit {
     }
 }
 
+extension LocalCloudKit {
+    /// Whether the caller may READ one record: through a share, the share must reach it; in the
+    /// public database, its type's grants must allow the caller (as records/lookup decides).
+    func mayRead(_ record: StoredRecord, _ db: Database, _ context: RequestContext) throws -> Bool {
+        if let access = context.access, access.permission(record.name) == nil { return false }
+        guard context.scope == .public, let typeName = record.type else { return true }
+        let type = try recordType(typeName, db, context) ?? RecordTypeSchema(name: typeName, grants: RecordTypeSchema.defaultGrants)
+        return try readAccess(type, db, context).permits(record)
+    }
+}
+
 /// Which records of a type a caller may READ (`LocalCloudKit.readAccess`).
 enum ReadAccess: Equatable {
     case all

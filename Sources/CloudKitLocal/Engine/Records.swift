@@ -124,7 +124,7 @@ extension LocalCloudKit {
     ) throws -> StoredRecord {
         let incoming = operation.record
         let name = incoming.recordName
-        guard Self.isValidName(name) else { throw ItemError(.badRequest, "invalid recordName") }
+        if let problem = Self.nameProblem(name) { throw ItemError(.badRequest, "invalid recordName: \(problem)") }
         let stored = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name, parsingFields: !fieldsAsText)
         var existing = stored.flatMap { $0.deleted ? nil : $0 }
         let type = operation.operationType
@@ -164,8 +164,11 @@ extension LocalCloudKit {
                 throw ItemError(.badRequest, "cannot change recordType of '\(name)' from \(existing.type ?? "?") to \(newType)")
             }
         } else {
-            guard let recordType = incoming.recordType, Self.isValidName(recordType) else {
-                throw ItemError(.badRequest, "recordType is required to create record '\(name)'")
+            guard let recordType = incoming.recordType else {
+                throw ItemError(.badRequest, "recordType is required to create record \(Self.quoted(name))")
+            }
+            if let problem = Self.nameProblem(recordType) {
+                throw ItemError(.badRequest, "recordType \(Self.quoted(recordType)) is not valid: \(problem)")
             }
             record = StoredRecord(zone: zone.name, name: name, type: recordType)
             record.created = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
@@ -560,7 +563,7 @@ extension LocalCloudKit {
             }
             if let text = RowJSON.fieldsText(statement) {
                 // Nil: no URL to add, the row is copied.
-                let linked = try linkedFields(text, db, context)
+                let linked = try linkedFields(text, record: row[1], zone: row[0], db, context)
                 return RowJSON.writeRecord(statement, deleted: false, fields: linked, zoneID: shape.zoneIDBytes, into: &writer)
             }
         }

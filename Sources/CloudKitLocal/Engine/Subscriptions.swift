@@ -46,6 +46,10 @@ extension LocalCloudKit {
                 // Delete result shape is unconfirmed; `{ subscriptionID }` as the reference suggests.
                 results.append(.object(["subscriptionID": .string(id)]))
             case .create, .update:
+                if let id, let problem = Self.nameProblem(id) {
+                    results.append(subscriptionError(id, .badRequest, "subscriptionID \(Self.quoted(id)) is not valid: \(problem)"))
+                    continue
+                }
                 if context.environment == .production && operation.operationType == .create {
                     results.append(subscriptionError(id, .badRequest, "subscriptions cannot be created in production; create them in development"))
                     continue
@@ -91,7 +95,8 @@ extension LocalCloudKit {
         switch subscription.subscriptionType {
         case .query:
             guard let query = subscription.query else { return "a query subscription needs 'query'" }
-            guard Self.isValidName(query.recordType) else { return "query.recordType is required" }
+            if query.recordType.isEmpty { return "query.recordType is required" }
+            if let problem = Self.nameProblem(query.recordType) { return "query.recordType \(Self.quoted(query.recordType)) is not valid: \(problem)" }
             guard let firesOn = subscription.firesOn, !firesOn.isEmpty else { return "a query subscription needs 'firesOn'" }
             if let bad = firesOn.first(where: { ![FiresOn.create, .update, .delete].contains($0) }) {
                 return "unknown firesOn value '\(bad.rawValue)'"

@@ -187,7 +187,29 @@ extension LocalCloudKit {
         if count == 0 { throw ServiceError.badRequest("\(what) must not be empty") }
     }
 
-    static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 255 && !name.unicodeScalars.contains { $0.value < 0x20 }
+    static func isValidName(_ name: String) -> Bool { nameProblem(name) == nil }
+
+    /// Why `name` cannot name a zone, record, record type, field or subscription, in words (nil: it
+    /// can): empty, over 255 bytes, or holding a control character (C0, DEL, C1).
+    static func nameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "it is empty" }
+        if name.utf8.count > 255 { return "it is \(name.utf8.count) bytes long (at most 255)" }
+        if let control = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return "it holds the control character U+" + String(format: "%04X", control.value)
+        }
+        return nil
+    }
+
+    /// A name as a reason may quote it: at most 60 characters, controls as `\u{…}`.
+    static func quoted(_ name: String) -> String {
+        var out = ""
+        for scalar in name.unicodeScalars.prefix(60) {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return "'" + out + (name.unicodeScalars.count > 60 ? "…'" : "'")
     }
 }

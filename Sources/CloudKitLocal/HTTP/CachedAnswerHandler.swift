@@ -94,7 +94,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func cachedAnswer(_ head: HTTPRequest, _ body: ByteBuffer?) -> (head: HTTPResponse, body: ByteBuffer)? {
         guard let target = head.path else { return nil }
         let request = ServerRequest(
-            method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields),
+            method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority),
             body: body.map { Array(buffer: $0) } ?? [])
         guard let answer = service.answerOnEventLoop(request) else { return nil }
         let response = answer.response

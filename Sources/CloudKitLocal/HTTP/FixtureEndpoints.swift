@@ -28,7 +28,7 @@ extension LocalCloudKit {
             error.extraHeaders = [("Allow", "POST")]
             throw error
         }
-        try await checkOwnEndpointAccess(request, container: container)
+        try checkOwnEndpointAccess(request, container: container)
         let report = try await reset(container: container, environment: environment)
         return respond(200, .object([
             "deleted": .object([

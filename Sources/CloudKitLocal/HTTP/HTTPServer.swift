@@ -37,7 +37,7 @@ public struct LocalHTTPServer: Sendable {
             }
             let serverRequest = ServerRequest(
                 method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
-                headers: Self.headers(request.headers), body: Array(buffer: body))
+                headers: Self.headers(request.headers, authority: request.head.authority), body: Array(buffer: body))
             return Self.response(await service.handle(serverRequest))
         }
         let shared = CachedAnswerShared()
@@ -61,8 +61,12 @@ public struct LocalHTTPServer: Sendable {
     }
 
     /// A request's header fields as `ServerRequest` takes them.
-    static func headers(_ fields: HTTPFields) -> [(name: String, value: String)] {
-        fields.map { (name: $0.name.rawName, value: $0.value) }
+    /// HTTP/1.1's `Host` arrives as the request's authority (swift-http-types keeps it out of the
+    /// fields): it is put back as `Host`, which the request policy checks.
+    static func headers(_ fields: HTTPFields, authority: String?) -> [(name: String, value: String)] {
+        var headers = fields.map { (name: $0.name.rawName, value: $0.value) }
+        if let authority { headers.append((name: "Host", value: authority)) }
+        return headers
     }
 
     /// An answer's headers as HTTP fields (names HTTP does not allow are left out).

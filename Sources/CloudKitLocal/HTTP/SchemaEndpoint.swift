@@ -28,7 +28,7 @@ extension LocalCloudKit {
         guard (action.isEmpty && method == "GET") || (!action.isEmpty && method == "POST") else {
             throw ServiceError(.badRequest, "method \(method.prefix(10)) not allowed here", status: 405)
         }
-        try await checkOwnEndpointAccess(request, container: container)
+        try checkOwnEndpointAccess(request, container: container)
 
         func parsed() throws -> CloudKitSchema {
             guard let text = String(validating: request.body, as: UTF8.self) else { throw ServiceError.badRequest("the schema is not UTF-8 text") }

@@ -80,7 +80,7 @@ extension LocalCloudKit {
 
 /// `/device/1/{container}/{environment}/tokens/create|register` and `GET /webcourier/1/{token}`.
 extension LocalCloudKit {
-    func handleDevice(_ request: ServerRequest, uuid: String) async throws -> (Int, JSON) {
+    func handleDevice(_ request: ServerRequest, uuid: String, spent: inout String?) async throws -> (Int, JSON, Caller) {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         guard parts.count == 6, parts[0] == "device", parts[1] == "1", parts[4] == "tokens",
             let container = PercentEncoding.decode(Substring(parts[2])), !container.isEmpty
@@ -103,8 +103,9 @@ extension LocalCloudKit {
         if request.header("X-Apple-CloudKit-Request-KeyID") != nil {
             throw ServiceError(.authenticationFailed, "tokens belong to a signed-in user; server-to-server keys cannot create or register them")
         }
-        let caller = try await authenticate(request, route: route)
-        guard let user = caller.userRecordName else { throw authenticationRequired(route, reason: "request needs authorization") }
+        let caller = try authenticate(request, route: route)
+        spent = caller.spentToken
+        guard let user = caller.userRecordName else { throw authenticationRequired(route, request, reason: "request needs authorization") }
         let body = try decodeBody(APNsToken.self, parseBody(request.body))
         guard ["development", "production"].contains(body.apnsEnvironment) else {
             throw ServiceError.badRequest("apnsEnvironment must be development or production")
@@ -122,19 +123,25 @@ extension LocalCloudKit {
                     arguments: [token, container, environment.rawValue, user])
             }
             let url = baseURL.withLock { $0 } + "/webcourier/1/" + PercentEncoding.encodePathSegment(token)
-            return (200, APNsToken(apnsEnvironment: body.apnsEnvironment, apnsToken: token, webcourierURL: url).json)
+            return (200, APNsToken(apnsEnvironment: body.apnsEnvironment, apnsToken: token, webcourierURL: url).json, caller)
         }
         guard let token = body.apnsToken, !token.isEmpty else { throw ServiceError.badRequest("tokens/register needs apnsToken") }
-        let known = try await store.pool.write { db -> Bool in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device_token WHERE token = ?", arguments: [token]) ?? false else { return false }
+        enum Registration { case unknown, someoneElses, registered }
+        let outcome = try await store.pool.write { db -> Registration in
+            guard let owner = try String.fetchOne(db, sql: "SELECT created_by FROM device_token WHERE token = ?", arguments: [token]) else { return .unknown }
+            // A push token is its creator's: registering another user's would send her pushes to him.
+            guard owner == user else { return .someoneElses }
             // This container's subscriptions now also reach the token (spec §4.3).
             try db.execute(
                 sql: "INSERT OR REPLACE INTO token_binding (token, container, environment, user) VALUES (?, ?, ?, ?)",
                 arguments: [token, container, environment.rawValue, user])
-            return true
+            return .registered
         }
-        guard known else { throw ServiceError.badRequest("unknown apnsToken") }
-        return (200, .object([:]))
+        switch outcome {
+        case .unknown: throw ServiceError.badRequest("unknown apnsToken")
+        case .someoneElses: throw ServiceError(.accessDenied, "this apnsToken was created by another user: create your own with tokens/create")
+        case .registered: return (200, .object([:]), caller)
+        }
     }
 
     /// One long-poll: the oldest queued payload at once, or the first that arrives within the hold

@@ -11,8 +11,11 @@ public final class Store: Sendable {
     private let stampReader: DatabaseQueue
 
     public init(directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
+        // The file holds the secret that signs tokens and asset URLs, users' data and push tokens:
+        // owner-only, and never a link that would send the writes elsewhere.
+        try OwnerOnlyFiles.prepareDirectory(directory, holding: "cloudkit.sqlite")
+        try OwnerOnlyFiles.prepareFile(path, companions: ["-wal", "-shm", "-journal"])
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -36,33 +39,122 @@ public final class Store: Sendable {
     /// `cloudkit.sqlite` (this store's SQLite schema, as SERVER.md documents it) and `snapshot.json`
     /// (`{"format": "ckbrowse-snapshot", "version": 1, "created": ISO8601}`). Safe while serving: SQLite's
     /// `VACUUM INTO` copies one consistent state (writes wait for it on the writer connection).
-    public func exportSnapshot(to directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    ///
+    /// A snapshot carries data, not credentials: the secret that signs tokens and asset URLs is left
+    /// out, and the credential tables are empty, unless `credentials` writes them (`serve
+    /// --export-credentials`). Owner-only files, as the data directory's.
+    public func exportSnapshot(to directory: String, credentials: SnapshotCredentials? = nil) throws {
+        try OwnerOnlyFiles.prepareDirectory(directory, holding: "cloudkit.sqlite")
         let target = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
         let partial = target + ".partial"
         try? FileManager.default.removeItem(atPath: partial)
+        try OwnerOnlyFiles.prepareFile(partial, companions: [])
+        try? FileManager.default.removeItem(atPath: partial)
         try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [partial]) }
+        try OwnerOnlyFiles.tighten(partial)
+        let copy = try DatabaseQueue(path: partial)
+        try copy.write { db in
+            for table in ["api_token", "web_user", "server_key"] { try db.execute(sql: "DELETE FROM \(table)") }
+            if let credentials {
+                try credentials.write(db)
+            } else {
+                try db.execute(sql: "DELETE FROM setting WHERE key = 'token-secret'")
+            }
+        }
+        try copy.close()
         try? FileManager.default.removeItem(atPath: target)
         try FileManager.default.moveItem(atPath: partial, toPath: target)
         let manifest = #"{"format":"ckbrowse-snapshot","version":1,"created":"\#(ISO8601DateFormatter().string(from: Date()))"}"# + "\n"
-        try manifest.write(toFile: (directory as NSString).appendingPathComponent(Self.snapshotManifest), atomically: true, encoding: .utf8)
+        let manifestPath = (directory as NSString).appendingPathComponent(Self.snapshotManifest)
+        try? FileManager.default.removeItem(atPath: manifestPath)
+        try OwnerOnlyFiles.prepareFile(manifestPath, companions: [])
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: manifestPath))
     }
 
     /// Puts a snapshot written by `exportSnapshot` into an empty data directory, before a store is
     /// opened on it (migrations then bring an older snapshot up to date).
-    public static func importSnapshot(from snapshot: String, into directory: String) throws {
+    ///
+    /// A snapshot from elsewhere is data, not code: one holding a trigger, a view, a virtual table or
+    /// any table or index this server does not create is refused, as is one whose files are links.
+    /// Credentials and the token secret it may carry are dropped, unless `credentials` is true: then
+    /// they are returned, for the caller to accept as if the flags had named them.
+    @discardableResult
+    public static func importSnapshot(from snapshot: String, into directory: String, credentials: Bool = false) throws -> SnapshotCredentials? {
         let manifestPath = (snapshot as NSString).appendingPathComponent(snapshotManifest)
         guard let manifest = try? String(contentsOfFile: manifestPath, encoding: .utf8), manifest.contains(#""format":"ckbrowse-snapshot""#) else {
             throw SnapshotError(message: "\(snapshot) is not a ckbrowse snapshot (no \(snapshotManifest) naming the format)")
         }
         let source = (snapshot as NSString).appendingPathComponent("cloudkit.sqlite")
         guard FileManager.default.fileExists(atPath: source) else { throw SnapshotError(message: "\(snapshot) has no cloudkit.sqlite") }
+        for name in ["cloudkit.sqlite", "cloudkit.sqlite-wal", "cloudkit.sqlite-shm", snapshotManifest] where OwnerOnlyFiles.isLink((snapshot as NSString).appendingPathComponent(name)) {
+            throw SnapshotError(message: "\(snapshot)/\(name) is a symbolic link: a snapshot holds files, not links")
+        }
         let target = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
-        guard !FileManager.default.fileExists(atPath: target) else {
+        guard !FileManager.default.fileExists(atPath: target), !OwnerOnlyFiles.isLink(target) else {
             throw SnapshotError(message: "\(directory) already holds data: import a snapshot into an empty --data directory or with --in-memory")
         }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: source, toPath: target)
+        try OwnerOnlyFiles.prepareDirectory(directory, holding: "cloudkit.sqlite")
+        let partial = target + ".import"
+        try? FileManager.default.removeItem(atPath: partial)
+        try FileManager.default.copyItem(atPath: source, toPath: partial)
+        try OwnerOnlyFiles.tighten(partial)
+        do {
+            let found = try checkSnapshotObjects(partial, credentials: credentials)
+            try FileManager.default.moveItem(atPath: partial, toPath: target)
+            return found
+        } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw error
+        }
+    }
+
+    /// Checks a copied snapshot's schema objects against what the migrations create, and takes its
+    /// credentials out (returning them when asked). Runs before any migration, so no trigger could
+    /// have fired yet.
+    static func checkSnapshotObjects(_ path: String, credentials: Bool) throws -> SnapshotCredentials? {
+        let fresh = try DatabaseQueue()
+        try migrator.migrate(fresh)
+        let known = try fresh.read { db -> [String: String] in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, type FROM sqlite_master").map { ($0["name"], $0["type"]) })
+        }
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // Nothing in the file may run: no triggers (checked below, and off meanwhile).
+            try db.execute(sql: "PRAGMA recursive_triggers = OFF")
+        }
+        let copy: DatabaseQueue
+        do { copy = try DatabaseQueue(path: path, configuration: configuration) } catch {
+            throw SnapshotError(message: "the snapshot's cloudkit.sqlite is not an SQLite database this server can open")
+        }
+        defer { try? copy.close() }
+        return try copy.writeWithoutTransaction { db -> SnapshotCredentials? in
+            guard let integrity = try String.fetchOne(db, sql: "PRAGMA quick_check"), integrity == "ok" else {
+                throw SnapshotError(message: "the snapshot's cloudkit.sqlite is damaged (SQLite's quick_check failed)")
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master") {
+                let type: String = row["type"]
+                let name: String = row["name"]
+                if name.hasPrefix("sqlite_autoindex_") || name == "sqlite_sequence" || name.hasPrefix("sqlite_stat") { continue }
+                guard type == "table" || type == "index" else {
+                    throw SnapshotError(message: "the snapshot holds a \(type) ('\(name.prefix(60))'): a snapshot carries data, not code, so it is refused")
+                }
+                guard known[name] == type else {
+                    throw SnapshotError(message: "the snapshot holds a \(type) '\(name.prefix(60))' this server does not create: refused")
+                }
+            }
+            if try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table'").contains(where: { $0.uppercased().contains("VIRTUAL") }) {
+                throw SnapshotError(message: "the snapshot holds a virtual table: refused")
+            }
+            let found = credentials ? try SnapshotCredentials(db) : nil
+            try db.inTransaction {
+                for table in ["api_token", "web_user", "server_key"] where try known[table] != nil && db.tableExists(table) {
+                    try db.execute(sql: "DELETE FROM \(table)")
+                }
+                if !credentials, try db.tableExists("setting") { try db.execute(sql: "DELETE FROM setting WHERE key = 'token-secret'") }
+                return .commit
+            }
+            return found
+        }
     }
 
     /// A number that changes whenever anything is committed to the database, by this process or
@@ -225,6 +317,10 @@ public final class Store: Sendable {
                 CREATE INDEX record_type_created ON record (db, zone, type, created_ts, name) WHERE deleted = 0;
                 CREATE INDEX record_type_modified ON record (db, zone, type, modified_ts, name) WHERE deleted = 0;
                 """)
+        }
+        migrator.registerMigration("v9-single-use-uploads") { db in
+            // Upload URLs already used (each works once), kept until they would have expired anyway.
+            try db.execute(sql: "CREATE TABLE used_upload (token TEXT PRIMARY KEY, expires INTEGER NOT NULL)")
         }
         return migrator
     }

@@ -25,9 +25,9 @@ struct Serve: AsyncParsableCommand {
     var exportOnExit: String?
     @Option(help: "Address to bind.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free port).") var port = 0
-    @Option(name: .customLong("api-token"), help: ArgumentHelp("An accepted ckAPIToken, for CONTAINER only when given (else --container's, else any) (repeatable).", valueName: "token[@container]"))
+    @Option(name: .customLong("api-token"), help: ArgumentHelp("An accepted ckAPIToken, for CONTAINER only when given (else --container's, else any) (repeatable). env:VAR or file:PATH reads it from there, out of sight of ps.", valueName: "token[@container]"))
     var apiTokens: [String] = []
-    @Option(name: .customLong("user"), help: ArgumentHelp("A user, the web auth token that signs them in, and optionally the email others find them by (repeatable).", valueName: "name:web-auth-token[:email]"))
+    @Option(name: .customLong("user"), help: ArgumentHelp("A user, the web auth token that signs them in (env:VAR or file:PATH reads it from there), and optionally the email others find them by (repeatable).", valueName: "name:web-auth-token[:email]"))
     var users: [String] = []
     @Option(name: .customLong("server-key"), help: ArgumentHelp("A server-to-server Key ID and its public key PEM file (repeatable).", valueName: "key-id:public-key.pem"))
     var serverKeys: [String] = []
@@ -52,14 +52,28 @@ struct Serve: AsyncParsableCommand {
     var container: String?
     @Option(name: .customLong("role"), help: ArgumentHelp("Give a user a custom role of the schema, in both environments (repeatable).", valueName: "user:role"))
     var roles: [String] = []
-    @Option(name: .customLong("allow-origin"), help: ArgumentHelp("A web origin whose pages may call the server (CORS; repeatable; default: any).", valueName: "origin"))
+    @Option(name: .customLong("allow-origin"), help: ArgumentHelp("A web origin whose pages may call the server (CORS; repeatable; '*' for any; default: pages served from this machine).", valueName: "origin"))
     var allowedOrigins: [String] = []
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp("A host name requests may be addressed to, besides IP addresses and localhost (repeatable; DNS rebinding is refused).", valueName: "name"))
+    var allowedHosts: [String] = []
+    @Option(name: .customLong("web-token-lifetime"), help: "Seconds a web auth token the server mints (sign-in, and the one each answer carries) stays valid.")
+    var webTokenLifetime: Double = 86_400
+    @Flag(name: .customLong("import-credentials"), help: "With --import: also accept the API tokens, users and keys the snapshot carries, and keep its token secret.")
+    var importCredentials = false
+    @Option(name: .customLong("endpoints"), help: ArgumentHelp("Print every endpoint, who may call it and from where (as SERVER.md's table), and exit.", valueName: "markdown|json"))
+    var printEndpoints: String?
+    @Flag(name: .customLong("export-credentials"), help: "With --export-on-exit: also write this run's API tokens, users and keys, and the token secret, into the snapshot.")
+    var exportCredentials = false
     @Flag(name: .customLong("single-use-tokens"), help: "Accept each web auth token once, as Apple documents (the live service was seen accepting old ones).")
     var singleUseTokens = false
     @Flag(name: .customLong("no-index-rules"), help: "Answer queries the schema's indexes do not allow (CloudKit refuses them).")
     var noIndexRules = false
 
     func validate() throws {
+        if let printEndpoints {
+            guard ["markdown", "json"].contains(printEndpoints) else { throw ValidationError("--endpoints takes markdown or json") }
+            return
+        }
         guard (data != nil) != inMemory else { throw ValidationError("give --data DIR or --in-memory (one of them)") }
         if let seed, seed != "demo" { throw ValidationError("unknown seed '\(seed)'; the only seed is 'demo'") }
         for user in users where !user.contains(":") { throw ValidationError("--user takes NAME:WEB_AUTH_TOKEN") }
@@ -75,9 +89,36 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--schema and --role need --container (or --seed demo)")
         }
         guard maxQueued >= 1, payloadLimit >= 256 else { throw ValidationError("--max-queued must be at least 1 and --payload-limit at least 256") }
+        guard webTokenLifetime >= 1, webTokenLifetime <= 365 * 86_400 else { throw ValidationError("--web-token-lifetime must be between 1 second and a year") }
+        if importCredentials && importSnapshot == nil { throw ValidationError("--import-credentials goes with --import DIR") }
+        if exportCredentials && exportOnExit == nil { throw ValidationError("--export-credentials goes with --export-on-exit DIR") }
+    }
+
+    /// A credential as given: itself, or `env:VAR` / `file:PATH` naming where it is (so it stays out
+    /// of `ps`).
+    static func secret(_ text: String, flag: String) throws -> String {
+        if text.hasPrefix("env:") {
+            let name = String(text.dropFirst(4))
+            guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+                throw ValidationError("\(flag): the environment variable \(name) is not set")
+            }
+            return value
+        }
+        if text.hasPrefix("file:") {
+            let path = String(text.dropFirst(5))
+            guard let value = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("\(flag): cannot read \(path)") }
+            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw ValidationError("\(flag): \(path) is empty") }
+            return trimmed
+        }
+        return text
     }
 
     func run() async throws {
+        if let printEndpoints {
+            print(printEndpoints == "json" ? EndpointRule.json.prettyPrinted() : EndpointRule.markdown)
+            return
+        }
         var configuration = LocalServerConfiguration()
         let file = try config.map(ServeConfig.load)
         file?.apply(to: &configuration)
@@ -86,12 +127,13 @@ struct Serve: AsyncParsableCommand {
         // bound to --container when given, else works for any container (a local convenience).
         for entry in apiTokens {
             if let at = entry.lastIndex(of: "@"), entry[entry.index(after: at)...].hasPrefix("iCloud.") {
-                let token = String(entry[..<at])
+                let token = try Self.secret(String(entry[..<at]), flag: "--api-token")
                 configuration.apiTokens.append(token)
                 configuration.credentialContainers[token] = String(entry[entry.index(after: at)...])
             } else {
-                configuration.apiTokens.append(entry)
-                if let container { configuration.credentialContainers[entry] = container }
+                let token = try Self.secret(entry, flag: "--api-token")
+                configuration.apiTokens.append(token)
+                if let container { configuration.credentialContainers[token] = container }
             }
         }
         for entry in users {
@@ -103,7 +145,7 @@ struct Serve: AsyncParsableCommand {
                 parts[1] = String(parts[1][..<mark])
                 configuration.userContacts[parts[0]] = UserContact(email: email)
             }
-            configuration.users.append((name: parts[0], token: parts[1]))
+            configuration.users.append((name: parts[0], token: try Self.secret(parts[1], flag: "--user \(parts[0])")))
         }
         if let container {
             for key in serverKeys { configuration.credentialContainers[String(key.prefix { $0 != ":" })] = container }
@@ -126,7 +168,9 @@ struct Serve: AsyncParsableCommand {
         configuration.maximumAssetBytes = maxAssetMB << 20
         configuration.enforcesIndexes = !noIndexRules
         configuration.singleUseWebAuthTokens = singleUseTokens
-        if !allowedOrigins.isEmpty { configuration.allowedOrigins = Set(allowedOrigins) }
+        if !allowedOrigins.isEmpty { configuration.allowedOrigins = (configuration.allowedOrigins ?? []).union(allowedOrigins) }
+        configuration.allowedHosts.formUnion(allowedHosts.map { $0.lowercased() })
+        configuration.webAuthTokenLifetime = webTokenLifetime
         if seed == "demo" { DemoSeed.configure(&configuration) }
         // A schema file is read before anything starts, so a mistake in it stops here.
         let schemaFile = try schema.map { path -> (String, CloudKitSchema) in
@@ -134,11 +178,6 @@ struct Serve: AsyncParsableCommand {
             do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError("cannot read \(path)") }
             do { return (path, try SchemaLanguage.parse(text)) } catch let error as SchemaLanguage.ParseError {
                 throw ValidationError("\(path):\(error.line):\(error.column): \(error.message)")
-            }
-        }
-        if apiTokens.isEmpty && seed == nil {
-            if configuration.apiTokens.isEmpty {
-                FileHandle.standardError.write(Data("warning: no --api-token given; only tokens stored in the data directory are accepted\n".utf8))
             }
         }
         let displayHost = host.contains(":") ? "[\(host)]" : host
@@ -153,8 +192,14 @@ struct Serve: AsyncParsableCommand {
         }
         defer { if inMemory { try? FileManager.default.removeItem(atPath: directory) } }
         if let importSnapshot {
-            do { try Store.importSnapshot(from: importSnapshot, into: directory) } catch let error as SnapshotError { throw ValidationError(error.message) }
-            print("imported the snapshot \(importSnapshot)")
+            do {
+                let carried = try Store.importSnapshot(from: importSnapshot, into: directory, credentials: importCredentials)
+                carried?.apply(to: &configuration)
+            } catch let error as SnapshotError { throw ValidationError(error.message) }
+            print("imported the snapshot \(importSnapshot)" + (importCredentials ? " with its credentials" : ""))
+        }
+        if configuration.apiTokens.isEmpty {
+            FileHandle.standardError.write(Data("warning: no API token given (--api-token, --config or --seed demo): every request will be refused\n".utf8))
         }
         let store = try Store(directory: directory)
         // The base URL is known once the port is; redirect URLs are built from it.
@@ -215,7 +260,7 @@ struct Serve: AsyncParsableCommand {
         }
         try await app.runService()
         if let exportOnExit {
-            try store.exportSnapshot(to: exportOnExit)
+            try store.exportSnapshot(to: exportOnExit, credentials: exportCredentials ? service.snapshotCredentials() : nil)
             print("exported a snapshot to \(exportOnExit)")
         }
     }

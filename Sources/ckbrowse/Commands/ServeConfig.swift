@@ -7,7 +7,8 @@ import TOMLKit
 /// (flags add to it):
 ///
 ///     container = "iCloud.com.example.App"        # what tokens and keys without one are bound to
-///     allow-origins = ["http://localhost:8080"]
+///     allow-origins = ["http://localhost:8080"]   # "*" for any; default: pages served from this machine
+///     allow-hosts = ["myapp.test"]                 # Host names besides IP addresses and localhost
 ///
 ///     [[api-tokens]]
 ///     token = "…"
@@ -29,6 +30,7 @@ import TOMLKit
 struct ServeConfig {
     var container: String?
     var allowOrigins: [String] = []
+    var allowHosts: [String] = []
     var apiTokens: [(token: String, container: String?)] = []
     var users: [(name: String, token: String, email: String?)] = []
     var serverKeys: [(keyID: String, pem: String, container: String?)] = []
@@ -61,7 +63,7 @@ struct ServeConfig {
                 return table
             }
         }
-        let known: Set<String> = ["container", "allow-origins", "api-tokens", "users", "server-keys", "roles"]
+        let known: Set<String> = ["container", "allow-origins", "allow-hosts", "api-tokens", "users", "server-keys", "roles"]
         for key in document.keys where !known.contains(key) {
             throw fail("unknown key '\(key)' (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -69,6 +71,10 @@ struct ServeConfig {
         if let origins = document["allow-origins"] {
             guard let array = origins.array else { throw fail("allow-origins must be an array of strings") }
             config.allowOrigins = try array.map { guard let s = $0.string else { throw fail("allow-origins must be an array of strings") }; return s }
+        }
+        if let hosts = document["allow-hosts"] {
+            guard let array = hosts.array else { throw fail("allow-hosts must be an array of strings") }
+            config.allowHosts = try array.map { guard let s = $0.string else { throw fail("allow-hosts must be an array of strings") }; return s }
         }
         for (i, table) in try entries("api-tokens").enumerated() {
             let what = "api-tokens[\(i)]"
@@ -111,5 +117,6 @@ struct ServeConfig {
             if let bound = container ?? self.container { configuration.credentialContainers[keyID] = bound }
         }
         if !allowOrigins.isEmpty { configuration.allowedOrigins = Set(allowOrigins).union(configuration.allowedOrigins ?? []) }
+        configuration.allowedHosts.formUnion(allowHosts.map { $0.lowercased() })
     }
 }

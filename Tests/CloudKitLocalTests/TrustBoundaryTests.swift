@@ -1,0 +1,130 @@
+import CloudKitWeb
+import Foundation
+import Testing
+
+@testable import CloudKitLocal
+
+/// The server's trust boundaries (issue 28; SERVER.md, "Threat model") on their own: URLs read as a
+/// browser reads them, the endpoint table, credentials that are the configuration's, minted tokens
+/// that expire and are revoked, download URLs that expire and follow access. The attacks themselves
+/// run against the real binary in tests/security/.
+@Suite struct TrustBoundaryTests {
+    @Test func urlsAreReadAsABrowserReadsThem() {
+        func host(_ text: String) -> String? { BrowserURL(text)?.host }
+        #expect(host("http://evil.example\\@127.0.0.1/") == "evil.example", "a backslash ends the authority in a browser")
+        #expect(BrowserURL("http://evil.example\\@127.0.0.1/")?.userinfo == nil)
+        #expect(host("http://127.0.0.1@evil.example/") == "evil.example" && BrowserURL("http://127.0.0.1@evil.example/")?.userinfo == "127.0.0.1")
+        #expect(host("http://a@b@evil.example/x") == "evil.example", "the last @ ends the userinfo")
+        #expect(host("http://evil%2eexample/") == "evil.example", "hosts are percent-decoded")
+        #expect(host("HTTP://LOCALHOST:8080/cb") == "localhost" && BrowserURL("HTTP://LOCALHOST:8080/cb")?.port == 8080)
+        #expect(host("http:\\\\evil.example/") == "evil.example" && host(" \thttp://evil.example\n/") == "evil.example")
+        #expect(host("http://0x7f.1/") == "127.0.0.1" && host("http://2130706433/") == "127.0.0.1" && host("http://0177.0.0.1/") == "127.0.0.1")
+        #expect(host("http://1.2.3.256/") == nil && host("http://exa mple/") == nil && host("http://[::1]:99/") == "[::1]")
+        #expect(host("javascript:alert(1)") == nil && host("file:///etc/passwd") == nil && host("http://h:99999/") == nil)
+        #expect(BrowserURL("http://localhost:3000/")?.origin == "http://localhost:3000" && BrowserURL("https://x.test:443")?.origin == "https://x.test")
+        #expect(LocalCloudKit.isLoopbackOrigin("http://localhost:3000") && LocalCloudKit.isLoopbackOrigin("http://127.0.0.2"))
+        #expect(!LocalCloudKit.isLoopbackOrigin("http://localhost.evil.example") && !LocalCloudKit.isLoopbackOrigin("null"))
+        let location = LocalCloudKit.location(BrowserURL("http://localhost:9/back#frag")!, token: "t+/=")
+        #expect(location == "http://localhost:9/back?ckWebAuthToken=t%2B%2F%3D#frag")
+    }
+
+    @Test func everyEndpointHasOneRuleThatRoutingReads() throws {
+        for endpoint in Route.endpoints + [.tokensCreate, .tokensRegister] {
+            #expect(EndpointRule.rule(endpoint) != nil, "\(endpoint.operation) has no rule")
+        }
+        let names = EndpointRule.all.map { $0.method + " " + $0.name }
+        #expect(Set(names).count == names.count, "one rule per endpoint")
+        // The table is what routing, authentication and the cache read.
+        let publicQuery = try Route(path: "/database/1/iCloud.x/development/public/records/query", method: "POST")
+        #expect(!publicQuery.needsUser && publicQuery.isCacheable && publicQuery.isBounded)
+        let privateQuery = try Route(path: "/database/1/iCloud.x/development/private/records/query", method: "POST")
+        #expect(privateQuery.needsUser)
+        let modify = try Route(path: "/database/1/iCloud.x/development/public/records/modify", method: "POST")
+        #expect(modify.needsUser && !modify.isCacheable && !modify.isBounded)
+        #expect(EndpointRule.rule(path: "/admin/1/iCloud.x/development/reset", method: "POST")?.pages == EndpointRule.Pages.none)
+        #expect(EndpointRule.rule(path: "/signin", method: "POST")?.pages == .ownPage)
+        #expect(EndpointRule.rule(path: "/nothing", method: "GET") == nil)
+        #expect(EndpointRule.markdown.split(separator: "\n").count == EndpointRule.all.count + 2)
+    }
+
+    func service(_ configure: (inout LocalServerConfiguration) -> Void, directory: String) throws -> LocalCloudKit {
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = ["api"]
+        configure(&configuration)
+        return try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
+    }
+
+    func zonesList(_ service: LocalCloudKit, api: String = "api", token: String?) async -> ServerResponse {
+        var query = "ckAPIToken=" + api
+        if let token { query += "&ckWebAuthToken=" + PercentEncoding.encodeQueryValue(token) }
+        return await service.handle(ServerRequest(method: "GET", path: "/database/1/iCloud.x/development/private/zones/list", query: query, headers: [], body: []))
+    }
+
+    @Test func credentialsAreTheConfigurationsAndMintedTokensExpireAndAreRevoked() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trust-\(UUID().uuidString)").path
+        let clock = TestClock()
+        let first = try service({ $0.users = [(name: "alice", token: "alice-1"), (name: "bob", token: "bob-1")]; $0.now = { clock.now }; $0.webAuthTokenLifetime = 60 }, directory: directory)
+        let answer = await zonesList(first, token: "alice-1")
+        #expect(answer.status == 200)
+        let minted = try #require(answer.headers.first { $0.name == "X-Apple-CloudKit-Web-Auth-Token" }?.value)
+        #expect(await zonesList(first, token: minted).status == 200)
+        clock.advance(61)
+        #expect(await zonesList(first, token: minted).status == 421, "a minted token expires")
+        #expect(await zonesList(first, token: "alice-1").status == 200, "a configured token does not")
+        let fresh = try #require(await zonesList(first, token: "alice-1").headers.first { $0.name == "X-Apple-CloudKit-Web-Auth-Token" }?.value)
+        // Restarted with alice's token changed, bob removed and another API token.
+        let second = try service({ $0.apiTokens = ["api-2"]; $0.users = [(name: "alice", token: "alice-2")]; $0.now = { clock.now } }, directory: directory)
+        #expect(await zonesList(second, token: nil).status == 401, "the removed API token")
+        #expect(await zonesList(second, api: "api-2", token: "bob-1").status == 421, "the removed user")
+        #expect(await zonesList(second, api: "api-2", token: "alice-1").status == 421, "alice's old token")
+        #expect(await zonesList(second, api: "api-2", token: fresh).status == 421, "a token minted under alice's old token")
+        #expect(await zonesList(second, api: "api-2", token: "alice-2").status == 200)
+        // Forged: a token naming alice with another MAC.
+        let forged = OpaqueToken.encode(["w2", "alice", "s", String(Int(clock.now.timeIntervalSince1970) + 600), "n", "AAAA"])
+        #expect(await zonesList(second, api: "api-2", token: forged).status == 421)
+    }
+
+    @Test func downloadURLsExpireAndFollowTheRecord() async throws {
+        let clock = TestClock()
+        let server = try await LiveServer.start(now: { clock.now })
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Files")
+        let zone = ZoneID(zoneName: "Files")
+        let (name, asset) = try await db.uploadAsset(Array("hello".utf8), recordType: "Doc", fieldName: "file", zoneID: zone)
+        let saved = try await db.modify([.create(record(name, "Doc", ["file": .asset(asset)]))], zone: "Files")
+        #expect(saved.isCompleteSuccess)
+        func url() async throws -> String {
+            let fetched = try await db.lookup(name, zone: "Files").record
+            guard case .asset(let a)? = fetched?.fields["file"], let url = a.downloadURL else { throw CancellationError() }
+            return url.replacingOccurrences(of: "${f}", with: "f.txt")
+        }
+        let first = try await url()
+        #expect(try await server.raw(.get, String(first.dropFirst(server.url.count)), query: "").status == 200)
+        clock.advance(61 * 60)
+        #expect(try await server.raw(.get, String(first.dropFirst(server.url.count)), query: "").status == 403, "expired after an hour at most")
+        let second = try await url()
+        #expect(second != first, "a fetch after the half hour turned hands out a new URL (the answer cache does not keep the old one)")
+        #expect(try await server.raw(.get, String(second.dropFirst(server.url.count)), query: "").status == 200)
+        let tag = try await db.lookup(name, zone: "Files").record?.recordChangeTag
+        _ = try await db.modify([.delete(recordName: name, recordChangeTag: tag)], zone: "Files")
+        #expect(try await server.raw(.get, String(second.dropFirst(server.url.count)), query: "").status == 403, "the record is gone")
+    }
+
+    @Test func contentDispositionIsASafeFileName() {
+        #expect(LocalCloudKit.contentDisposition(fileName: "../../etc/passwd") == "attachment; filename=\"passwd\"; filename*=UTF-8''passwd")
+        let bidi = LocalCloudKit.contentDisposition(fileName: "evil\u{202E}txt.exe") ?? ""
+        #expect(!bidi.unicodeScalars.contains("\u{202E}") && bidi.contains("filename=\"eviltxt.exe\""))
+        #expect(LocalCloudKit.contentDisposition(fileName: "résumé.pdf")?.contains("filename*=UTF-8''r%C3%A9sum%C3%A9.pdf") == true)
+        #expect(LocalCloudKit.contentDisposition(fileName: "${f}") == nil && LocalCloudKit.contentDisposition(fileName: "..") == nil)
+    }
+
+    @Test func namesSayWhatIsWrongWithThem() {
+        #expect(LocalCloudKit.nameProblem("ok") == nil)
+        #expect(LocalCloudKit.nameProblem("") == "it is empty")
+        #expect(LocalCloudKit.nameProblem(String(repeating: "x", count: 256))?.contains("256 bytes") == true)
+        #expect(LocalCloudKit.nameProblem("a\u{0}b") == "it holds the control character U+0000")
+        #expect(LocalCloudKit.nameProblem("a\u{9B}b") == "it holds the control character U+009B")
+        #expect(LocalCloudKit.quoted("a\u{1B}[2J") == "'a\\u{1b}[2J'")
+    }
+}
