@@ -272,6 +272,9 @@ public final class LocalCloudKit: Sendable {
             return respond(status, .encoded(bytes), uuid: uuid, extra: extraHeaders)
         } catch {
             unspend(spentToken)
+            // With single-use tokens the request's token stays the one to use after an error: no
+            // replacement is offered (CloudKit JS would not adopt it anyway).
+            if configuration.singleUseWebAuthTokens { extraHeaders.removeAll { $0.0 == "X-Apple-CloudKit-Web-Auth-Token" } }
             return ServiceError.from(error).response(uuid: uuid, extraHeaders: extraHeaders)
         }
     }

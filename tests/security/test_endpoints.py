@@ -81,6 +81,18 @@ try:
     shared_zone = {"zoneName": "Shared", "ownerRecordName": share.get("created", {}).get("userRecordName") or share["zoneID"]["ownerRecordName"]}
     status, answer, _ = s.call("shared", "records/lookup", {"zoneID": shared_zone, "records": [{"recordName": "shared-note"}]}, token="carol-token")
     checks.check(status == 200 and "fields" in answer["records"][0], "setup: carol reads the zone alice shares with her", f"{status}")
+    # A file in the shared zone: carol's download URL for it works while she may read the record.
+    status, answer, _ = s.call("private", "assets/upload", {"zoneID": SHARED, "tokens": [{"recordName": "shared-file", "recordType": "Note", "fieldName": "file"}]})
+    upload_path = urllib.parse.urlsplit(answer["tokens"][0]["url"]).path
+    status, body, _ = s.request("POST", upload_path, b"shared bytes")
+    single = json.loads(body)["singleFile"]
+    status, answer, _ = s.call("private", "records/modify", {"zoneID": SHARED, "operations": [{"operationType": "create", "record": {
+        "recordName": "shared-file", "recordType": "Note", "fields": {"file": {"value": single}}}}]})
+    checks.check(status == 200 and "serverErrorCode" not in answer["records"][0], "setup: alice saves a file in the shared zone", json.dumps(answer)[:200])
+    status, answer, _ = s.call("shared", "records/lookup", {"zoneID": shared_zone, "records": [{"recordName": "shared-file"}]}, token="carol-token")
+    carol_url = urllib.parse.urlsplit(answer["records"][0]["fields"]["file"]["value"]["downloadURL"]).path.replace("${f}", "f")
+    status, body, _ = s.request("GET", carol_url)
+    checks.check(status == 200 and body == b"shared bytes", "asset download: a participant's URL works while she is one", f"{status}")
     status, answer, _ = s.call("private", "records/modify", {"zoneID": SHARED, "operations": [{"operationType": "update", "record": {
         "recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share", "recordChangeTag": share["recordChangeTag"], "publicPermission": "NONE",
         "participants": []}}]})
@@ -164,6 +176,8 @@ try:
         text = json.dumps(answer)
         checks.check("for carol" not in text and (status != 200 or "NOT_FOUND" in text or "ZONE_NOT_FOUND" in text or '"records": []' in text),
                      f"{op} (shared): a participant whose share was revoked reads nothing", f"{status} {text[:120]}")
+    status, body, _ = s.request("GET", carol_url)
+    checks.check(status == 403 and body != b"shared bytes", "asset download: a removed participant's URL stops working", f"{status}")
     status, answer, _ = s.call("shared", "zones/list", method="GET", token="carol-token")
     checks.check("Shared" not in json.dumps(answer), "zones/list (shared): the revoked zone is gone from it")
     for op, body in [("records/lookup", {"records": [{"recordName": "secret-1"}]}),
