@@ -118,7 +118,9 @@ let package = Package(
                 "CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Read from the source tree (#filePath), as CloudKitWebTests reads its fixtures.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -103,6 +103,11 @@ extension Browser {
                 state.message = "the notification is from the \(scope.rawValue) database: :db \(scope.rawValue) first"
                 return []
             }
+            // A record or zone push whose dbs is not certain is not opened in a guessed database.
+            if n.database == nil, let code = n.databaseCode, n.kind == .query || n.kind == .recordZone {
+                state.message = "the notification does not say which database it is from (dbs \(code)); :db and R to look"
+                return []
+            }
             let owner = n.zoneOwner == "_defaultOwner" ? nil : n.zoneOwner
             let zone = ZoneID(zoneName: n.zoneName ?? ZoneID.defaultZoneName, ownerRecordName: owner)
             switch n.kind {

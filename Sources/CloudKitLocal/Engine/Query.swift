@@ -36,7 +36,7 @@ extension LocalCloudKit {
         // The fields filters and sorts name (a candidate decodes only these).
         let named = Set((query.filterBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName)
             + (query.sortBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName))
-        let queryHash = OpaqueToken.hash(query.json.bytes + Array((request.zoneID?.zoneName ?? "").utf8))
+        let queryHash = Self.pagingHash(query, zoneWide: request.zoneID == nil && request.zoneWide == true, in: context.dbID, zones: zones)
         var offset = 0
         if let marker = request.continuationMarker {
             guard let value = OpaqueToken.continuationOffset(marker, queryHash: queryHash) else {
@@ -112,6 +112,28 @@ extension LocalCloudKit {
 }
 
 extension LocalCloudKit {
+    /// What ties a continuation marker to its query: what decides which records the query selects and
+    /// in which order, with absent keys and their explicit defaults the same thing. CloudKit JS asks
+    /// for page 2 with `"zoneID":{"zoneName":"_defaultZone"},"zoneWide":false,"numbersAsStrings":false`
+    /// that page 1 did not send (reference §11.1). So: the zone as resolved (its database and name; a
+    /// missing `zoneID` is the default zone, `ownerRecordName` absent is the caller), or `zoneWide` when
+    /// it applies (no `zoneID`); `filterBy` and `sortBy` empty or absent alike, `ascending` absent is
+    /// true. Left out because they change only the answer's shape, never its positions:
+    /// `resultsLimit` (a client may change its page size between pages), `desiredKeys` and
+    /// `numbersAsStrings`.
+    static func pagingHash(_ query: Query, zoneWide: Bool, in dbID: Int64, zones: [(ZoneRow, RequestContext)]) -> String {
+        var normalized = query
+        if normalized.filterBy?.isEmpty == true { normalized.filterBy = nil }
+        if var sorts = normalized.sortBy, !sorts.isEmpty {
+            for i in sorts.indices { sorts[i].ascending = sorts[i].isAscending }
+            normalized.sortBy = sorts
+        } else {
+            normalized.sortBy = nil
+        }
+        let scope = zoneWide ? "zoneWide \(dbID)" : zones.map { zone, context in "\(context.dbID)/\(zone.name)" }.joined(separator: ",")
+        return OpaqueToken.hash(normalized.json.bytes + [0x1F] + Array(scope.utf8))
+    }
+
     /// Writes the records of a query's page, in the page's order, from one read of their rows (by
     /// row id). Answers how many were written.
     func writeQueryPage(_ page: [QueryCandidate], zones: [(ZoneRow, RequestContext)], shapes: [RowShape], _ db: Database, into writer: inout JSONWriter) throws -> Int {

@@ -7,7 +7,7 @@ extension LocalCloudKit {
     /// capability and `atomic` (default true) it is all or nothing: the culprit carries its real code,
     /// every other operation ATOMIC_ERROR, answered with HTTP 400 as the live service does.
     func modifyRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
-        let request = try decodeBody(ModifyRecordsRequest.self, Self.assigningRecordNames(body))
+        let request = try decodeBody(ModifyRecordsRequest.self, Self.markingUntypedValues(Self.assigningRecordNames(body)))
         try checkCount(request.operations.count, "operations")
         var seen = Set<String>()
         for operation in request.operations where !seen.insert(operation.record.recordName).inserted {
@@ -34,6 +34,7 @@ extension LocalCloudKit {
             noSubscriptions && !numbersAsStrings && (operation.desiredKeys ?? request.desiredKeys) == nil
                 && (operation.operationType == .update || operation.operationType == .forceUpdate)
                 && !operation.record.fields.values.contains(where: \.holdsAssets)  // checked against the current value
+                && !operation.record.fields.values.contains(where: \.isUntyped)  // may be an asset too
         }
         try db.inSavepoint {
             for operation in request.operations {
@@ -116,13 +117,44 @@ extension LocalCloudKit {
         return .object(object)
     }
 
+    /// The `type` a field value without one is given before decoding, so it decodes as `.other` with
+    /// its JSON kept: `checkSchema` reads it as the field's declared type, or infers one for a field
+    /// the schema does not have (reference §3.4 note 1). Not a wire type: a client that sends it gets
+    /// what sending no type gets.
+    static let untypedMarker = "ckbrowse.untyped"
+
+    /// Field values written as `{"value": …}` without `type` (CloudKit JS apps and Apple's samples
+    /// write them so) are marked with `untypedMarker`; JSON inference alone would make a base64 BYTES
+    /// value a STRING and a TIMESTAMP an INT64, which the schema then refuses.
+    static func markingUntypedValues(_ body: JSON) -> JSON {
+        guard case .object(var object) = body, case .array(var operations)? = object["operations"] else { return body }
+        for i in operations.indices {
+            guard case .object(var operation) = operations[i], case .object(var record)? = operation["record"],
+                case .object(var fields)? = record["fields"]
+            else { continue }
+            var marked = false
+            for j in fields.pairs.indices {
+                guard case .object(var field) = fields.pairs[j].value, field["type"] == nil, let value = field["value"], !value.isNull else { continue }
+                field.set("type", JSON.string(untypedMarker))
+                fields.pairs[j].value = .object(field)
+                marked = true
+            }
+            guard marked else { continue }
+            record["fields"] = .object(fields)
+            operation["record"] = .object(record)
+            operations[i] = .object(operation)
+        }
+        object["operations"] = .array(operations)
+        return .object(object)
+    }
+
     /// Applies one operation; throws `ItemError` for per-record failures. `fieldsAsText`: the stored
     /// fields may be merged as text (see `modifyRecords`); the returned record then carries only
     /// `storedFieldsText`, and its `fields` and those of the change logged are empty.
     func apply(
         _ operation: RecordOperation, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, _ log: ChangeLog, fieldsAsText: Bool = false
     ) throws -> StoredRecord {
-        let incoming = operation.record
+        var incoming = operation.record
         let name = incoming.recordName
         if let problem = Self.nameProblem(name) { throw ItemError(.badRequest, "invalid recordName: \(problem)") }
         let stored = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name, parsingFields: !fieldsAsText)
@@ -174,7 +206,7 @@ extension LocalCloudKit {
             record.created = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         }
         let recordType = record.type ?? ""
-        try checkSchema(db, context, recordType: recordType, fields: incoming.fields, cache: &log.schema)
+        try checkSchema(db, context, recordType: recordType, fields: &incoming.fields, cache: &log.schema)
         // Asset values are checked against their receipts (or the field's current asset) and stored
         // without receipt.
         var incomingFields = incoming.fields
@@ -316,9 +348,11 @@ extension LocalCloudKit {
     /// indexes and grants just-in-time creation gives (`SchemaTables`); a value contradicting a
     /// field's known type is BAD_REQUEST. Production enforces its schema (what was deployed), with
     /// the reasons CloudKit gives natively (§2.2; the Web Services text is unrecorded). System types
-    /// (`cloudkit.share`) are the service's and are created in any environment.
+    /// (`cloudkit.share`) are the service's and are created in any environment. A value sent without
+    /// `type` (`untypedMarker`) is read as the field's declared type, or typed by its JSON shape when the
+    /// schema does not have the field; it is refused only when it cannot be read as that type.
     func checkSchema(
-        _ db: Database, _ context: RequestContext, recordType: String, fields: [String: FieldValue], cache: inout [String: [String: String]]
+        _ db: Database, _ context: RequestContext, recordType: String, fields: inout [String: FieldValue], cache: inout [String: [String: String]]
     ) throws {
         let env = context.environment.rawValue
         let creates = context.environment == .development || SchemaTables.isSystemType(recordType)
@@ -338,10 +372,24 @@ extension LocalCloudKit {
             try SchemaTables.addJustInTimeType(db, container: context.container, environment: context.environment, name: recordType)
             cache[recordType]?[""] = ""
         }
-        for (name, value) in fields {
+        for (name, sent) in fields {
+            var value = sent
+            if case .other(Self.untypedMarker, let json) = sent {
+                let declared = cache[recordType]?[name].map(FieldType.init(rawValue:))
+                let type = declared ?? FieldValue.inferType(of: json)
+                do {
+                    value = try FieldValue.decode(json, as: type)
+                } catch let error as JSONDecodingError {
+                    throw ItemError(
+                        .badRequest,
+                        "Invalid value for field '\(name)' of type '\(recordType)', expected type \(type.rawValue)\(declared == nil ? "" : " (the field's type)"): \(error.message)")
+                }
+                fields[name] = value
+            }
             let type: FieldType
             switch value {
             case .null: continue
+            case .other(Self.untypedMarker, _): throw ItemError(.badRequest, "field '\(name)': no type can be read from its value")
             case .other(let t, _): throw ItemError(.badRequest, "field '\(name)': unknown field type \(t)")
             case .unknownList: continue  // an untyped empty list fits any list field
             default: type = value.type
@@ -573,6 +621,11 @@ extension LocalCloudKit {
 }
 
 extension FieldValue {
+    /// Sent without `type` (`LocalCloudKit.untypedMarker`): typed by `checkSchema`.
+    fileprivate var isUntyped: Bool {
+        if case .other(LocalCloudKit.untypedMarker, _) = self { return true } else { return false }
+    }
+
     fileprivate var isReference: Bool {
         switch self {
         case .reference, .referenceList: return true

@@ -61,7 +61,9 @@ extension LocalCloudKit {
             case .usersCaller:
                 let me = try UserInfo.named(db, recordName: recordName)
                 let identity = me?.identity ?? UserIdentity(lookupInfo: UserLookupInfo(userRecordName: recordName), userRecordName: recordName)
-                return ["users": .array([identity.json])]
+                // The identity's keys at the top level, as CloudKit JS reads it, and `users` beside
+                // them, as the reference page shows it (SERVER.md).
+                return CallerIdentityResponse(identity: identity).json
             case .usersDiscoverAll:
                 // Everyone else on this server is in the caller's "address book".
                 let all = try Row.fetchAll(db, sql: "SELECT * FROM user_info WHERE record_name <> ? ORDER BY name", arguments: [recordName]).map(UserInfo.init)

@@ -175,7 +175,11 @@ extension LocalCloudKit {
         payload.ck.set("ce", JSON.int(Int64(settings.environmentCodes[context.environment] ?? 1)))
         payload.ck.set("cid", context.container)
         payload.ck.set("nid", UUID().uuidString.lowercased())
-        let scope: Int64 = context.scope == .public ? 1 : (context.scope == .private ? 2 : 3)
+        // `dbs`: 0 public (what CloudKit JS reads), 1 private, 2 shared (unconfirmed; see
+        // DatabaseScope.pushValue and SERVER.md). `ck.ckbrowse` says this numbering is in use, so a
+        // client can tell these pushes from an older ckbrowse serve's (1 public, 2 private, 3 shared).
+        let scope = Int64(context.scope.pushValue)
+        payload.ck.set("ckbrowse", JSON.int(PushNotification.ckbrowseMarker))
         // The caller's own zones are owned by `_defaultOwner` in pushes (spec §3.3, unconfirmed).
         let zoneOwner = context.scope == .shared ? context.zoneOwner : "_defaultOwner"
         switch firing {
@@ -253,7 +257,7 @@ struct Payload {
 
     /// Removes data, least important first (the SDK header's order read from the bottom up: cid,
     /// record identity, reason, desired keys, then the alert parts and badge), until the payload fits.
-    /// `nid`, `dbs` and `sid` always stay. A pruned payload carries `ck.p: true`.
+    /// `nid`, `dbs`, `sid` and the `ckbrowse` marker always stay. A pruned payload carries `ck.p: true`.
     mutating func prune(to limit: Int) {
         guard size > limit else { return }
         ck.set("p", JSON.bool(true))

@@ -215,7 +215,7 @@ public struct ShortGUID: JSONConvertible, Hashable {
     public var shouldFetchRootRecord: Bool
     public var rootRecordDesiredKeys: [String]?
 
-    public init(value: String, shouldFetchRootRecord: Bool, rootRecordDesiredKeys: [String]? = nil) {
+    public init(value: String, shouldFetchRootRecord: Bool = false, rootRecordDesiredKeys: [String]? = nil) {
         self.value = value
         self.shouldFetchRootRecord = shouldFetchRootRecord
         self.rootRecordDesiredKeys = rootRecordDesiredKeys
@@ -224,7 +224,9 @@ public struct ShortGUID: JSONConvertible, Hashable {
     public init(json: JSON) throws {
         let object = try json.object()
         value = try at("value") { try object.required("value").string() }
-        shouldFetchRootRecord = try at("shouldFetchRootRecord") { try object.required("shouldFetchRootRecord").bool() }
+        // The reference page marks it required; CloudKit JS 2.6.4 sends `{"value": …}` alone, so it
+        // defaults to false (reference §11.1: Apple's client wins).
+        shouldFetchRootRecord = try object.bool("shouldFetchRootRecord") ?? false
         rootRecordDesiredKeys = try object.strings("rootRecordDesiredKeys")
     }
 

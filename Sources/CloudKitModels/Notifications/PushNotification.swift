@@ -20,12 +20,42 @@ public struct PushNotification: Sendable, Hashable {
         }
     }
 
+    /// How a payload's `dbs` numbers the databases. Apple's own web client reads `dbs === 0` as the
+    /// public database (CloudKit JS 1.x–2.6.4); `ckbrowse serve` before issue 29 sent the native
+    /// `CKDatabaseScope` values. The two disagree on 1 and 2, so `dbs` is read by where the push came
+    /// from (`init(payload:from:)`), never by guessing:
+    public enum DatabaseNumbering: String, Sendable, Hashable {
+        /// `ck.ckbrowse` present: `ckbrowse serve` since issue 29, 0 public, 1 private, 2 shared.
+        case ckbrowse
+        /// Apple's service, as CloudKit JS reads it: 0 public, anything else not public. Which value
+        /// is private and which shared is unconfirmed, so a query or zone push (the shared database
+        /// fires neither) is private and a database push's scope stays unknown.
+        case apple
+        /// An unmarked push from a server other than Apple's: a `ckbrowse serve` from before issue 29,
+        /// 1 public, 2 private, 3 shared (0, which those never sent, is public as CloudKit JS reads it).
+        case native
+    }
+
+    /// Where a push was long-polled from.
+    public enum Origin: Sendable, Hashable {
+        /// `https://api.apple-cloudkit.com`'s webcourier.
+        case appleService
+        /// Any other server (a local `ckbrowse serve`).
+        case otherServer
+    }
+
+    /// The value of `ck.ckbrowse` in pushes from `ckbrowse serve`: its `dbs` follows `DatabaseNumbering.ckbrowse`.
+    public static let ckbrowseMarker: Int64 = 1
+
     public var kind: Kind
     public var notificationID: String?
     public var containerIdentifier: String?
     public var subscriptionID: String?
-    /// `dbs`: 1 public, 2 private, 3 shared.
+    /// The database `dbs` names, read by `databaseNumbering`; nil when the push does not say for certain.
     public var database: DatabaseScope?
+    /// `dbs` as sent.
+    public var databaseCode: Int64?
+    public var databaseNumbering: DatabaseNumbering
     public var zoneName: String?
     public var zoneOwner: String?
     public var recordName: String?
@@ -46,8 +76,9 @@ public struct PushNotification: Sendable, Hashable {
     /// The payload as received.
     public var payload: JSON
 
-    /// Parses a payload; throws when it is not a JSON object.
-    public init(payload: JSON) throws {
+    /// Parses a payload; throws when it is not a JSON object. `origin` decides how an unmarked `dbs`
+    /// is read (see `DatabaseNumbering`).
+    public init(payload: JSON, from origin: Origin = .otherServer) throws {
         guard case .object(let root) = payload else { throw JSONDecodingError(message: "a push payload is a JSON object, not \(payload.kindName)") }
         self.payload = payload
         let ck = root["ck"].flatMap { if case .object(let o) = $0 { return o } else { return nil } } ?? JSONObject()
@@ -62,12 +93,11 @@ public struct PushNotification: Sendable, Hashable {
         isPruned = ck["p"] != nil
         environmentCode = ck["ce"]?.int64Value
         subscriptionID = detail?["sid"]?.stringValue
-        switch detail?["dbs"]?.int64Value {
-        case 1: database = .public
-        case 2: database = .private
-        case 3: database = .shared
-        default: database = nil
-        }
+        let numbering: DatabaseNumbering = ck["ckbrowse"] != nil ? .ckbrowse : (origin == .appleService ? .apple : .native)
+        let code = detail?["dbs"]?.int64Value
+        databaseNumbering = numbering
+        databaseCode = code
+        database = code.flatMap { [kind] in Self.database($0, numbering: numbering, kind: kind) }
         zoneName = detail?["zid"]?.stringValue
         zoneOwner = detail?["zoid"]?.stringValue
         recordName = detail?["rid"]?.stringValue
@@ -84,6 +114,22 @@ public struct PushNotification: Sendable, Hashable {
         soundName = aps["sound"]?.stringValue
         category = aps["category"]?.stringValue
         contentAvailable = aps["content-available"]?.int64Value == 1
+    }
+}
+
+extension PushNotification {
+    /// The database a `dbs` value names under a numbering, or nil when it does not say for certain.
+    public static func database(_ code: Int64, numbering: DatabaseNumbering, kind: Kind) -> DatabaseScope? {
+        switch (numbering, code) {
+        case (_, 0): return .public
+        case (.ckbrowse, 1): return .private
+        case (.ckbrowse, 2): return .shared
+        case (.apple, _): return kind == .query || kind == .recordZone ? .private : nil
+        case (.native, 1): return .public
+        case (.native, 2): return .private
+        case (.native, 3): return .shared
+        default: return nil
+        }
     }
 }
 

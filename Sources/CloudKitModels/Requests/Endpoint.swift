@@ -10,12 +10,17 @@ public enum DatabaseScope: String, Sendable, Hashable, CaseIterable, Codable {
     case `private`
     case shared
 
-    /// The numeric scope used in push payloads (`dbs`): 1 public, 2 private, 3 shared.
+    /// The numeric scope in webcourier push payloads (`dbs`) as `ckbrowse serve` sends it: 0 public,
+    /// 1 private, 2 shared. Public is 0 because Apple's own web client reads it so (CloudKit JS 1.x,
+    /// 2.4.0 and 2.6.4: `isPublicDatabase = dbs === 0`). Private 1 and shared 2 are unconfirmed: no
+    /// client we know tells them apart; they keep the native `CKDatabaseScope` order (public,
+    /// private, shared) counted from CloudKit JS's 0. Servers before this numbering sent the native
+    /// values 1, 2, 3 (see `PushNotification.DatabaseNumbering`).
     public var pushValue: Int {
         switch self {
-        case .public: return 1
-        case .private: return 2
-        case .shared: return 3
+        case .public: return 0
+        case .private: return 1
+        case .shared: return 2
         }
     }
 }

@@ -68,6 +68,31 @@ public struct UserIdentitiesResponse: JSONConvertible, Hashable {
     public var json: JSON { .object(["users": .array(users.map(\.json))]) }
 }
 
+/// The answer of users/caller, in both shapes clients read: the reference page's `{"users": [identity]}`
+/// and CloudKit JS's, which takes the body itself as the identity (`userRecordName`, `nameComponents`,
+/// `lookupInfo` at the top level: `fetchCurrentUserIdentity()`, `setUpAuth()`, Apple's samples).
+/// Decoding reads the top-level keys when there are any, else `users[0]`; encoding writes both.
+public struct CallerIdentityResponse: JSONConvertible, Hashable {
+    public var identity: UserIdentity?
+
+    public init(identity: UserIdentity?) { self.identity = identity }
+
+    public init(json: JSON) throws {
+        let object = try json.object()
+        if object["userRecordName"] != nil || object["nameComponents"] != nil || object["lookupInfo"] != nil {
+            identity = try UserIdentity(json: json)
+        } else {
+            identity = try UserIdentitiesResponse(json: json).users.first
+        }
+    }
+
+    public var json: JSON {
+        guard let identity, case .object(var object) = identity.json else { return .object(["users": .array([])]) }
+        object.set("users", JSON.array([identity.json]))
+        return .object(object)
+    }
+}
+
 /// `{ "users": [ <User> … ] }` of the legacy users/lookup/email and users/lookup/id.
 public struct UsersResponse: JSONConvertible, Hashable {
     public var users: [User]

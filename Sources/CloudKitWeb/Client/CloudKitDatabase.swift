@@ -115,9 +115,10 @@ public struct CloudKitDatabase: Sendable {
         try await call(.usersCurrent, nil, User.self)
     }
 
-    /// `GET users/caller`: the signed-in user's identity.
+    /// `GET users/caller`: the signed-in user's identity, read from the top-level keys (as CloudKit JS
+    /// reads the answer) or from `users[0]` (the reference page's shape).
     public func callerIdentity() async throws -> UserIdentity? {
-        try await call(.usersCaller, nil, UserIdentitiesResponse.self).users.first
+        try await call(.usersCaller, nil, CallerIdentityResponse.self).identity
     }
 
     /// `POST users/discover`: the identities of users found by email, phone or record name.

@@ -22,9 +22,14 @@ extension CloudKitClient {
                                 reason: response.status == 404 ? "the push token is unknown to the server (create a new one)" : "HTTP \(response.status)")
         }
         let dropped = response.header("X-Ckbrowse-Dropped-Notifications").flatMap(Int.init) ?? 0
-        guard !response.body.isEmpty, let json = try? JSON(parsing: response.body), let notification = try? PushNotification(payload: json) else {
+        guard !response.body.isEmpty, let json = try? JSON(parsing: response.body), let notification = try? PushNotification(payload: json, from: pushOrigin) else {
             return WebcourierAnswer(notification: nil, dropped: dropped)
         }
         return WebcourierAnswer(notification: notification, dropped: dropped)
+    }
+
+    /// Apple's service or another server: how a push's unmarked `dbs` is read (`PushNotification.DatabaseNumbering`).
+    public var pushOrigin: PushNotification.Origin {
+        configuration.serverURL.lowercased() == CloudKitConfiguration.appleServerURL ? .appleService : .otherServer
     }
 }
