@@ -27,12 +27,12 @@ import Testing
 
     @Test(arguments: caseNames) func cloudKitJS(_ name: String) async throws {
         let testCase = try #require(Self.fixture.cases.first { $0["name"]?.stringValue == name })
-        guard case .array(let steps)? = testCase["steps"], testCase["pending"] == nil else {
-            // Items 1 and 7 of issue 29 are another engineer's; their cases are placeholders.
-            #expect(testCase["pending"]?.stringValue != nil, "a case without steps says why")
+        guard case .array(let steps)? = testCase["steps"], !steps.isEmpty else {
+            Issue.record("\(name) has no steps")
             return
         }
-        let server = try await LiveServer.start()
+        let singleUse = testCase["serve"]?["singleUseTokens"] == .bool(true)
+        let server = try await LiveServer.start(configure: { $0.singleUseWebAuthTokens = singleUse })
         defer { Task { await server.stop() } }
         var values: [String: String] = [
             "container": LiveServer.container, "apiToken": LiveServer.apiToken, "clientId": Self.clientID,
@@ -51,6 +51,11 @@ import Testing
             if body != nil, case .object(let common)? = Self.fixture.common["bodyHeaders"] {
                 headers += common.pairs.compactMap { pair in pair.value.stringValue.map { (pair.key, $0) } }
             }
+            if case .object(let own)? = request["headers"] {
+                headers.removeAll { header in own.pairs.contains { $0.key.lowercased() == header.0.lowercased() } }
+                headers += own.pairs.compactMap { pair in pair.value.stringValue.map { (pair.key, Self.substitute($0, values)) } }
+            }
+            let formBody = request["form"]?.stringValue
             let path = request["path"]?.stringValue ?? ""
             let response: CloudKitWeb.HTTPResponse
             if path.hasPrefix("http") {
@@ -58,14 +63,24 @@ import Testing
                 response = try await AsyncHTTPTransport().send(
                     CloudKitWeb.HTTPRequest(method: method, url: full, headers: headers.map { (name: $0.0, value: $0.1) }, body: body.map { Array($0.utf8) }, timeout: 20))
             } else {
-                response = try await server.raw(method, path, query: pairs.joined(separator: "&"), body: body, headers: headers)
+                response = try await server.raw(method, path, query: pairs.joined(separator: "&"), body: formBody ?? body, headers: headers)
             }
+            let raw = String(decoding: response.body, as: UTF8.self)
             let answer = (try? JSON(parsing: response.body)) ?? .null
             let said = "\(name), \(label): HTTP \(response.status) \(String(decoding: response.body.prefix(600), as: UTF8.self))"
             let expect = step["expect"] ?? .null
             if case .int(let status)? = expect["status"] { #expect(Int64(response.status) == status, "\(said)") }
             if case .array(let names)? = expect["headers"] {
                 for header in names.compactMap(\.stringValue) { #expect(response.header(header) != nil, "\(said): header \(header)") }
+            }
+            if case .array(let names)? = expect["absentHeaders"] {
+                for header in names.compactMap(\.stringValue) { #expect(response.header(header) == nil, "\(said): no header \(header)") }
+            }
+            if case .array(let texts)? = expect["bodyContains"] {
+                for text in texts.compactMap(\.stringValue) { #expect(raw.contains(Self.substitute(text, values)), "\(said): the body should contain \(text)") }
+            }
+            if case .array(let texts)? = expect["bodyLacks"] {
+                for text in texts.compactMap(\.stringValue) { #expect(!raw.contains(text), "\(said): the body should not contain \(text)") }
             }
             if case .object(let exact)? = expect["json"] {
                 for pair in exact.pairs { #expect(Self.value(answer, pair.key).map { Self.same($0, pair.value) } == true, "\(said): \(pair.key) should be \(pair.value.text)") }
@@ -92,6 +107,19 @@ import Testing
                 for case .array(let two) in pairsOfPaths where two.count == 2 {
                     let a = Self.value(answer, two[0].stringValue ?? ""), b = Self.value(answer, two[1].stringValue ?? "")
                     #expect(a != nil && a == b, "\(said): \(two[0].text) and \(two[1].text) should be the same")
+                }
+            }
+            if case .object(let captures)? = step["captureHeaders"] {
+                for pair in captures.pairs {
+                    values[pair.key] = try #require(response.header(pair.value.stringValue ?? ""), "\(said): no header \(pair.value.text) to capture")
+                }
+            }
+            if case .object(let captures)? = step["captureBody"] {
+                // The first group of a pattern in the raw body (an HTML page's form nonce, a script's token).
+                for pair in captures.pairs {
+                    let pattern = try Regex(pair.value.stringValue ?? "")
+                    let match = try #require(raw.firstMatch(of: pattern), "\(said): nothing matches \(pair.value.text)")
+                    values[pair.key] = try #require(match.output[1].substring.map(String.init))
                 }
             }
             if case .object(let captures)? = step["capture"] {
