@@ -2,8 +2,16 @@
 checker that prints `ok`/`FAIL` lines and exits non-zero when anything failed."""
 import os, sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability"))
-from common import *  # noqa: F401,F403  (Server, binary, free_port, CONTAINER, API_TOKEN, USERS, …)
+import importlib.util
+
+# The reliability suite's common.py under another name: this module is `common` too, so a plain
+# `from common import *` here would import this file itself.
+_spec = importlib.util.spec_from_file_location(
+    "reliability_common", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability", "common.py"))
+_reliability = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_reliability)
+globals().update({k: v for k, v in vars(_reliability).items() if not k.startswith("_")})
+# (Server, binary, free_port, Client, path, query, CONTAINER, API_TOKEN, USERS, …)
 
 
 class Checks:
