@@ -31,7 +31,7 @@ public struct EffectRunner: Sendable {
             return []
         case .copyRecord(let key, let name):
             guard let record = try? cache?.record(key, name: name) else { return [.notice("'\(name)' is not in the local cache: open it and copy it there")] }
-            await host.copy(record.json.prettyPrinted())
+            await host.copy(Format.copyJSON(record.json))
             return []
         case .quit:
             await host.quit()

@@ -1,4 +1,5 @@
 import CloudKitModels
+import TerminalUI
 
 /// The `$EDITOR` form of a record's fields: a `//` comment header, then the fields as the wire's
 /// field dictionary (`{"title": {"value": "…", "type": "STRING"}, …}`).
@@ -6,7 +7,8 @@ public enum FieldsJSON {
     /// The file handed to the editor. `error` (from the previous attempt) goes at the top.
     public static func text(record: Record, operation: StagedOperation?, error: String?) -> String {
         let fields = operation?.kind == .update ? operation!.resultingFields : record.fields
-        return header(record: record, error: error) + Record.encodeFields(fields).prettyPrinted() + "\n"
+        // Invisible and bidi characters as \uXXXX: the same values, and an editor shows nothing hidden.
+        return header(record: record, error: error) + TerminalText.json(Record.encodeFields(fields).prettyPrinted()) + "\n"
     }
 
     static func header(record: Record, error: String?) -> String {

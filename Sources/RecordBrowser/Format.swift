@@ -70,6 +70,13 @@ public enum Format {
         return String(out.reversed())
     }
 
+    /// What `y` puts on the clipboard for a JSON value: pretty-printed, with control, bidi and invisible
+    /// characters written as `\uXXXX` (`TerminalText.json`), the same JSON value with nothing hidden
+    /// in it.
+    public static func copyJSON(_ value: JSON) -> String {
+        TerminalText.json(value.prettyPrinted())
+    }
+
     static func hex(_ data: Data, limit: Int = 16) -> String {
         let bytes = data.prefix(limit).map { String(format: "%02x", $0) }.joined(separator: " ")
         return data.count > limit ? bytes + " …" : bytes
@@ -141,13 +148,13 @@ extension Browser {
                 lines.append(DetailLine(field: name, type: value.type.rawValue, text: "∅ cleared (staged; was \(old))", owner: name, mark: .cleared))
                 continue
             }
-            let copy = "{\"\(name)\": \(value.json.prettyPrinted())}"
+            let copy = Format.copyJSON(.object(JSONObject(pairs: [(key: name, value: value.json)])))
             if value.isList {
                 lines.append(DetailLine(field: name, type: value.type.rawValue, text: Format.items(value.listCount ?? 0), copyJSON: copy, owner: name, mark: mark))
                 for (i, element) in value.listElements.enumerated() {
                     var reference: Reference?
                     if case .reference(let r) = element { reference = r }
-                    lines.append(DetailLine(field: "", type: "", text: "[\(i)] " + Format.scalar(element), reference: reference, copyJSON: element.json.prettyPrinted(), owner: name, mark: mark, element: i))
+                    lines.append(DetailLine(field: "", type: "", text: "[\(i)] " + Format.scalar(element), reference: reference, copyJSON: Format.copyJSON(element.json), owner: name, mark: mark, element: i))
                 }
             } else {
                 var reference: Reference?
@@ -245,7 +252,7 @@ extension Browser {
     /// The raw JSON view, wrapped to the width: nothing is cut.
     public static func rawLines(_ detail: RecordDetail, width: Int) -> [String] {
         guard let raw = detail.raw ?? detail.record?.json else { return [] }
-        return TextWidth.wrap(raw.prettyPrinted(), to: max(10, width - 2))
+        return TextWidth.wrap(Format.copyJSON(raw), to: max(10, width - 2))
     }
 
     /// The subscription detail: the whole definition.
@@ -253,7 +260,7 @@ extension Browser {
         guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
         if state.subscriptionRaw {
             return ["RAW JSON as received: keys, order and values unchanged, re-indented — v: the summary", ""]
-                + state.subscriptions[state.subscriptionSelection].json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                + Format.copyJSON(state.subscriptions[state.subscriptionSelection].json).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
         switch state.subscriptions[state.subscriptionSelection] {
         case .failure(let error):
@@ -279,7 +286,7 @@ extension Browser {
             if let wide = s.zoneWide { lines.append("zoneWide           \(wide)") }
             if let info = s.notificationInfo, case .object(let object) = info.json {
                 lines.append("notificationInfo")
-                for (key, value) in object.pairs { lines.append("  \(key)\(String(repeating: " ", count: max(1, 28 - key.count)))\(value.text)") }
+                for (key, value) in object.pairs { lines.append("  \(key)\(String(repeating: " ", count: max(1, 28 - key.count)))\(TerminalText.json(value.text))") }
             } else {
                 lines.append("notificationInfo   (none)")
             }

@@ -500,18 +500,24 @@ public enum Browser {
             let next = key == .char("n") ? hits.first { $0 > state.inspectorScroll } : hits.last { $0 < state.inspectorScroll }
             if let next { state.inspectorScroll = min(next, last) } else { state.message = "no more matches" }
         case .char("y"):
+            // The exchange's own lines, not the screen's: a header or token wrapped at the screen's width
+            // would otherwise be copied with a newline inside it.
             state.message = "copied the exchange (secrets redacted)"
-            return [.copy(lines.map(\.text).joined(separator: "\n"))]
+            return [.copy(inspectorLines(record, width: nil).map(\.text).joined(separator: "\n"))]
         default: break
         }
         return []
     }
 
-    /// The whole exchange as text: request line, headers, body, then the answer; JSON bodies pretty-printed.
-    public static func inspectorLines(_ record: RequestRecord, width: Int) -> [(text: String, tone: Tone)] {
+    /// The whole exchange as text: request line, headers, body, then the answer; JSON bodies
+    /// pretty-printed with invisible characters as `\uXXXX` (`TerminalText.json`), other text escaped
+    /// (`TerminalText.visible`). Wrapped to `width`, or, with no width, one line per line of the
+    /// exchange (what `y` copies).
+    public static func inspectorLines(_ record: RequestRecord, width: Int?) -> [(text: String, tone: Tone)] {
         guard let x = record.exchange else { return [] }
         var lines: [(String, Tone)] = []
         func wrap(_ text: String, _ tone: Tone, indent: String = "") {
+            guard let width else { return lines.append((indent + TerminalText.visible(text, allowing: .tab), tone)) }
             for part in TextWidth.wrap(text, to: max(10, width - 2 - indent.count)) { lines.append((indent + part, tone)) }
         }
         func body(_ text: String?, omitted: Int) {
@@ -519,7 +525,7 @@ public enum Browser {
                 lines.append(("(no body)", .dim))
                 return
             }
-            let shown = (try? JSON(parsing: text).prettyPrinted()) ?? text
+            let shown = (try? JSON(parsing: text)).map(Format.copyJSON) ?? text
             for line in shown.split(separator: "\n", omittingEmptySubsequences: false) { wrap(String(line), .plain) }
             if omitted > 0 { lines.append(("… \(Format.count(omitted)) more bytes not kept", .dim)) }
         }
@@ -991,7 +997,7 @@ public enum Browser {
             }
             guard let raw = detail.raw ?? detail.record?.json else { return [] }
             state.message = "copied record '\(detail.recordName)' as JSON"
-            return [.copy(raw.prettyPrinted())]
+            return [.copy(Format.copyJSON(raw))]
         case .char("r"):
             return [.lookupRecord(detail.key)]
         case .char("o"):
@@ -1031,7 +1037,7 @@ public enum Browser {
             return openSubscriptions(&state)
         case .char("y"):
             guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
-            return [.copy(state.subscriptions[state.subscriptionSelection].json.prettyPrinted())]
+            return [.copy(Format.copyJSON(state.subscriptions[state.subscriptionSelection].json))]
         default: break
         }
         return []
@@ -1049,7 +1055,7 @@ public enum Browser {
             state.subscriptionScroll = 0
         } else if key == .char("y"), state.subscriptions.indices.contains(state.subscriptionSelection) {
             state.message = "copied the subscription as JSON"
-            return [.copy(state.subscriptions[state.subscriptionSelection].json.prettyPrinted())]
+            return [.copy(Format.copyJSON(state.subscriptions[state.subscriptionSelection].json))]
         }
         return []
     }

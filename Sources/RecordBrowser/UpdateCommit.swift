@@ -58,7 +58,7 @@ extension Browser {
             let path = Endpoint.zonesModify.path(container: c.container, environment: c.environment, database: request.database)
             lines.append(("zones · \(Format.plural(request.operations.count, "operation")) (sent first)", .emphasis))
             lines.append(("POST \(path)", .emphasis))
-            lines += request.body.json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
+            lines += Format.copyJSON(request.body.json).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
             lines.append(("", .plain))
         }
         for request in plan.requests {
@@ -68,7 +68,7 @@ extension Browser {
             if !c.server.isAppleDefault { summary += " · to \(c.server.displayName)" }
             lines.append((summary, .emphasis))
             lines.append(("POST \(path)", .emphasis))
-            lines += request.body.json.prettyPrinted().split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
+            lines += Format.copyJSON(request.body.json).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
             lines.append(("", .plain))
         }
         return lines

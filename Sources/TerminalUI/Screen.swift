@@ -46,14 +46,15 @@ public struct Screen: Hashable, Sendable {
     }
 
     /// Draws text at (x, y), clipped to `maxWidth` columns and to the screen. Never splits a wide
-    /// character; returns the number of columns used.
+    /// character; returns the number of columns used. The text is escaped first (`TerminalText.visible`:
+    /// a control, bidi or invisible character shows as `\e`, `\n`, `\u{202E}`, …), so nothing drawn can
+    /// drive the terminal or vanish; a tab is one blank.
     @discardableResult
     public mutating func put(_ string: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
         guard y >= 0, y < height, x < width else { return 0 }
         let limit = min(width, x + (maxWidth ?? width))
         var column = x
-        for character in string {
-            if character == "\n" { break }
+        for character in TerminalText.visible(string, allowing: .tab) {
             let (text, w) = character == "\t" ? (" ", 1) : TextWidth.cellText(character)
             if w == 0 { continue }
             if column + w > limit { break }

@@ -8,9 +8,11 @@ public enum TextWidth {
         return Int(clibc_wcwidth(scalar.value))
     }
 
-    /// What a grapheme puts in one terminal cell: its base scalar and the zero-width marks after it,
-    /// stopping at a ZWJ or a second spacing scalar (ZWJ sequences and flag pairs would otherwise be
-    /// drawn apart by curses). Controls become U+FFFD.
+    /// What a grapheme of escaped text (`TerminalText.visible`) puts in one terminal cell: its base
+    /// scalar and the zero-width marks after it, stopping at a ZWJ or a second spacing scalar (ZWJ
+    /// sequences and flag pairs would otherwise be drawn apart by curses). The string functions here and
+    /// `Screen.put` escape first, so a control never gets here from them; one passed directly becomes
+    /// U+FFFD.
     public static func cellText(_ character: Character) -> (text: String, width: Int) {
         var scalars = character.unicodeScalars.makeIterator()
         guard let base = scalars.next() else { return ("", 0) }
@@ -31,10 +33,10 @@ public enum TextWidth {
         return (text, w)
     }
 
-    /// The display width of a string as the screen draws it.
+    /// The display width of a string as the screen draws it (escapes included: see `TerminalText`).
     public static func width(_ string: String) -> Int {
         var total = 0
-        for character in string {
+        for character in TerminalText.visible(string, allowing: .tab) {
             if character == "\t" {
                 total += 1
                 continue
@@ -44,19 +46,29 @@ public enum TextWidth {
         return total
     }
 
-    /// The longest prefix that fits in `columns`, with `…` when cut.
+    /// The longest prefix that fits in `columns`, with `…` when cut; escaped (`TerminalText.visible`),
+    /// and an escape is never cut in half.
     public static func truncate(_ string: String, to columns: Int) -> String {
         guard columns > 0 else { return "" }
-        if width(string) <= columns { return string }
+        if width(string) <= columns { return TerminalText.visible(string, allowing: .tab) }
         var result = ""
         var used = 0
         for character in string {
-            let w = character == "\t" ? 1 : cellText(character).width
+            let (text, w) = character == "\t" ? ("\t", 1) : piece(character)
             if used + w > columns - 1 { break }
-            result.append(character)
+            result += text
             used += w
         }
         return result + "…"
+    }
+
+    /// One grapheme as drawn: itself, or its escape (`TerminalText.visible`), and the columns it takes.
+    static func piece(_ character: Character) -> (text: String, width: Int) {
+        if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return (String(character), 1) }
+        let text = TerminalText.visible(String(character))
+        var w = 0
+        for c in text { w += cellText(c).width }
+        return (text, w)
     }
 
     /// Pads (or truncates) to exactly `columns`.
@@ -67,41 +79,49 @@ public enum TextWidth {
     }
 
     /// Splits text into lines of at most `columns`: at newlines, then at the last space that fits,
-    /// and inside a word only when the word alone is wider than the line. Nothing is dropped.
+    /// and inside a word only when the word alone is wider than the line. Nothing is dropped; the lines
+    /// are escaped (`TerminalText.visible`: a CR shows as `\r`), and an escape stays on one line.
     public static func wrap(_ string: String, to columns: Int) -> [String] {
         guard columns > 0 else { return [] }
         var lines: [String] = []
-        for raw in string.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line: [Character] = []
-            var used = 0
-            var lastSpace: Int?  // index in `line` just after the last space
-            for character in raw.replacingTabs() {
-                let w = cellText(character).width
-                if used + w > columns && !line.isEmpty {
-                    if let cut = lastSpace, cut < line.count {
-                        lines.append(String(line[..<cut]))
-                        line = Array(line[cut...])
-                    } else {
-                        lines.append(String(line))
-                        line = []
-                    }
-                    used = line.reduce(0) { $0 + cellText($1).width }
-                    lastSpace = nil
+        var line: [(text: String, width: Int)] = []
+        var used = 0
+        var lastSpace: Int?  // index in `line` just after the last space
+        func add(_ text: String, _ w: Int) {
+            if used + w > columns && !line.isEmpty {
+                if let cut = lastSpace, cut < line.count {
+                    lines.append(line[..<cut].map(\.text).joined())
+                    line = Array(line[cut...])
+                } else {
+                    lines.append(line.map(\.text).joined())
+                    line = []
                 }
-                line.append(character)
-                used += w
-                if character == " " { lastSpace = line.count }
+                used = line.reduce(0) { $0 + $1.width }
+                lastSpace = nil
             }
-            lines.append(String(line))
+            line.append((text, w))
+            used += w
+            if text == " " { lastSpace = line.count }
         }
+        func endLine() {
+            lines.append(line.map(\.text).joined())
+            line = []
+            used = 0
+            lastSpace = nil
+        }
+        for character in string {
+            switch character {
+            case "\n": endLine()
+            case "\r\n":
+                add("\\r", 2)
+                endLine()
+            case "\t": for _ in 0..<4 { add(" ", 1) }
+            default:
+                let (text, w) = piece(character)
+                add(text, w)
+            }
+        }
+        endLine()
         return lines
-    }
-}
-
-extension Substring {
-    fileprivate func replacingTabs() -> String {
-        var out = ""
-        for c in self { if c == "\t" { out += "    " } else { out.append(c) } }
-        return out
     }
 }

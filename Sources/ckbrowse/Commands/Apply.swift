@@ -52,7 +52,7 @@ struct Apply: AsyncParsableCommand {
         if dryRun {
             let path = Endpoint.recordsModify.path(container: resolved.info.container, environment: resolved.info.environment, database: scope)
             let preview: JSON = ["method": "POST", "server": .string(resolved.info.server), "path": .string(path), "body": request.json]
-            print(preview.prettyPrinted())
+            Out.json(preview, pretty: true)
             return
         }
         if let reason = resolved.readOnlyReason {
@@ -81,7 +81,7 @@ struct Apply: AsyncParsableCommand {
                 line.set("serverErrorCode", error.serverErrorCode.rawValue)
                 line.set("reason", error.reason)
             }
-            print(JSON.object(line).text)
+            Out.json(.object(line))
         }
         guard !result.isCompleteSuccess else { return }
         let codes = Set(result.failures.map(\.serverErrorCode))
@@ -94,7 +94,7 @@ struct Apply: AsyncParsableCommand {
     }
 
     func fail(_ message: String, _ status: Int32) {
-        FileHandle.standardError.write(Data("ckbrowse: \(message)\n".utf8))
+        Out.error("ckbrowse: \(message)")
         Foundation.exit(status)
     }
 }

@@ -20,6 +20,28 @@ struct OutputOptions: ParsableArguments {
     var format: OutputFormat { json ? .json : output ?? (clibc_isatty(1) != 0 ? .table : .json) }
 }
 
+/// Everything the commands print goes through here, so no text from a server (a record's value, a zone
+/// name, an error's reason) can drive the terminal: text with `TerminalText.visible`'s escapes (`\e`,
+/// `\u{202E}`, …), JSON with the same characters as `\uXXXX` (`TerminalText.json`). JSON is escaped in a
+/// pipe too: it is the same JSON value either way, and output saved to a file or passed through `cat` or
+/// `tee` reaches a terminal later just as safely.
+enum Out {
+    /// One line of text on standard output; `allowing: .lines` keeps newlines and tabs (multi-line text).
+    static func line(_ text: String, allowing: TerminalText.Allowed = [], terminator: String = "\n") {
+        print(TerminalText.visible(text, allowing: allowing), terminator: terminator)
+    }
+
+    /// A JSON value on one line (compact), or pretty-printed.
+    static func json(_ value: JSON, pretty: Bool = false) {
+        print(TerminalText.json(pretty ? value.prettyPrinted() : value.text))
+    }
+
+    /// A line on standard error (a warning, a failure: `ckbrowse: …`).
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((TerminalText.visible(text) + "\n").utf8))
+    }
+}
+
 /// Writes rows as JSON lines or as an aligned table (columns sized to their content, the last one cut
 /// to the terminal's width).
 struct Printer {
@@ -44,13 +66,13 @@ struct Printer {
     mutating func add(json: JSON, cells: @autoclosure () -> [String]) {
         switch format {
         case .json where asArray: items.append(json)
-        case .json: print(json.text)
-        case .table: rows.append(cells())
+        case .json: Out.json(json)
+        case .table: rows.append(cells().map { TerminalText.visible($0) })
         }
     }
 
     func finish() {
-        if asArray { print(JSON.array(items).text) }
+        if asArray { Out.json(.array(items)) }
         guard format == .table else { return }
         var widths = columns.map(TextWidth.width)
         for row in rows {
@@ -76,7 +98,7 @@ struct Progress {
 
     func update(_ text: String) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(TerminalText.visible(text))".utf8))
     }
 
     func done() {
@@ -123,7 +145,7 @@ enum Failure {
         } else {
             status = ExitStatus.failure
         }
-        FileHandle.standardError.write(Data("ckbrowse: \(message)\n".utf8))
+        Out.error("ckbrowse: \(message)")
         Foundation.exit(status)
     }
 }

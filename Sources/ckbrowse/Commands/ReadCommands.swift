@@ -80,14 +80,15 @@ struct Changes: AsyncParsableCommand {
                     document.set("syncToken", last.syncToken)
                     document.set("moreComing", last.moreComing)
                 }
-                print(JSON.object(document).text)
+                Out.json(.object(document))
                 return
             }
             printer.finish()
             if let last {
                 let trailer: JSON = ["syncToken": .string(last.syncToken), "moreComing": .bool(last.moreComing)]
-                if out.format == .json { print(trailer.text) } else {
-                    print("\n\(count) records · sync token \(last.syncToken)\(last.moreComing ? " · more coming (--all reads to the end)" : "")")
+                if out.format == .json { Out.json(trailer) } else {
+                    Out.line("")
+                    Out.line("\(count) records · sync token \(last.syncToken)\(last.moreComing ? " · more coming (--all reads to the end)" : "")")
                 }
             }
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
@@ -213,7 +214,7 @@ extension Get {
             let results = try await resolved.client.database(resolved.info.database).lookupRecords(names, zoneID: zone.map { ZoneID(zoneName: $0) })
             guard let result = results.first else { throw BrowserFailure(message: "records/lookup answered nothing") }
             guard let record = result.record else {
-                FileHandle.standardError.write(Data("ckbrowse: \(Cells.record(result).joined(separator: " "))\n".utf8))
+                Out.error("ckbrowse: \(Cells.record(result).joined(separator: " "))")
                 throw ExitCode(ExitStatus.notFound)
             }
             let chosen: Asset
@@ -238,7 +239,7 @@ extension Get {
                 guard let handle = FileHandle(forReadingAtPath: path) else { throw BrowserFailure(message: "cannot read the downloaded file") }
                 while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { FileHandle.standardOutput.write(chunk) }
             } else {
-                FileHandle.standardError.write(Data("wrote \(written) bytes to \(output)\n".utf8))
+                Out.error("wrote \(written) bytes to \(output)")
             }
         } catch let error as ValidationError { throw error } catch let error as ExitCode { throw error } catch { Failure.exit(error) }
     }
@@ -262,7 +263,7 @@ struct Subscriptions: AsyncParsableCommand {
             let results: [SubscriptionResult]
             if let id { results = try await db.lookupSubscriptions([id]) } else { results = try await db.listSubscriptions() }
             if id != nil, out.format == .table, let s = results.first?.subscription {
-                print(s.json.prettyPrinted())
+                Out.json(s.json, pretty: true)
                 return
             }
             var printer = Printer(out, columns: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"])

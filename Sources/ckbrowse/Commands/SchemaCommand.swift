@@ -1,5 +1,6 @@
 import ArgumentParser
 import BrowserCache
+import CLibc
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
@@ -52,14 +53,14 @@ struct SchemaCommand: AsyncParsableCommand {
         do {
             return (text, try SchemaLanguage.parse(text))
         } catch {
-            FileHandle.standardError.write(Data("\(path):\(error.line):\(error.column): \(error.message)\n".utf8))
+            Out.error("\(path):\(error.line):\(error.column): \(error.message)")
             throw ExitCode(1)
         }
     }
 
     static func printChanges(_ lines: [String], none: String) {
-        if lines.isEmpty { print(none) }
-        for line in lines { print(line) }
+        if lines.isEmpty { Out.line(none) }
+        for line in lines { Out.line(line) }
     }
 
     struct Export: AsyncParsableCommand {
@@ -75,7 +76,10 @@ struct SchemaCommand: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                print(try await target.client().schemaText(), terminator: "")
+                // Escaped on a terminal; exact in a pipe, where it is a file to import again (the
+                // escapes are for reading and do not read back).
+                let text = try await target.client().schemaText()
+                if clibc_isatty(1) != 0 { Out.line(text, allowing: .lines, terminator: "") } else { print(text, terminator: "") }
             } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
         }
     }
