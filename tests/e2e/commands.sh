@@ -143,5 +143,40 @@ kill $MEM; wait $MEM 2>/dev/null
 msg=$("$BIN" serve --data "$WORK/data" --port 0 --import "$WORK/snap" 2>&1); code=$?
 [ $code = 64 ] && grep -q "already holds data" <<< "$msg" && ok "--import refuses a data directory that holds data" || bad "import over data: exit $code: $msg"
 
+# Subscriptions move between containers: create from a file, list --json, create that into another.
+"$BIN" serve --in-memory --port 0 --api-token sub-token --user "sam:sam-token" > "$WORK/subs.log" 2>&1 & SUBS=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/subs.log" && break; sleep 0.1; done
+SURL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/subs.log" | head -1)
+subs() { CLOUDKIT_SERVER=$SURL CLOUDKIT_CONTAINER=$1 CLOUDKIT_API_TOKEN=sub-token CLOUDKIT_WEB_AUTH_TOKEN=sam-token "$BIN" subscriptions "${@:2}"; }
+for c in iCloud.example.SubsA iCloud.example.SubsB; do
+    curl -s -X POST "$SURL/database/1/$c/development/private/zones/modify?ckAPIToken=sub-token&ckWebAuthToken=sam-token" \
+        -d '{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Z"}}}]}' > /dev/null
+done
+cat > "$WORK/subs.json" <<'JSON'
+[{"subscriptionID": "notes-created", "subscriptionType": "query", "query": {"recordType": "Note", "filterBy": [{"fieldName": "n", "comparator": "GREATER_THAN", "fieldValue": {"value": 3, "type": "INT64"}}]},
+  "zoneID": {"zoneName": "Z"}, "firesOn": ["create", "update"], "notificationInfo": {"alertBody": "a note", "shouldSendContentAvailable": true}},
+ {"subscriptionID": "z-zone", "subscriptionType": "zone", "zoneID": {"zoneName": "Z"}}]
+JSON
+out=$(subs iCloud.example.SubsA create "$WORK/subs.json" --dry-run)
+grep -q '"path" : "/database/1/iCloud.example.SubsA/development/private/subscriptions/modify"\|"path": "/database/1/iCloud.example.SubsA/development/private/subscriptions/modify"' <<< "$out" && ! grep -q sam-token <<< "$out" \
+    && ok "subscriptions create --dry-run prints the request, no token" || bad "dry run: $out"
+subs iCloud.example.SubsA create "$WORK/subs.json" > "$WORK/created.jsonl"; code=$?
+[ $code = 0 ] && [ "$(jsonl 'len(rows)' < "$WORK/created.jsonl")" = 2 ] && ok "subscriptions create FILE: both created" || bad "create: exit $code $(cat "$WORK/created.jsonl")"
+subs iCloud.example.SubsA --json > "$WORK/a.json"
+subs iCloud.example.SubsB create "$WORK/a.json" > /dev/null; code=$?
+subs iCloud.example.SubsB --json > "$WORK/b.json"
+same=$(python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); key = lambda s: s["subscriptionID"]; print(sorted(a, key=key) == sorted(b, key=key) and len(a) == 2)' "$WORK/a.json" "$WORK/b.json")
+[ $code = 0 ] && [ "$same" = True ] && ok "what subscriptions --json prints, create takes back: the same subscriptions in another container" || bad "round trip: exit $code $(cat "$WORK/a.json") / $(cat "$WORK/b.json")"
+subs iCloud.example.SubsB delete z-zone > /dev/null; code=$?
+[ $code = 0 ] && [ "$(subs iCloud.example.SubsB | jsonl 'len(rows)')" = 1 ] && ok "subscriptions delete ID" || bad "delete: exit $code"
+subs iCloud.example.SubsB delete z-zone > /dev/null; code=$?
+[ $code = 3 ] && ok "deleting it again: exit 3 (not found)" || bad "delete again: exit $code"
+echo '{"subscriptionID": "bad", "subscriptionType": "query", "query": {"recordType": "Note"}}' > "$WORK/bad.json"
+subs iCloud.example.SubsB create "$WORK/bad.json" > "$WORK/bad.out"; code=$?
+[ $code = 1 ] && grep -q "firesOn" "$WORK/bad.out" && ok "a subscription the server refuses: its reason, exit 1" || bad "refused: exit $code $(cat "$WORK/bad.out")"
+msg=$(CLOUDKIT_ENVIRONMENT=production subs iCloud.example.SubsB create "$WORK/subs.json" 2>&1); code=$?
+[ $code = 1 ] && grep -q "cannot be created in production" <<< "$msg" && ok "production: refused before anything is sent" || bad "production: exit $code $msg"
+kill $SUBS; wait $SUBS 2>/dev/null
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
