@@ -271,30 +271,10 @@ enum ReadAccess: Equatable {
 
 /// Evaluates filters and sorts over stored records.
 enum QueryMatcher {
-    /// A comparable view of a scalar value.
-    enum Scalar: Comparable {
-        case number(Double)
-        case text(String)
+    /// A comparable view of a scalar value (the shared evaluator's).
+    typealias Scalar = FilterPredicate.Scalar
 
-        static func < (a: Scalar, b: Scalar) -> Bool {
-            switch (a, b) {
-            case (.number(let x), .number(let y)): return x < y
-            case (.text(let x), .text(let y)): return x < y
-            case (.number, .text): return true
-            case (.text, .number): return false
-            }
-        }
-    }
-
-    static func scalar(_ value: FieldValue) -> Scalar? {
-        switch value {
-        case .string(let s): return .text(s)
-        case .int64(let i), .timestamp(let i): return .number(Double(i))
-        case .double(let d): return .number(d)
-        case .reference(let r): return .text(r.recordName)
-        default: return nil
-        }
-    }
+    static func scalar(_ value: FieldValue) -> Scalar? { FilterPredicate.scalar(value) }
 
     /// The record's value for a filter or sort: a field, or a system field.
     static func value(of record: StoredRecord, field: String?, system: SystemFieldName?) -> FieldValue? {
@@ -313,73 +293,12 @@ enum QueryMatcher {
         return field.flatMap { record.fields[$0] }
     }
 
-    static func tokens(_ s: String) -> Set<String> {
-        Set(s.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init))
-    }
-
+    /// A filter on a stored record, by the one evaluator the browser uses too (`FilterPredicate`).
     static func matches(_ record: StoredRecord, _ filter: Filter) throws -> Bool {
-        guard let value = value(of: record, field: filter.fieldName, system: filter.systemFieldName) else { return false }
-        let given = filter.fieldValue
-        switch filter.comparator {
-        case .equals, .notEquals, .lessThan, .lessThanOrEquals, .greaterThan, .greaterThanOrEquals:
-            guard let a = scalar(value), let b = scalar(given) else {
-                if filter.comparator == .equals { return value == given }
-                if filter.comparator == .notEquals { return value != given }
-                throw ServiceError.badRequest("\(filter.comparator.rawValue) cannot compare a \(value.type.rawValue) field")
-            }
-            switch filter.comparator {
-            case .equals: return a == b
-            case .notEquals: return a != b
-            case .lessThan: return a < b
-            case .lessThanOrEquals: return a <= b
-            case .greaterThan: return a > b
-            default: return a >= b
-            }
-        case .beginsWith, .notBeginsWith:
-            guard case .string(let s) = value, case .string(let prefix) = given else {
-                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to STRING fields")
-            }
-            return s.hasPrefix(prefix) == (filter.comparator == .beginsWith)
-        case .containsAllTokens, .containsAnyTokens:
-            guard case .string(let s) = value, case .string(let wanted) = given else {
-                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to STRING fields")
-            }
-            let have = tokens(s), want = tokens(wanted)
-            return filter.comparator == .containsAllTokens ? want.isSubset(of: have) : !want.isDisjoint(with: have)
-        case .in, .notIn:
-            let list = given.listElements.compactMap(scalar)
-            guard given.isList, let a = scalar(value) else {
-                throw ServiceError.badRequest("\(filter.comparator.rawValue) needs a list value (type *_LIST)")
-            }
-            return list.contains(a) == (filter.comparator == .in)
-        case .listContains, .notListContains:
-            guard value.isList, let b = scalar(given) else {
-                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to list fields with a scalar value")
-            }
-            return value.listElements.compactMap(scalar).contains(b) == (filter.comparator == .listContains)
-        case .listContainsAny, .notListContainsAny, .listContainsAll, .notListContainsAll:
-            guard value.isList, given.isList else {
-                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to list fields with a list value")
-            }
-            let have = value.listElements.compactMap(scalar), want = given.listElements.compactMap(scalar)
-            switch filter.comparator {
-            case .listContainsAny: return want.contains(where: have.contains)
-            case .notListContainsAny: return !want.contains(where: have.contains)
-            case .listContainsAll: return want.allSatisfy(have.contains)
-            default: return !want.allSatisfy(have.contains)
-            }
-        case .listMemberBeginsWith, .notListMemberBeginsWith:
-            guard case .stringList(let list) = value, case .string(let prefix) = given else {
-                throw ServiceError.badRequest("\(filter.comparator.rawValue) applies to STRING_LIST fields")
-            }
-            return list.contains { $0.hasPrefix(prefix) } == (filter.comparator == .listMemberBeginsWith)
-        case .near:
-            guard case .location(let here) = value, case .location(let center) = given, let distance = filter.distance else {
-                throw ServiceError.badRequest("NEAR needs a LOCATION field, a LOCATION value and a distance")
-            }
-            return here.distance(to: center) <= distance
-        default:
-            throw ServiceError.badRequest("unknown comparator '\(filter.comparator.rawValue)'")
+        do {
+            return try FilterPredicate.matches(filter, value: value(of: record, field: filter.fieldName, system: filter.systemFieldName))
+        } catch {
+            throw ServiceError.badRequest(error.reason)
         }
     }
 

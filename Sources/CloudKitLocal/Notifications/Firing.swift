@@ -107,42 +107,24 @@ extension LocalCloudKit {
         }
     }
 
-    /// Whether (and as what) a subscription fires for a change.
+    /// Whether (and as what) a subscription fires for a change: the shared evaluator's verdict
+    /// (`FilterPredicate.evaluate`, which the browser's "what will fire" reads too).
     static func fires(_ s: Subscription, _ change: RecordChange, _ settings: NotificationSettings) -> Firing? {
-        let record = change.record
+        func state(_ record: StoredRecord?) -> FilterPredicate.RecordState? {
+            record.map { r in FilterPredicate.RecordState(recordType: r.type, zone: r.zone) { QueryMatcher.value(of: r, field: $0, system: $1) } }
+        }
+        let kind: FilterPredicate.Change = switch change.kind {
+        case .created: .created
+        case .updated: .updated
+        case .deleted: .deleted
+        }
+        let verdict = FilterPredicate.evaluate(s, kind, before: state(change.before), after: state(change.after), beforeOrAfter: settings.updateMatch == .beforeOrAfter)
+        guard verdict.fires else { return nil }
         switch s.subscriptionType {
-        case .query:
-            guard let query = s.query, record.type == query.recordType else { return nil }
-            if let zoneID = s.zoneID {
-                guard zoneID.zoneName == record.zone else { return nil }
-            } else if s.zoneWide == false {
-                guard record.zone == ZoneID.defaultZoneName else { return nil }
-            }
-            let firesOn = Set((s.firesOn ?? []).map(\.rawValue))
-            func matches(_ r: StoredRecord?) -> Bool {
-                guard let r else { return false }
-                return (try? (query.filterBy ?? []).allSatisfy { try QueryMatcher.matches(r, $0) }) ?? false
-            }
-            switch change.kind {
-            case .created:
-                guard firesOn.contains("create"), matches(change.after) else { return nil }
-            case .updated:
-                // An update into the predicate is an update (fo 2), not a create.
-                guard firesOn.contains("update") else { return nil }
-                guard matches(change.after) || (settings.updateMatch == .beforeOrAfter && matches(change.before)) else { return nil }
-            case .deleted:
-                guard firesOn.contains("delete"), matches(change.before) else { return nil }
-            }
-            return .query(reason: change.kind)
-        case .zone:
-            guard s.zoneID?.zoneName == record.zone else { return nil }
-            return .zone
-        case .database:
-            // Any custom zone; the default zone does not take part.
-            guard record.zone != ZoneID.defaultZoneName else { return nil }
-            return .database
-        default:
-            return nil
+        case .query: return .query(reason: change.kind)
+        case .zone: return .zone
+        case .database: return .database
+        default: return nil
         }
     }
 
