@@ -79,6 +79,7 @@ extension Browser {
             settleDetail(&state, toFirst: true)
         case .notifications:
             state.notifications.selection = 0
+            state.notifications.scroll = 0
         case .schema:
             // Finds rather than hides: the first type or field whose name contains the text is selected.
             if let filter = filterText(state, .schema),

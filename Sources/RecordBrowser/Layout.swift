@@ -13,6 +13,8 @@ public struct Layout: Sendable, Hashable {
 
     public init(_ state: BrowserState) { self.init(width: state.size.width, height: state.size.height) }
 
+    public init(_ screen: Screen) { self.init(width: screen.width, height: screen.height) }
+
     /// Row 0: the title bar (breadcrumbs).
     public var title: Int { 0 }
     /// Row 1: a list's column header.
@@ -24,6 +26,21 @@ public struct Layout: Sendable, Hashable {
     public var hint: Int { height - 2 }
     /// The status bar.
     public var status: Int { height - 1 }
+
+    /// A screen of text with no column header (the commit preview, a subscription's detail): the
+    /// rows from under the title to the hint line.
+    public var page: Range<Int> { 1..<max(2, height - 2) }
+    public var pageHeight: Int { page.count }
+    /// The page above a prompt that wraps upwards from the hint line over `promptRows` rows.
+    public func page(promptRows: Int) -> Range<Int> { 1..<max(2, hint - max(0, promptRows - 1)) }
+    /// The width text wraps to on those screens and in the lists' messages (a space stands before it).
+    public var textWidth: Int { max(10, width - 2) }
+
+    /// The help box: its text's width, its rows (title and bottom border included) when the help is
+    /// taller than the screen, and the rows of text it then shows (its last row says how to scroll).
+    public var helpTextWidth: Int { min(width - 4, 80) - 4 }
+    public var helpRoom: Int { max(3, height - 4) }
+    public var helpRows: Int { helpRoom - 1 }
 
     // The record detail's columns.
     public static let detailNameWidth = 20
@@ -37,48 +54,48 @@ public struct Layout: Sendable, Hashable {
 struct DetailPage {
     var lines: [DetailLine]
     var rows: [Int]
+    /// The raw JSON: text with no selection, which the keys scroll.
+    var isRaw = false
 
-    /// Lines the selection can rest on: fields and system fields, never section headers.
-    func isSelectable(_ index: Int) -> Bool { lines.indices.contains(index) && !lines[index].isHeading }
+    /// Lines the selection can rest on: those a key acts on (fields, list elements, system fields);
+    /// never section headers, the `was:` line under a staged change, nor the further lines of a
+    /// multi-line value (`e` on those would edit the field just edited again).
+    func isSelectable(_ index: Int) -> Bool {
+        guard lines.indices.contains(index) else { return false }
+        let line = lines[index]
+        let continuation = line.field.isEmpty && line.element == nil && line.owner != nil
+        return !line.isHeading && line.mark != .was && !continuation
+    }
 
     var firstSelectable: Int { lines.indices.first(where: isSelectable) ?? 0 }
     var lastSelectable: Int { lines.indices.last(where: isSelectable) ?? 0 }
 
-    /// Moves the selection `delta` selectable lines (clamped), then scrolls so that all of the
-    /// selected line's rows are in the body, and the section header right above it when it fits.
-    func move(_ selection: inout Int, _ scroll: inout Int, delta: Int, height: Int) {
-        guard !lines.isEmpty else {
-            selection = 0
-            scroll = 0
-            return
-        }
-        var index = isSelectable(selection) ? selection : firstSelectable
-        var steps = abs(delta)
-        let step = delta < 0 ? -1 : 1
-        while steps > 0 {
-            var next = index + step
-            while lines.indices.contains(next) && !isSelectable(next) { next += step }
-            guard lines.indices.contains(next) else { break }
-            index = next
-            steps -= 1
-        }
-        selection = index
-        reveal(selection, &scroll, height: height)
+    /// The page's rows as one list: `ListMovement` over its lines, wrapped values taking several rows,
+    /// a section header shown with the first line under it.
+    func movement(_ selection: Int, _ scroll: Int, height: Int) -> ListMovement {
+        let page = self
+        let selectable: ((Int) -> Bool)? = isRaw ? nil : { page.isSelectable($0) }
+        var list = ListMovement(count: lines.count, selection: selection, scroll: scroll, pageHeight: height, isSelectable: selectable)
+        let rows = rows, lines = lines
+        list.rows = { rows.indices.contains($0) ? rows[$0] : 1 }
+        list.leadsIn = { lines.indices.contains($0) && lines[$0].isHeading }
+        return list
     }
 
-    func reveal(_ selection: Int, _ scroll: inout Int, height: Int) {
-        var top = selection
-        // Show the heading of the section when the selection is its first line.
-        if top > 0, lines[top - 1].isHeading { top -= 1 }
-        if top < scroll { scroll = top }
-        if scroll > selection { scroll = selection }
-        while scroll < selection, rowsBetween(scroll, selection) > height { scroll += 1 }
-        scroll = max(0, min(scroll, lines.count - 1))
+    /// Applies a movement key; false when `key` is not one.
+    func apply(_ key: Key, _ selection: inout Int, _ scroll: inout Int, height: Int) -> Bool {
+        var list = movement(selection, scroll, height: height)
+        guard list.apply(key) else { return false }
+        selection = list.selection
+        scroll = list.scroll
+        return true
     }
 
-    /// Screen rows from line `from` through line `to`.
-    func rowsBetween(_ from: Int, _ to: Int) -> Int {
-        guard from <= to else { return 0 }
-        return rows[from...to].reduce(0, +)
+    /// Keeps the selection on a line a key acts on, and all of its rows in the body.
+    func settle(_ selection: inout Int, _ scroll: inout Int, height: Int) {
+        var list = movement(selection, scroll, height: height)
+        list.settle()
+        selection = list.selection
+        scroll = list.scroll
     }
 }

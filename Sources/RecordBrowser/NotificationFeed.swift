@@ -22,6 +22,8 @@ public struct NotificationFeed: Sendable {
     public var items: [Item] = []
     public var seen: Set<String> = []
     public var selection = 0
+    /// The first row shown.
+    public var scroll = 0
     /// Notifications the server dropped from a full queue.
     public var dropped = 0
     /// When the connection was lost (epoch ms), while it is; and the last gap after a reconnect.

@@ -133,7 +133,7 @@ extension Browser {
         let cols = widths.first == 0 ? columns(widths, total: screen.width - gutter) : widths
         let pad = String(repeating: " ", count: gutter)
         screen.put(pad + row(header, cols), x: 0, y: 1, style: Theme.header)
-        let height = screen.height - 4
+        let height = Layout(screen).bodyHeight
         for i in 0..<height {
             let index = scroll + i
             guard index < count else { break }
@@ -160,7 +160,7 @@ extension Browser {
         let ownerWidth = state.connection.database == .shared ? max(14, min(40, (screen.width - 1) / 3)) : max(14, min(34, (screen.width - 1) / 4))
         let widths = [0, ownerWidth, 8, 7, 14]
         let cols = columns(widths, total: screen.width - 1)
-        let height = screen.height - 4
+        let height = Layout(screen).bodyHeight
         // The scroll the keys keep, clamped for a list that shrank since.
         let scroll = min(state.zoneScroll, max(0, visible.count - height))
         let selected = visible.firstIndex(of: state.zoneSelection) ?? -1
@@ -181,11 +181,11 @@ extension Browser {
                 return (row([error.zoneID?.zoneName ?? "?", error.serverErrorCode.rawValue, error.reason ?? "", "", ""], cols), Theme.error)
             }
         }
-        for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
+        for y in Layout(screen).body.lowerBound..<min(Layout(screen).body.upperBound, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
         // Zones staged for creation in this database, under the list (they exist once committed).
         var y = 2 + min(visible.count - scroll, height)
         let creates = state.staged.zoneOperations.filter { $0.kind == .create && $0.zone.scope == state.connection.scope }
-        for op in creates where y < screen.height - 2 {
+        for op in creates where y < Layout(screen).body.upperBound {
             screen.put(" " + row(["+ " + op.zone.zoneID.zoneName, op.zone.zoneID.ownerRecordName ?? "", "custom", "", "CREATE staged"], cols), x: 0, y: y, style: Theme.staged)
             y += 1
         }
@@ -253,7 +253,7 @@ extension Browser {
                 return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
             }
         }
-        drawStageMarks(&screen, state, zone: list.zone, first: list.scroll, count: min(list.matching - list.scroll, screen.height - 4)) { list.row($0)?.recordName }
+        drawStageMarks(&screen, state, zone: list.zone, first: list.scroll, count: min(list.matching - list.scroll, Layout(screen).bodyHeight)) { list.row($0)?.recordName }
     }
 
     static func drawDetail(_ screen: inout Screen, _ state: BrowserState) {
@@ -272,8 +272,8 @@ extension Browser {
         if detail.showRaw {
             screen.put(" RAW JSON as received: keys, order and values unchanged, re-indented — v: table", x: 0, y: layout.header, style: Theme.header)
             for (i, y) in layout.body.enumerated() where detail.scroll + i < lines.count {
+                // Text with no selection: the keys scroll it.
                 screen.put(" " + lines[detail.scroll + i].text, x: 0, y: y)
-                if detail.scroll + i == detail.selection { highlight(&screen, y: y) }
             }
             return
         }
@@ -323,7 +323,7 @@ extension Browser {
         }
         let widths = [0, 6, 24, 20, 5]
         let cols = columns(widths, total: screen.width - 1)
-        let height = screen.height - 4
+        let height = Layout(screen).bodyHeight
         let scroll = min(state.subscriptionListScroll, max(0, visible.count - height))
         drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"], widths: widths,
                  count: visible.count, selection: visible.firstIndex(of: state.subscriptionSelection) ?? -1, scroll: scroll) { i in
@@ -336,7 +336,7 @@ extension Browser {
                 return (row([e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", ""], cols), Theme.error)
             }
         }
-        for y in 2..<min(screen.height - 2, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
+        for y in Layout(screen).body.lowerBound..<min(Layout(screen).body.upperBound, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
     }
 
     static func drawShares(_ screen: inout Screen, _ state: BrowserState) {
@@ -348,7 +348,7 @@ extension Browser {
         }
         let widths = [0, 30, 10, 16, 10]
         let cols = columns(widths, total: screen.width - 1)
-        let scroll = min(state.shareScroll, max(0, state.shares.count - (screen.height - 4)))
+        let scroll = min(state.shareScroll, max(0, state.shares.count - Layout(screen).bodyHeight))
         drawList(&screen, header: ["ZONE", "SHARES", "PUBLIC", "PARTICIPANTS", "YOU"], widths: widths, count: state.shares.count,
                  selection: state.shareSelection, scroll: scroll) { i in
             (row(shareRow(state.shares[i], state), cols), .plain)
@@ -381,10 +381,18 @@ extension Browser {
         }
     }
 
+    /// A subscription's detail as drawn: its lines wrapped to the screen (the keys scroll these).
+    static func subscriptionRows(_ state: BrowserState) -> [String] {
+        let width = Layout(state).textWidth
+        return subscriptionLines(state).flatMap { TextWidth.wrap($0, to: width) }
+    }
+
     static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {
-        let lines = subscriptionLines(state).flatMap { TextWidth.wrap($0, to: screen.width - 2) }
-        for i in 0..<(screen.height - 3) where state.subscriptionScroll + i < lines.count {
-            screen.put(" " + lines[state.subscriptionScroll + i], x: 0, y: 1 + i)
+        let layout = Layout(state)
+        let lines = subscriptionRows(state)
+        let scroll = clampedScroll(state.subscriptionScroll, count: lines.count, height: layout.pageHeight)
+        for (i, y) in layout.page.enumerated() where scroll + i < lines.count {
+            screen.put(" " + lines[scroll + i], x: 0, y: y)
         }
     }
 
@@ -392,7 +400,7 @@ extension Browser {
         let widths = [0, 8, 5, 9, 11, 3, 7, 15]
         let cols = columns(widths, total: screen.width - 1)
         let records = visibleRequests(state)
-        let height = screen.height - 4
+        let height = Layout(screen).bodyHeight
         let scroll = min(state.debugScroll, max(0, records.count - height))
         drawList(&screen, header: ["OPERATION", "TIME", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES OUT/IN"], widths: widths,
                  count: records.count, selection: state.debugSelection, scroll: scroll) { i in
@@ -454,7 +462,7 @@ extension Browser {
     /// `errorInStatus`: false when the last error did not fit in the status line (then, with nothing
     /// else to show here, it is shown here in full, wrapped).
     static func drawHintLine(_ screen: inout Screen, _ state: BrowserState, errorInStatus: Bool) {
-        let y = screen.height - 2
+        let y = Layout(screen).hint
         if let confirmation = state.confirmation {
             switch confirmation {
             case .abortConflicts:
@@ -479,7 +487,14 @@ extension Browser {
                     screen.put(" " + row, x: 0, y: line, style: Theme.dim, maxWidth: screen.width - 1)
                 }
             }
-            screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
+            if input.selected {
+                // The selected text in reverse video, the cursor after it.
+                let x = screen.put(input.prompt, x: 0, y: y, style: .plain)
+                let width = screen.put(input.text, x: x, y: y, style: Style(reverse: true))
+                screen.put("▏", x: x + width, y: y, style: .plain)
+            } else {
+                screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
+            }
         } else if let message = state.message {
             // A long message wraps upwards over the body (up to 4 rows), so it can be read in full.
             putUpward(&screen, message, style: .plain, maxRows: 4, more: " (! shows all)")
@@ -493,7 +508,7 @@ extension Browser {
     /// Text on the hint line that wraps upwards over the body (up to `maxRows` rows) instead of being
     /// cut; what does not fit ends in an ellipsis and `more`.
     static func putUpward(_ screen: inout Screen, _ text: String, style: Style, maxRows: Int = 3, more: String = "") {
-        let y = screen.height - 2
+        let y = Layout(screen).hint
         var rows = TextWidth.wrap(text, to: max(10, screen.width - 2))
         if rows.count > maxRows {
             rows = Array(rows.prefix(maxRows))
@@ -511,7 +526,7 @@ extension Browser {
     /// Answers whether the last error, if any, was shown.
     @discardableResult
     static func drawStatus(_ screen: inout Screen, _ state: BrowserState) -> Bool {
-        let y = screen.height - 1
+        let y = Layout(screen).status
         screen.fill(y: y, style: Theme.status)
         let c = state.connection
         var parts = [c.database.rawValue]
@@ -683,15 +698,21 @@ extension Browser {
         return own + (own.isEmpty ? [] : [""]) + everywhere + ["press any key to close"]
     }
 
+    /// The help's lines wrapped to the box's width, so what is cut off can be scrolled to (the keys
+    /// scroll these, a page at a time of what the box shows).
+    static func helpText(_ state: BrowserState) -> [String] {
+        let width = Layout(state).helpTextWidth
+        return helpLines(state).flatMap { hangingWrap($0, to: width) }
+    }
+
     static func drawHelp(_ screen: inout Screen, _ state: BrowserState) {
-        // Wrapped to the box's width first, so what is cut off can be scrolled to.
-        let width = min(screen.width - 4, 80) - 4
-        let lines = helpLines(state).flatMap { hangingWrap($0, to: width) }
-        let room = max(3, screen.height - 4)
-        guard lines.count > room else { return box(&screen, title: "Keys", lines: lines) }
-        let top = min(state.helpScroll, lines.count - (room - 1))
-        var shown = Array(lines[top..<min(lines.count, top + room - 1)])
-        shown.append(top + room - 1 < lines.count ? "↓ j/k or PgDn scroll for more · other keys close" : "↑ the end · other keys close")
+        let layout = Layout(state)
+        let lines = helpText(state)
+        guard lines.count > layout.helpRoom else { return box(&screen, title: "Keys", lines: lines) }
+        let rows = layout.helpRows
+        let top = clampedScroll(state.helpScroll, count: lines.count, height: rows)
+        var shown = Array(lines[top..<min(lines.count, top + rows)])
+        shown.append(top + rows < lines.count ? "↓ j/k or PgDn scroll for more · other keys close" : "↑ the end · other keys close")
         box(&screen, title: "Keys (\(top + 1)–\(top + shown.count - 1) of \(lines.count))", lines: shown)
     }
 

@@ -29,6 +29,17 @@ extension Browser {
         return parts.joined(separator: " ")
     }
 
+    /// The row the notifications' column header is on: under the connection line, and the gap and
+    /// dropped lines when there are any.
+    static func notificationsHeaderRow(_ state: BrowserState) -> Int {
+        2 + (state.notifications.lastGap == nil ? 0 : 1) + (state.notifications.dropped > 0 ? 1 : 0)
+    }
+
+    /// The rows the notifications have: under their header, above the hint line.
+    static func notificationsHeight(_ state: BrowserState) -> Int {
+        max(1, Layout(state).hint - notificationsHeaderRow(state) - 1)
+    }
+
     static func drawNotifications(_ screen: inout Screen, _ state: BrowserState) {
         let feed = state.notifications
         let (status, style) = connectionLine(feed, state)
@@ -53,8 +64,10 @@ extension Browser {
             screen.put(" no notifications yet: make a change that matches a subscription (s lists them)", x: 0, y: y, style: Theme.dim, maxWidth: screen.width - 1)
             return
         }
-        let height = screen.height - 2 - y
-        let scroll = max(0, feed.selection - height + 1)
+        let height = notificationsHeight(state)
+        var list = ListMovement(count: rows.count, selection: feed.selection, scroll: feed.scroll, pageHeight: height)
+        list.settle()
+        let scroll = list.scroll
         for i in 0..<height where scroll + i < rows.count {
             let item = rows[scroll + i]
             let n = item.notification

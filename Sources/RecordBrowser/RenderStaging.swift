@@ -72,26 +72,53 @@ extension Browser {
              z.kind == .create ? Theme.staged : Theme.stagedDelete)
         }
         let lines = zoneLines + batchLines(state, width: screen.width - 2).map { ($0.op + zoneOps.count, $0.text, $0.style) }
-        let height = screen.height - 4
-        let first = lines.firstIndex { $0.op == state.batchSelection } ?? 0
-        let last = lines.lastIndex { $0.op == state.batchSelection } ?? 0
-        var scroll = max(0, last - height + 1)
-        if first < scroll { scroll = first }
-        for i in 0..<height where scroll + i < lines.count {
+        let layout = Layout(state)
+        // The operations as a list whose items take several rows, moved as the keys move it.
+        var list = batchMovement(state)
+        list.settle()
+        let scroll = lines.firstIndex { $0.op >= list.scroll } ?? 0
+        let first = lines.firstIndex { $0.op == list.selection } ?? 0
+        for (i, y) in layout.body.enumerated() where scroll + i < lines.count {
             let line = lines[scroll + i]
-            screen.put(" " + line.text, x: 0, y: 2 + i, style: line.style, maxWidth: screen.width - 1)
-            if line.op == state.batchSelection && scroll + i == first { highlight(&screen, y: 2 + i) }
+            screen.put(" " + line.text, x: 0, y: y, style: line.style, maxWidth: screen.width - 1)
+            if scroll + i == first { highlight(&screen, y: y) }
         }
+    }
+
+    /// The batch's operations (zone operations first) as one list, each taking the rows it is drawn on.
+    static func batchMovement(_ state: BrowserState) -> ListMovement {
+        let layout = Layout(state)
+        let zoneOps = state.staged.zoneOperations.count
+        var rows = Array(repeating: 1, count: zoneOps + state.staged.operations.count)
+        for line in batchLines(state, width: layout.textWidth) where rows.indices.contains(line.op + zoneOps) { rows[line.op + zoneOps] += 1 }
+        for i in zoneOps..<rows.count { rows[i] -= 1 }
+        var list = ListMovement(count: rows.count, selection: state.batchSelection, scroll: state.batchScroll, pageHeight: layout.bodyHeight)
+        list.rows = { rows.indices.contains($0) ? max(1, rows[$0]) : 1 }
+        return list
+    }
+
+    /// The commit screen's lines as drawn, wrapped to the screen (the keys scroll these).
+    static func commitRows(_ state: BrowserState) -> [(text: String, tone: Tone)] {
+        let width = Layout(state).textWidth
+        return previewLines(state).flatMap { line in TextWidth.wrap(line.text, to: width).map { ($0, line.tone) } }
+    }
+
+    /// The commit screen's rows: above its prompt, which wraps upwards from the hint line (as
+    /// `putUpward` draws it), so no row the keys scroll to is hidden under it.
+    static func commitPage(_ state: BrowserState) -> Range<Int> {
+        let layout = Layout(state)
+        let prompt = commitPrompt(state).map { String($0.text.drop(while: { $0 == " " })) } ?? ""
+        return layout.page(promptRows: min(3, TextWidth.wrap(prompt, to: layout.textWidth).count))
     }
 
     static func drawCommit(_ screen: inout Screen, _ state: BrowserState) {
         guard let commit = state.commit else { return }
-        let lines = previewLines(state).flatMap { line in TextWidth.wrap(line.text, to: screen.width - 2).map { ($0, line.tone) } }
-        let height = screen.height - 3
-        let scroll = min(commit.scroll, max(0, lines.count - height))
-        for i in 0..<height where scroll + i < lines.count {
+        let page = commitPage(state)
+        let lines = commitRows(state)
+        let scroll = clampedScroll(commit.scroll, count: lines.count, height: page.count)
+        for (i, y) in page.enumerated() where scroll + i < lines.count {
             let (part, tone) = lines[scroll + i]
-            screen.put(" " + part, x: 0, y: 1 + i, style: style(tone))
+            screen.put(" " + part, x: 0, y: y, style: style(tone))
         }
     }
 

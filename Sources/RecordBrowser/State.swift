@@ -121,6 +121,8 @@ public struct RecordList: Sendable {
     /// A far move (g, G, a page) waiting for its rows: the selection moves there when they arrive,
     /// so no placeholder row is ever drawn.
     public var jumpTo: Int?
+    /// The scroll a page's move asked for along with `jumpTo` (nil: as little as shows the target).
+    public var jumpScroll: Int?
     /// Bumped when the list is replaced, so late answers for an old list are ignored.
     public var generation = 0
     public var selection = 0
@@ -217,11 +219,34 @@ public struct InputLine: Sendable, Hashable {
     public var cursor: Int
     /// What Tab offered (the candidates, or why there are none), shown above the line until the next edit.
     public var hint: String?
+    /// The whole text is selected (`/` opened again shows the last filter so): typing replaces it,
+    /// Backspace or Delete clears it, a key that moves the cursor keeps it to edit.
+    public var selected = false
 
-    public init(_ mode: Mode, text: String = "") {
+    public init(_ mode: Mode, text: String = "", selected: Bool = false) {
         self.mode = mode
         self.characters = Array(text)
         self.cursor = characters.count
+        self.selected = selected && !text.isEmpty
+    }
+
+    /// Applies an editing key (`TextEditing`), the selection first: false when it is not one.
+    mutating func edit(_ key: Key) -> Bool {
+        if selected {
+            switch key {
+            case .char, .backspace, .delete, .ctrl("d"):
+                characters = []
+                cursor = 0
+                selected = false
+                if case .char = key { break }
+                return true
+            default:
+                guard TextEditing.apply(key, &characters, &cursor) else { return false }
+                selected = false
+                return true
+            }
+        }
+        return TextEditing.apply(key, &characters, &cursor)
     }
 
     public var text: String { String(characters) }

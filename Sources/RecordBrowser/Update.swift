@@ -225,7 +225,13 @@ public enum Browser {
                 // The rows of a far move have arrived: the selection goes there now.
                 list.jumpTo = nil
                 jumped = true
-                move(&list.selection, &list.scroll, count: matching, delta: min(target, max(0, matching - 1)) - list.selection, height: listHeight(state))
+                if let scroll = list.jumpScroll {
+                    list.selection = min(target, max(0, matching - 1))
+                    list.scroll = scroll
+                } else {
+                    move(&list.selection, &list.scroll, count: matching, delta: min(target, max(0, matching - 1)) - list.selection, height: listHeight(state))
+                }
+                list.jumpScroll = nil
             }
             var scroll = list.scroll
             move(&list.selection, &scroll, count: matching, delta: 0, height: listHeight(state))
@@ -379,13 +385,9 @@ public enum Browser {
             if state.connection.database != .public { return switchDatabase(.public, &state) }
             return []
         case .help?:
-            // j/k and the page keys scroll a help taller than the screen; any other key closes it.
-            switch key {
-            case .char("j"), .down: state.helpScroll += 1
-            case .char("k"), .up: state.helpScroll = max(0, state.helpScroll - 1)
-            case .pageDown, .char(" "): state.helpScroll += max(1, state.size.height - 8)
-            case .pageUp: state.helpScroll = max(0, state.helpScroll - max(1, state.size.height - 8))
-            default:
+            // The movement keys scroll a help taller than the screen (a page is what the box shows);
+            // any other key closes it.
+            if !scrollView(key, &state.helpScroll, count: helpText(state).count, height: Layout(state).helpRows) {
                 state.modal = nil
                 state.helpScroll = 0
             }
@@ -408,7 +410,8 @@ public enum Browser {
             state.input = InputLine(.command)
             return []
         case .char("/") where [.records, .zones, .subscriptions, .debug, .recordDetail, .inspector, .notifications, .schema].contains(state.pane):
-            state.input = InputLine(.filter, text: filterText(state, state.pane) ?? "")
+            // The last filter comes back selected: typing replaces it, an arrow (Home, End) keeps it to edit.
+            state.input = InputLine(.filter, text: filterText(state, state.pane) ?? "", selected: true)
             return []
         case .char("D"):
             if state.pane == .debug { state.stack.removeLast() } else { state.stack.append(.debug) }
@@ -462,8 +465,6 @@ public enum Browser {
         let h = listHeight(state)
         if moveInList(key, &state.debugSelection, &state.debugScroll, count: rows.count, state) { return [] }
         switch key {
-        case .char("G"):
-            move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: rows.count, height: h)
         case .char("n"), .char("N"):
             move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: key == .char("n") ? 1 : -1, height: h)
         case .enter, .char("l"), .right:
@@ -486,13 +487,8 @@ public enum Browser {
         let lines = inspectorLines(record, width: state.size.width)
         let h = listHeight(state)
         let last = max(0, lines.count - h)
-        if let d = delta(key, page: h, count: lines.count) {
-            state.inspectorScroll = max(0, min(last, state.inspectorScroll + d))
-            return []
-        }
+        if scrollView(key, &state.inspectorScroll, count: lines.count, height: h) { return [] }
         switch key {
-        case .char("G"):
-            state.inspectorScroll = last
         case .char("n"), .char("N"):
             // The next (previous) line with a match, brought to the top.
             guard let filter = filterText(state, .inspector) else { return [] }
@@ -550,10 +546,8 @@ public enum Browser {
     static func errorsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = errorLines(state, width: state.size.width).count
         let h = listHeight(state)
-        if let d = delta(key, page: h, count: rows) {
-            state.errorScroll = max(0, min(max(0, rows - h), state.errorScroll + d))
-        } else if key == .char("G") {
-            state.errorScroll = max(0, rows - h)
+        if scrollView(key, &state.errorScroll, count: rows, height: h) {
+            return []
         } else if key == .char("X") {
             state.errorLog = []
             state.lastError = nil
@@ -627,38 +621,18 @@ public enum Browser {
         return []
     }
 
-    /// Moves a selection by `delta`, keeping it visible in a window of `height` rows.
+    /// Moves a selection by `delta` rows (n N, a far move's target), keeping it visible in a window of
+    /// `height` rows (`ListMovement`'s reveal).
     static func move(_ selection: inout Int, _ scroll: inout Int, count: Int, delta: Int, height: Int) {
-        guard count > 0 else {
-            selection = 0
-            scroll = 0
-            return
-        }
-        selection = max(0, min(count - 1, selection + delta))
-        if selection < scroll { scroll = selection }
-        if selection >= scroll + height { scroll = selection - height + 1 }
-        scroll = max(0, min(scroll, max(0, count - height)))
+        var list = ListMovement(count: count, selection: max(0, min(count - 1, selection + delta)), scroll: scroll, pageHeight: height)
+        list.settle()
+        selection = list.selection
+        scroll = list.scroll
     }
 
-    /// Moves a plain list's selection (and scroll) when `key` is a navigation key; false otherwise.
+    /// Moves a plain list's selection (and scroll) when `key` is a movement key; false otherwise.
     static func moveInList(_ key: Key, _ selection: inout Int, _ scroll: inout Int, count: Int, _ state: BrowserState) -> Bool {
-        let h = listHeight(state)
-        guard let d = delta(key, page: h, count: count) else { return false }
-        move(&selection, &scroll, count: count, delta: d, height: h)
-        return true
-    }
-
-    /// The movement a navigation key asks for, or nil.
-    static func delta(_ key: Key, page: Int, count: Int) -> Int? {
-        switch key {
-        case .char("j"), .down: return 1
-        case .char("k"), .up: return -1
-        case .pageDown, .ctrl("f"), .char(" "): return page
-        case .pageUp, .ctrl("b"): return -page
-        case .char("g"), .home: return -count
-        case .end: return count
-        default: return nil
-        }
+        moveList(key, &selection, &scroll, count: count, height: listHeight(state))
     }
 
     static func clampScrolls(_ state: inout BrowserState) {
@@ -677,14 +651,8 @@ public enum Browser {
 
     static func zonesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let visible = visibleZones(state)
-        if let d = delta(key, page: listHeight(state), count: visible.count) {
-            moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: d, height: listHeight(state))
-            return []
-        }
+        if moveVisible(key, &state.zoneSelection, &state.zoneScroll, visible: visible, height: listHeight(state)) { return [] }
         switch key {
-        case .char("G"):
-            moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: visible.count, height: listHeight(state))
-            return []
         case .char("n") where filterText(state, .zones) == nil:
             // No filter: n makes a new zone (with a filter, n and N step through the matches).
             guard writable(&state) else { return [] }
@@ -794,20 +762,28 @@ public enum Browser {
         return end <= top || (have.contains(top) && have.contains(end - 1))
     }
 
-    /// Moves the selection to `target`: at once when its rows are in the window, else when they arrive.
-    static func jump(_ state: inout BrowserState, to target: Int) -> [BrowserEffect] {
+    /// Moves the selection to `target` (and the scroll to `wanted`, a page's move, else as little as
+    /// shows the target): at once when its rows are in the window, else when they arrive.
+    static func jump(_ state: inout BrowserState, to target: Int, scroll wanted: Int? = nil) -> [BrowserEffect] {
         guard var list = state.list else { return [] }
         let h = listHeight(state)
         var selection = list.selection, scroll = list.scroll
-        move(&selection, &scroll, count: list.matching, delta: target - selection, height: h)
+        if let wanted {
+            selection = target
+            scroll = wanted
+        } else {
+            move(&selection, &scroll, count: list.matching, delta: target - selection, height: h)
+        }
         if covers(list, scroll, h) {
             list.selection = selection
             list.scroll = scroll
             list.jumpTo = nil
+            list.jumpScroll = nil
             state.list = list
             return window(&state, force: false)
         }
         list.jumpTo = selection
+        list.jumpScroll = wanted == nil ? nil : scroll
         state.list = list
         return window(&state, force: true, at: scroll)
     }
@@ -816,16 +792,20 @@ public enum Browser {
         if let effects = listStagingKey(key, &state) { return effects }
         guard var list = state.list else { return [] }
         let h = listHeight(state)
-        if let d = delta(key, page: h, count: list.matching) {
+        // G loads to the end (below); End goes to the last row loaded.
+        if key != .char("G"), let motion = ListMovement.motion(key) {
             list.followEnd = false
-            if abs(d) < h {
-                move(&list.selection, &list.scroll, count: list.matching, delta: d, height: h)
+            var moved = ListMovement(count: list.matching, selection: list.selection, scroll: list.scroll, pageHeight: h)
+            moved.apply(motion)
+            if case .step = motion {
+                list.selection = moved.selection
+                list.scroll = moved.scroll
                 state.list = list
                 return window(&state, force: false) + prefetch(&state)
             }
-            // A far move (g, a page) waits for its rows instead of drawing placeholders.
+            // A far move (g, End, a page) waits for its rows instead of drawing placeholders.
             state.list = list
-            return jump(&state, to: list.selection + d) + prefetch(&state)
+            return jump(&state, to: moved.selection, scroll: moved.scroll) + prefetch(&state)
         }
         switch key {
         case .char("G"):
@@ -925,7 +905,7 @@ public enum Browser {
         let layout = Layout(state)
         if detail.showRaw {
             let lines = rawLines(detail, width: layout.width).map { DetailLine(field: "", type: "", text: $0) }
-            return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count))
+            return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count), isRaw: true)
         }
         var lines = detailLines(detail, staged: detailOperation(state))
         if let record = detail.record, record.isShare {
@@ -947,7 +927,7 @@ public enum Browser {
             detail.selection = page.firstSelectable
             detail.scroll = 0
         }
-        page.move(&detail.selection, &detail.scroll, delta: 0, height: Layout(state).bodyHeight)
+        page.settle(&detail.selection, &detail.scroll, height: Layout(state).bodyHeight)
         state.detail = detail
     }
 
@@ -960,7 +940,7 @@ public enum Browser {
             ?? lines.indices.first(where: { lines[$0].owner == field && lines[$0].field == field }) {
             detail.selection = index
         }
-        page.move(&detail.selection, &detail.scroll, delta: 0, height: Layout(state).bodyHeight)
+        page.settle(&detail.selection, &detail.scroll, height: Layout(state).bodyHeight)
         state.detail = detail
     }
 
@@ -969,15 +949,11 @@ public enum Browser {
         guard var detail = state.detail, let page = detailPage(state) else { return [] }
         let lines = page.lines
         let h = Layout(state).bodyHeight
-        if let d = delta(key, page: h, count: lines.count) {
-            page.move(&detail.selection, &detail.scroll, delta: d, height: h)
+        if page.apply(key, &detail.selection, &detail.scroll, height: h) {
             state.detail = detail
             return []
         }
         switch key {
-        case .char("G"), .end:
-            page.move(&detail.selection, &detail.scroll, delta: lines.count, height: h)
-            state.detail = detail
         case .char("v"):
             detail.showRaw.toggle()
             state.detail = detail
@@ -1021,10 +997,8 @@ public enum Browser {
 
     static func subscriptionsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let visible = visibleSubscriptions(state)
-        if let d = delta(key, page: listHeight(state), count: visible.count) {
-            moveVisible(&state.subscriptionSelection, &state.subscriptionListScroll, visible: visible, delta: d, height: listHeight(state))
-            return []
-        }
+        // Every movement key, G included (issue 30: G did nothing here).
+        if moveVisible(key, &state.subscriptionSelection, &state.subscriptionListScroll, visible: visible, height: listHeight(state)) { return [] }
         switch key {
         case .char("n"), .char("N"):
             moveVisible(&state.subscriptionSelection, &state.subscriptionListScroll, visible: visible, delta: key == .char("n") ? 1 : -1, height: listHeight(state))
@@ -1044,12 +1018,9 @@ public enum Browser {
     }
 
     static func subscriptionDetailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        var selection = state.subscriptionScroll
-        let count = subscriptionLines(state).count
-        if let d = delta(key, page: listHeight(state), count: count) {
-            var scroll = state.subscriptionScroll
-            move(&selection, &scroll, count: max(1, count - listHeight(state) + 1), delta: d, height: 1)
-            state.subscriptionScroll = selection
+        // The rows drawn (wrapped) and the page drawing shows, from one place.
+        if scrollView(key, &state.subscriptionScroll, count: subscriptionRows(state).count, height: Layout(state).pageHeight) {
+            return []
         } else if key == .char("v") {
             state.subscriptionRaw.toggle()
             state.subscriptionScroll = 0
@@ -1090,7 +1061,7 @@ public enum Browser {
             return effects
         default:
             let before = input.characters
-            guard TextEditing.apply(key, &input.characters, &input.cursor) else { return [] }
+            guard input.edit(key) else { return [] }
             if input.characters != before { input.hint = nil }
             state.input = input
             // A filter follows the text as it is typed.

@@ -155,27 +155,19 @@ extension Browser {
             closeCommit(&state)
             return []
         }
-        let h = listHeight(state)
-        let lineCount = previewLines(state).count
-        func scroll(_ delta: Int) {
-            commit.scroll = max(0, min(max(0, lineCount - h), commit.scroll + delta))
+        // The rows drawn (wrapped) and the page drawing shows, from one place.
+        let lineCount = commitRows(state).count, h = commitPage(state).count
+        // Outside a production confirmation (where letters spell the container's name), j k g G and q
+        // do what they do on every screen; arrows, pages, Home and End scroll always.
+        let typing = commit.phase == .preview && state.connection.environment == .production
+        let letter: Bool
+        if case .char = key { letter = true } else { letter = false }
+        if !(typing && letter), scrollView(key, &commit.scroll, count: lineCount, height: h) {
             state.commit = commit
+            return []
         }
-        switch key {
-        case .down: scroll(1); return []
-        case .up: scroll(-1); return []
-        case .pageDown: scroll(h); return []
-        case .pageUp: scroll(-h); return []
-        case .home: scroll(-lineCount); return []
-        case .end: scroll(lineCount); return []
-        default: break
-        }
-        // Outside a production confirmation (where letters spell the container's name), g, G and q
-        // do what they do on every screen.
-        if commit.phase != .preview || state.connection.environment != .production {
+        if !typing {
             switch key {
-            case .char("g"): scroll(-lineCount); return []
-            case .char("G"): scroll(lineCount); return []
             case .char("?"):
                 state.showHelp = true
                 return []
@@ -197,8 +189,6 @@ extension Browser {
                 closeCommit(&state)
                 state.message = "commit cancelled: nothing sent; \(state.staged.operations.count) still staged"
                 return []
-            case .char("j") where !production: scroll(1); return []
-            case .char("k") where !production: scroll(-1); return []
             case .char("y") where !production:
                 return send(&commit, &state)
             case .char(let c) where production:
@@ -218,8 +208,6 @@ extension Browser {
             state.message = "waiting for the server's answer…"
         case .done:
             switch key {
-            case .char("j"): scroll(1)
-            case .char("k"): scroll(-1)
             case .escape, .enter, .char("n"), .ctrl("c"), .char("y"), .char("h"), .left:
                 closeCommit(&state)
             default: break

@@ -78,9 +78,7 @@ extension Browser {
     static func notificationsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = notificationRows(state)
         var feed = state.notifications
-        var scroll = 0
-        if let d = delta(key, page: listHeight(state), count: rows.count) {
-            move(&feed.selection, &scroll, count: rows.count, delta: d, height: listHeight(state))
+        if moveList(key, &feed.selection, &feed.scroll, count: rows.count, height: notificationsHeight(state)) {
             state.notifications = feed
             return []
         }

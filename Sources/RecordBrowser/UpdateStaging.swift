@@ -403,9 +403,10 @@ extension Browser {
         // One selection over the zone operations (listed first) and the record operations.
         let ops = state.staged.operations, zoneOps = state.staged.zoneOperations
         let count = zoneOps.count + ops.count
-        let h = listHeight(state)
-        if let d = delta(key, page: h, count: count) {
-            move(&state.batchSelection, &state.batchScroll, count: count, delta: d, height: h)
+        var list = batchMovement(state)
+        if list.apply(key) {
+            state.batchSelection = list.selection
+            state.batchScroll = list.scroll
             return []
         }
         if key == .char("X") {
