@@ -106,7 +106,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb"]),
+        .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb", "CursesBackend", "TerminalUI"]),
         .testTarget(
             name: "BrowserCacheTests",
             dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]

@@ -26,6 +26,36 @@ int cn_put_cell(WINDOW *w, int y, int x, const wchar_t *wcs, attr_t attrs, int p
     return mvwadd_wch(w, y, x, &c);
 }
 
+/* The overlay's bytes go to the screen's output file with stdio, flushed before curses writes again
+   (putp would send them to stdout, whatever the screen's output is: ncurses' "putp special case"). */
+static FILE *overlay_out;
+static int overlay_outc(SCREEN *sp, int c) {
+    (void)sp;
+    return fputc(c, overlay_out);
+}
+
+int cn_put_overlay(SCREEN *sp, FILE *out, int y, int x, const char *utf8, int ncols, attr_t attrs, int pair) {
+    overlay_out = out;
+    char *cup = tigetstr("cup");
+    if (cup == NULL || cup == (char *)-1) return ERR;
+    int p = pair;
+    tputs_sp(sp, tiparm(cup, y, x), 1, overlay_outc);
+    vid_puts_sp(sp, attrs, (short)(p > 32767 ? 0 : p), &p, overlay_outc);
+    for (int i = 0; i < ncols; i++) fputc(' ', out);   /* the stand-in's columns, in the cell's style */
+    tputs_sp(sp, tiparm(cup, y, x), 1, overlay_outc);
+    fputs(utf8, out);                                  /* the cluster, whole */
+    vid_puts_sp(sp, A_NORMAL, 0, NULL, overlay_outc);
+    tputs_sp(sp, tiparm(cup, y, x), 1, overlay_outc);
+    /* Where curses believes the cursor is: (y, x). The public mvcur writes with putchar, so stdout points
+       at the screen's output for the call (the same stream in the app; the file of a headless screen). */
+    FILE *saved = stdout;
+    stdout = out;
+    int rc = mvcur_sp(sp, -1, -1, y, x);
+    fflush(out);
+    stdout = saved;
+    return rc;
+}
+
 static struct termios saved_tty;
 static int saved_fd = -1;
 static char restore_sequence[256];

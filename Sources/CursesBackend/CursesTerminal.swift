@@ -124,37 +124,82 @@ public final class CursesTerminal: TerminalBackend {
     public func invalidate() { previous = nil }
 
     /// Writes the cells of changed rows and lets `doupdate` send the minimal output.
+    ///
+    /// A cell curses can hold as it is (one spacing scalar of the cell's width and up to four zero-width
+    /// ones: `e` + U+0301, ᄒ + ᅡ + ᆫ, 東) goes through `setcchar`. Any other cluster (a ZWJ sequence, a
+    /// flag, a skin tone, a keycap, ❤️, a conjunct, more than `CCHARW_MAX` scalars) would be cut by
+    /// `setcchar` or counted at another width, so curses gets a stand-in of the same width (private-use
+    /// characters derived from the cluster, so two different clusters never look alike to its diff and
+    /// scroll detection) and, after `doupdate`, the cluster's UTF-8 is written over it by absolute
+    /// address (`cn_put_overlay`), in every changed row.
     public func present(_ screen: Screen) {
         guard active, let window else { return }
         let rows = screen.changedRows(since: previous)
-        if previous == nil || previous!.width != screen.width || previous!.height != screen.height {
-            werase(window)
-        }
+        let sameSize = previous.map { $0.width == screen.width && $0.height == screen.height } ?? false
+        if !sameSize { werase(window) }
         var buffer = [wchar_t](repeating: 0, count: 8)
+        var overlays: [(x: Int, y: Int, cell: Cell)] = []
         for y in rows {
             for x in 0..<screen.width {
-                // The bottom-right cell cannot be written without scrolling on some terminals.
-                if y == screen.height - 1 && x == screen.width - 1 { continue }
                 let cell = screen[x, y]
                 if cell.isContinuation { continue }
-                if let old = previous, old.width == screen.width, old.height == screen.height, old[x, y] == cell { continue }
-                var count = 0
-                for scalar in cell.text.unicodeScalars where count < 6 {
-                    buffer[count] = wchar_t(bitPattern: scalar.value)
-                    count += 1
-                }
-                if count == 0 {
-                    buffer[0] = 32
-                    count = 1
-                }
-                buffer[count] = 0
+                let native = Self.cursesCell(cell, into: &buffer)
+                // The bottom-right cell cannot be written without scrolling on some terminals.
+                let lastColumn = x + max(1, Int(cell.width)) - 1
+                let bottomRight = y == screen.height - 1 && lastColumn >= screen.width - 1
+                if !native && !bottomRight { overlays.append((x, y, cell)) }
+                if y == screen.height - 1 && x == screen.width - 1 { continue }
+                if sameSize, let old = previous, old[x, y] == cell { continue }
                 let (attributes, pair) = attributes(for: cell.style)
-                _ = cn_put_cell(window, Int32(y), Int32(x), buffer, attributes, pair)
+                if native {
+                    _ = cn_put_cell(window, Int32(y), Int32(x), buffer, attributes, pair)
+                    continue
+                }
+                // The stand-in: one private-use character (one column each) per column of the cluster; blanks
+                // in the bottom-right corner, where no overlay is written (it would scroll some terminals).
+                let seed = Self.hash(cell.text)
+                for column in 0..<Int(cell.width) where !(bottomRight && x + column == screen.width - 1) {
+                    let mixed = (seed &+ UInt64(column) &* 0x9E37_79B9_7F4A_7C15) >> 17
+                    buffer[0] = bottomRight ? 32 : wchar_t(bitPattern: 0xF0000 + UInt32(mixed % 0xFFFE))
+                    buffer[1] = 0
+                    _ = cn_put_cell(window, Int32(y), Int32(x + column), buffer, attributes, pair)
+                }
             }
         }
         wnoutrefresh(window)
         doupdate()
+        for overlay in overlays {
+            let (attributes, pair) = attributes(for: overlay.cell.style)
+            _ = cn_put_overlay(screenPointer, outputFile ?? cn_stdout(), Int32(overlay.y), Int32(overlay.x), overlay.cell.text, Int32(overlay.cell.width), attributes, pair)
+        }
         previous = screen
+    }
+
+    /// Fills `buffer` (NUL-terminated) with the cell's scalars when curses can hold the cell as it is:
+    /// at most `CCHARW_MAX` (5) scalars, the first a spacing one as wide as the cell, the rest zero-width.
+    /// A blank or empty cell is a space.
+    static func cursesCell(_ cell: Cell, into buffer: inout [wchar_t]) -> Bool {
+        var count = 0
+        for scalar in cell.text.unicodeScalars {
+            if count == 5 { return false }
+            let w = TextWidth.width(of: scalar)
+            if count == 0 ? w != Int(cell.width) : w != 0 { return false }
+            buffer[count] = wchar_t(bitPattern: scalar.value)
+            count += 1
+        }
+        if count == 0 {
+            buffer[0] = 32
+            count = 1
+        }
+        buffer[count] = 0
+        return true
+    }
+
+    /// FNV-1a over the cluster's UTF-8: the same in every run, so the bytes written are reproducible.
+    static func hash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return h
     }
 
     private func attributes(for style: Style) -> (attr_t, Int32) {

@@ -1,5 +1,6 @@
-/// One terminal cell. A wide character occupies two cells: the first holds it (width 2), the second
-/// is a continuation (width 0, empty text).
+/// One terminal cell. A grapheme cluster (a `Character`: a letter and its marks, an emoji ZWJ sequence, a
+/// flag) is held whole by one cell; a cluster `n` columns wide occupies `n` cells: the first holds it
+/// (width `n`), the others are continuations (width 0, empty text).
 public struct Cell: Hashable, Sendable {
     public var text: String
     public var width: UInt8
@@ -42,13 +43,14 @@ public struct Screen: Hashable, Sendable {
                 self[column, row] = Cell(text: " ", width: 1, style: style)
             }
         }
-        repairWideCharacters(row: y)
+        for row in max(0, y)..<min(height, y + h) { repairWideCharacters(row: row) }
     }
 
-    /// Draws text at (x, y), clipped to `maxWidth` columns and to the screen. Never splits a wide
-    /// character; returns the number of columns used. The text is escaped first (`TerminalText.visible`:
-    /// a control, bidi or invisible character shows as `\e`, `\n`, `\u{202E}`, …), so nothing drawn can
-    /// drive the terminal or vanish; a tab is one blank.
+    /// Draws text at (x, y), clipped to `maxWidth` columns and to the screen. Never splits a grapheme
+    /// cluster: one that does not fit is not drawn (nor is anything after it); returns the number of
+    /// columns used. The text is escaped first (`TerminalText.visible`: a control, bidi or invisible
+    /// character shows as `\e`, `\n`, `\u{202E}`, …), so nothing drawn can drive the terminal or vanish;
+    /// a tab is one blank.
     @discardableResult
     public mutating func put(_ string: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
         guard y >= 0, y < height, x < width else { return 0 }
@@ -59,34 +61,55 @@ public struct Screen: Hashable, Sendable {
             if w == 0 { continue }
             if column + w > limit { break }
             if column >= 0 {
-                breakWideCharacter(at: column, y: y)
-                if w == 2 { breakWideCharacter(at: column + 1, y: y) }
+                breakCluster(at: column, y: y)
+                if w > 1 { breakCluster(at: column + w - 1, y: y) }
                 self[column, y] = Cell(text: text, width: UInt8(w), style: style)
-                if w == 2 { self[column + 1, y] = Cell(text: "", width: 0, style: style) }
+                for c in column + 1..<column + w { self[c, y] = Cell(text: "", width: 0, style: style) }
+            } else if column + w > 0 {
+                // Cut by the left edge: the visible part is blank, never half a cluster.
+                breakCluster(at: column + w - 1, y: y)
+                for c in 0..<column + w { self[c, y] = Cell(text: " ", width: 1, style: style) }
             }
             column += w
         }
         return column - x
     }
 
-    /// Overwriting half of a wide character blanks its other half.
-    private mutating func breakWideCharacter(at x: Int, y: Int) {
+    /// Overwriting part of a wide cluster blanks the rest of it: finds the cluster covering column `x`
+    /// (its first cell, or one of its continuations) and turns all its cells into blanks.
+    private mutating func breakCluster(at x: Int, y: Int) {
         guard x >= 0, x < width else { return }
-        let cell = self[x, y]
-        if cell.isContinuation, x > 0, self[x - 1, y].width == 2 {
-            self[x - 1, y] = Cell(text: " ", width: 1, style: self[x - 1, y].style)
-        } else if cell.width == 2, x + 1 < width {
-            self[x + 1, y] = Cell(text: " ", width: 1, style: cell.style)
-        }
+        var head = x
+        while head > 0, self[head, y].isContinuation { head -= 1 }
+        let w = Int(self[head, y].width)
+        guard w > 1, head + w > x else { return }
+        for c in head..<min(width, head + w) { self[c, y] = Cell(text: " ", width: 1, style: self[c, y].style) }
     }
 
+    /// After a fill: a continuation with no cluster before it covering it, and a wide cluster missing one
+    /// of its continuations, become blanks.
     private mutating func repairWideCharacters(row y: Int) {
         guard y >= 0, y < height else { return }
-        for x in 0..<width {
+        var covered = 0  // continuations the last cluster still owns
+        var x = 0
+        while x < width {
             let cell = self[x, y]
-            if cell.isContinuation && (x == 0 || self[x - 1, y].width != 2) {
-                self[x, y] = Cell(text: " ", width: 1, style: cell.style)
+            if cell.isContinuation {
+                if covered == 0 { self[x, y] = Cell(text: " ", width: 1, style: cell.style) } else { covered -= 1 }
+                x += 1
+                continue
             }
+            let w = Int(cell.width)
+            covered = 0
+            if w > 1 {
+                let whole = x + w <= width && (x + 1..<x + w).allSatisfy { self[$0, y].isContinuation }
+                if whole {
+                    covered = w - 1
+                } else {
+                    self[x, y] = Cell(text: " ", width: 1, style: cell.style)
+                }
+            }
+            x += 1
         }
     }
 

@@ -8,29 +8,48 @@ public enum TextWidth {
         return Int(clibc_wcwidth(scalar.value))
     }
 
-    /// What a grapheme of escaped text (`TerminalText.visible`) puts in one terminal cell: its base
-    /// scalar and the zero-width marks after it, stopping at a ZWJ or a second spacing scalar (ZWJ
-    /// sequences and flag pairs would otherwise be drawn apart by curses). The string functions here and
-    /// `Screen.put` escape first, so a control never gets here from them; one passed directly becomes
-    /// U+FFFD.
+    /// What a grapheme of escaped text (`TerminalText.visible`) puts in the terminal: the whole cluster
+    /// (Swift's `Character` is an extended grapheme cluster), in one cell whose width is `width` columns
+    /// (`clusterWidth`). ZWJ sequences, flags, skin tones, keycaps, combining marks and conjoining jamo are
+    /// never drawn apart. The string functions here and `Screen.put` escape first, so a control never gets
+    /// here from them; one passed directly becomes U+FFFD. A lone zero-width scalar draws nothing.
     public static func cellText(_ character: Character) -> (text: String, width: Int) {
-        var scalars = character.unicodeScalars.makeIterator()
-        guard let base = scalars.next() else { return ("", 0) }
-        var w = width(of: base)
-        if w < 0 { return ("\u{FFFD}", 1) }
-        var text = String(base)
-        if w == 0 {
-            // A lone zero-width scalar (ZWSP, a stray combining mark): nothing to draw.
-            return ("", 0)
+        let scalars = character.unicodeScalars
+        guard let base = scalars.first else { return ("", 0) }
+        let baseWidth = width(of: base)
+        if baseWidth < 0 { return ("\u{FFFD}", 1) }
+        if baseWidth == 0 { return ("", 0) }
+        return (String(character), clusterWidth(scalars))
+    }
+
+    /// The columns a grapheme cluster takes, by the rules terminals that draw clusters whole use:
+    ///
+    /// - one scalar: its wcwidth (as ncursesw and tmux count it);
+    /// - an emoji sequence is 2: an emoji-presentation base with anything after it, a regional-indicator
+    ///   pair (🇯🇵), an emoji tag sequence (🏴󠁧󠁢󠁥󠁮󠁧󠁿), a ZWJ sequence of emoji (👩‍👩‍👧‍👦), a skin-tone modifier (👍🏽), a
+    ///   keycap (1️⃣, U+20E3) or U+FE0F asking a text-default symbol for emoji presentation (❤️);
+    /// - anything else: the wcwidth of each scalar added up, so a base and its combining marks (e + U+0301,
+    ///   several marks), conjoining jamo (ᄒ + ᅡ + ᆫ) and an Indic conjunct (क + ् + ष) take the columns a
+    ///   terminal advances for them.
+    public static func clusterWidth(_ scalars: String.UnicodeScalarView) -> Int {
+        var iterator = scalars.makeIterator()
+        guard let base = iterator.next() else { return 0 }
+        let baseWidth = max(0, width(of: base))
+        guard let second = iterator.next() else { return min(baseWidth, 2) }
+        let baseIsEmoji = base.value >= 0x80 && base.properties.isEmoji
+        var emoji = base.properties.isEmojiPresentation
+        var sum = baseWidth
+        var next: Unicode.Scalar? = second
+        while let scalar = next {
+            switch scalar.value {
+            case 0xFE0F, 0x20E3, 0x1F3FB...0x1F3FF: emoji = true
+            case 0x1F1E6...0x1F1FF where (0x1F1E6...0x1F1FF).contains(base.value): emoji = true
+            case 0x200D where baseIsEmoji: emoji = true
+            default: sum += max(0, width(of: scalar))
+            }
+            next = iterator.next()
         }
-        while let next = scalars.next() {
-            if next.value == 0x200D { break }
-            if width(of: next) != 0 { break }
-            if text.unicodeScalars.count >= 5 { break }
-            text.unicodeScalars.append(next)
-        }
-        w = min(w, 2)
-        return (text, w)
+        return emoji ? 2 : min(max(sum, 1), 255)
     }
 
     /// The display width of a string as the screen draws it (escapes included: see `TerminalText`).
