@@ -133,8 +133,8 @@ public final class LocalCloudKit: Sendable {
     nonisolated(unsafe) let tokenKey: SymmetricKey
     let databaseIDs = Mutex<[DatabaseKey: Int64]>([:])
     let baseURL: Mutex<String>
-    /// Wakes webcourier long-polls after writes.
-    let courier = Courier()
+    /// Wakes webcourier long-polls when payloads are queued for them.
+    let courier: Courier
     /// Web auth tokens already used, when they are single-use (kept in memory: a restart forgets them).
     let usedWebTokens = Mutex<Set<String>>([])
     /// Answers of reads, reused until the next commit.
@@ -152,6 +152,7 @@ public final class LocalCloudKit: Sendable {
         self.configuration = configuration
         self.baseURL = Mutex(configuration.baseURL)
         self.answers = AnswerCache(limit: configuration.answerCacheBytes)
+        self.courier = Courier(store: store)
         let secret: String = try store.pool.write { db in
             for token in configuration.apiTokens {
                 try db.execute(
