@@ -1,9 +1,15 @@
 """What the security tests share: the reliability suite's `Server` and request helpers, and a
 checker that prints `ok`/`FAIL` lines and exits non-zero when anything failed."""
-import os, sys
+import importlib.util, os, sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability"))
-from common import *  # noqa: F401,F403  (Server, binary, free_port, CONTAINER, API_TOKEN, USERS, …)
+_reliability = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability")
+sys.path.insert(0, _reliability)  # the reliability scripts (e.g. greedy.py) import as modules
+# This module is itself named `common`, so `from common import *` would import it again: the
+# reliability suite's common.py is loaded by its path and its names re-exported.
+_spec = importlib.util.spec_from_file_location("reliability_common", os.path.join(_reliability, "common.py"))
+_common = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_common)
+globals().update({name: value for name, value in vars(_common).items() if not name.startswith("_")})
 
 
 class Checks:
