@@ -146,8 +146,8 @@ public final class LocalCloudKit: Sendable {
     let tokenSecret: String
     let databaseIDs = Mutex<[DatabaseKey: Int64]>([:])
     let baseURL: Mutex<String>
-    /// Wakes webcourier long-polls after writes.
-    let courier = Courier()
+    /// Wakes webcourier long-polls when payloads are queued for them.
+    let courier: Courier
     /// Web auth tokens already used, when they are single-use (kept in memory: a restart forgets them).
     let usedWebTokens = Mutex<Set<String>>([])
     /// Who may call: what the configuration says now (never what an earlier start stored).
@@ -168,6 +168,7 @@ public final class LocalCloudKit: Sendable {
         self.baseURL = Mutex(configuration.baseURL)
         self.answers = AnswerCache(limit: configuration.answerCacheBytes, clock: configuration.now)
         self.credentials = CredentialSet(configuration)
+        self.courier = Courier(store: store)
         let secret: String = try store.pool.write { db in
             // Earlier versions kept credentials in the data directory, where a removed token went on
             // working after a restart: they are the configuration's alone now, so none stay on disk.

@@ -10,11 +10,14 @@ public struct LocalHTTPServer: Sendable {
     public let service: LocalCloudKit
     public let host: String
     public let port: Int
+    /// Timeouts and the connection cap (`ConnectionLimits`).
+    public let limits: ConnectionLimits
 
-    public init(service: LocalCloudKit, host: String = "127.0.0.1", port: Int = 0) {
+    public init(service: LocalCloudKit, host: String = "127.0.0.1", port: Int = 0, limits: ConnectionLimits = ConnectionLimits()) {
         self.service = service
         self.host = host
         self.port = port
+        self.limits = limits
     }
 
     /// Builds the application; `onReady` receives the bound port once the server listens.
@@ -22,7 +25,7 @@ public struct LocalHTTPServer: Sendable {
         let service = self.service
         let maximumBody = service.configuration.maximumBodyBytes
         let maximumAsset = service.configuration.maximumAssetBytes
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+        let responder = CallbackResponder<ServeRequestContext> { request, context in
             var request = request
             let body: ByteBuffer
             let isUpload = request.uri.path.hasPrefix(LocalCloudKit.uploadPathPrefix)
@@ -38,19 +41,36 @@ public struct LocalHTTPServer: Sendable {
             let serverRequest = ServerRequest(
                 method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
                 headers: Self.headers(request.headers, authority: request.head.authority), body: Array(buffer: body))
+            if serverRequest.path.hasPrefix("/webcourier/") {
+                // A long-poll waits up to --hold-seconds: when its connection closes first (the client
+                // went away: see `ConnectionGuard`), the wait is cancelled and its request ends.
+                let poll = Task { await service.handle(serverRequest) }
+                context.channel.closeFuture.whenComplete { _ in poll.cancel() }
+                return Self.response(await withTaskCancellationHandler { await poll.value } onCancel: { poll.cancel() })
+            }
             return Self.response(await service.handle(serverRequest))
         }
         let shared = CachedAnswerShared()
+        let limits = self.limits
+        let connections = ConnectionCount(limit: limits.maximumConnections)
         var logger = Logger(label: "ckbrowse.serve")
         logger.logLevel = .warning
         return Application(
             responder: responder,
-            // In pipeline order: FinishAnswersBeforeClose sees the cache's answers and Hummingbird's.
+            // In pipeline order: ConnectionGuard and FinishAnswersBeforeClose see the cache's answers and
+            // Hummingbird's; the guard's closes (timeouts) are not held back by FinishAnswersBeforeClose.
             server: .http1(configuration: .init(additionalChannelHandlers: [
-                FinishAnswersBeforeClose(), CachedAnswerHandler(service: service, shared: shared),
+                ConnectionGuard(limits: limits, count: connections), FinishAnswersBeforeClose(),
+                CachedAnswerHandler(service: service, shared: shared),
             ])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                // On the listening channel, before any other handler sees an accepted connection.
+                try? await channel.eventLoop.submit {
+                    try channel.pipeline.syncOperations.addHandler(AcceptLimit(limit: limits.maximumOpen), position: .first)
+                }.get()
+                await onReady(channel.localAddress?.port ?? 0)
+            },
             logger: logger)
     }
 
@@ -76,6 +96,17 @@ public struct LocalHTTPServer: Sendable {
             if let name = HTTPFields.Element.Name(header.name) { fields.append(HTTPFields.Element(name: name, value: header.value)) }
         }
         return fields
+    }
+}
+
+/// Hummingbird's basic request context, plus the connection's channel (a long-poll watches it close).
+struct ServeRequestContext: Hummingbird.RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        channel = source.channel
     }
 }
 

@@ -207,6 +207,8 @@ extension LocalCloudKit {
     func enqueue(_ db: Database, token: String, payload: JSON, now: Int64) throws {
         let settings = configuration.notifications
         try db.execute(sql: "INSERT INTO notification_queue (token, payload, created_at) VALUES (?, ?, ?)", arguments: [token, payload.text, now])
+        // Once committed (never for a rolled-back batch), the token's waiting poll, if any, wakes.
+        db.afterNextTransaction(onCommit: { [courier] _ in courier.queued([token]) })
         let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification_queue WHERE token = ?", arguments: [token]) ?? 0
         if count > settings.maxQueued {
             let excess = count - settings.maxQueued

@@ -68,6 +68,14 @@ struct Serve: AsyncParsableCommand {
     var singleUseTokens = false
     @Flag(name: .customLong("no-index-rules"), help: "Answer queries the schema's indexes do not allow (CloudKit refuses them).")
     var noIndexRules = false
+    @Option(name: .customLong("header-timeout"), help: "Seconds a client has to send a request's head (and the longest pause inside a body); a slower one is disconnected.")
+    var headerTimeout: Double = ConnectionLimits().headerTimeout
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a keep-alive connection may stay open with no request.")
+    var idleTimeout: Double = ConnectionLimits().idleTimeout
+    @Option(name: .customLong("write-timeout"), help: "Seconds an answer may wait for its client to read any of it; then the connection is closed and the answer freed.")
+    var writeTimeout: Double = ConnectionLimits().writeTimeout
+    @Option(name: .customLong("max-connections"), help: "Connections served at once; more get 503 TRY_AGAIN_LATER (default 1024, less when the open-files limit is low).")
+    var maxConnections: Int?
 
     func validate() throws {
         if let printEndpoints {
@@ -92,6 +100,10 @@ struct Serve: AsyncParsableCommand {
         guard webTokenLifetime >= 1, webTokenLifetime <= 365 * 86_400 else { throw ValidationError("--web-token-lifetime must be between 1 second and a year") }
         if importCredentials && importSnapshot == nil { throw ValidationError("--import-credentials goes with --import DIR") }
         if exportCredentials && exportOnExit == nil { throw ValidationError("--export-credentials goes with --export-on-exit DIR") }
+        for (flag, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--write-timeout", writeTimeout)] {
+            guard seconds > 0, seconds <= 86_400 else { throw ValidationError("\(flag) must be between 0 and 86400 seconds") }
+        }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
     }
 
     /// A credential as given: itself, or `env:VAR` / `file:PATH` naming where it is (so it stays out
@@ -247,7 +259,23 @@ struct Serve: AsyncParsableCommand {
             return source
         }
         defer { stopSources.forEach { $0.cancel() } }
-        let server = LocalHTTPServer(service: service, host: host, port: boundPort)
+        // Connections are descriptors: they stay below the open-files limit (raised to its hard
+        // limit first), so a flood of connections cannot leave none for the store or /ready.
+        let fileLimit = Self.raiseFileLimit()
+        // An answer of megabytes (a page of large records) is allocated per request. After the first
+        // such allocation is freed, glibc raises its mmap threshold and serves the next ones from the
+        // heap, which it rarely gives back: 20 clients that never read a 16 MB page left 420 MB
+        // behind once cut off. A fixed threshold keeps them mmapped, and freeing one returns its
+        // memory (tests/reliability/greedy.py).
+        Self.fixMmapThreshold(256 * 1024)
+        var limits = ConnectionLimits.forFileLimit(fileLimit, wanted: maxConnections ?? ConnectionLimits().maximumConnections)
+        if let maxConnections, maxConnections > limits.maximumConnections {
+            FileHandle.standardError.write(Data("warning: --max-connections \(maxConnections) lowered to \(limits.maximumConnections): the open-files limit is \(fileLimit)\n".utf8))
+        }
+        limits.headerTimeout = headerTimeout
+        limits.idleTimeout = idleTimeout
+        limits.writeTimeout = writeTimeout
+        let server = LocalHTTPServer(service: service, host: host, port: boundPort, limits: limits)
         let app = server.application { port in
             service.setBaseURL("http://\(displayHost):\(port)")
             print("ckbrowse serve: listening on http://\(displayHost):\(port)  (data: \(inMemory ? "in memory" : store.path))")
@@ -263,5 +291,26 @@ struct Serve: AsyncParsableCommand {
             try store.exportSnapshot(to: exportOnExit, credentials: exportCredentials ? service.snapshotCredentials() : nil)
             print("exported a snapshot to \(exportOnExit)")
         }
+    }
+
+    /// Raises the soft limit on open files to the hard limit, and answers the limit now in force.
+    static func raiseFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, 1 << 20)
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`, which also stops the threshold's adjustment.
+    /// `malloc.h` is not in Swift's Glibc module, so the function is looked up (M_MMAP_THRESHOLD is
+    /// -3 in glibc's ABI); elsewhere (another libc, macOS) nothing happens.
+    static func fixMmapThreshold(_ bytes: Int32) {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(-3, bytes)
     }
 }
