@@ -8,6 +8,9 @@ _reliability = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_reliability)
 # Server, Client, binary, free_port, path, query, CONTAINER, API_TOKEN, USERS, percentile, …
 globals().update({k: v for k, v in vars(_reliability).items() if not k.startswith("_")})
+# The reliability scripts themselves (greedy.py's load helpers) import by name; appended, so that
+# `common` stays this file.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability"))
 
 
 class Checks:
