@@ -30,13 +30,7 @@ struct Apply: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let data: Data
-        if file == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let contents = FileManager.default.contents(atPath: file) else { return fail("cannot read \(file)", ExitStatus.usage) }
-            data = contents
-        }
+        guard let data = Out.input(file) else { return fail("cannot read \(file)", ExitStatus.usage) }
         var request: ModifyRecordsRequest
         do {
             request = try ModifyRecordsRequest.decode(from: data)

@@ -26,6 +26,11 @@ struct OutputOptions: ParsableArguments {
 /// pipe too: it is the same JSON value either way, and output saved to a file or passed through `cat` or
 /// `tee` reaches a terminal later just as safely.
 enum Out {
+    /// The bytes of an input file the commands read (`-`: standard input); nil when it cannot be read.
+    static func input(_ file: String) -> Data? {
+        file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
+    }
+
     /// One line of text on standard output; `allowing: .lines` keeps newlines and tabs (multi-line text).
     static func line(_ text: String, allowing: TerminalText.Allowed = [], terminator: String = "\n") {
         print(TerminalText.visible(text, allowing: allowing), terminator: terminator)

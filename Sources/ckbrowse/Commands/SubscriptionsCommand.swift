@@ -80,13 +80,7 @@ struct Subscriptions: AsyncParsableCommand {
         guard !files.isEmpty else { return fail("subscriptions create takes one or more files (- for standard input)", ExitStatus.usage) }
         var subscriptions: [Subscription] = []
         for file in files {
-            let data: Data
-            if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard let contents = FileManager.default.contents(atPath: file) else { return fail("cannot read \(file)", ExitStatus.usage) }
-                data = contents
-            }
+            guard let data = Out.input(file) else { return fail("cannot read \(file)", ExitStatus.usage) }
             do { subscriptions += try Self.subscriptions(in: Array(data)) } catch { return fail("\(file): \(error)", ExitStatus.usage) }
         }
         guard !subscriptions.isEmpty else { return fail("no subscription in \(files.joined(separator: ", "))", ExitStatus.usage) }
