@@ -452,10 +452,10 @@ _ckbrowse_get() {
 
 _ckbrowse_subscriptions() {
     repeating_flags=()
-    non_repeating_flags=(--read-only --json --version -h --help)
+    non_repeating_flags=(--dry-run --update --read-only --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
-    __ckbrowse_offer_flags_options 1
+    __ckbrowse_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -805,9 +805,9 @@ _ckbrowse_schema_reset() {
 
 _ckbrowse_serve() {
     repeating_flags=()
-    non_repeating_flags=(--in-memory --single-use-tokens --no-index-rules --version -h --help)
-    repeating_options=(--api-token --user --server-key --role --allow-origin)
-    non_repeating_options=(--data --config --import --export-on-exit --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb --max-asset-mb --schema --container)
+    non_repeating_flags=(--in-memory --import-credentials --export-credentials --single-use-tokens --no-index-rules --version -h --help)
+    repeating_options=(--api-token --user --server-key --role --allow-origin --allow-host)
+    non_repeating_options=(--data --config --import --export-on-exit --host --port --seed --origin-exclusion --update-match --hold-seconds --max-queued --payload-limit --answer-cache-mb --max-asset-mb --schema --container --web-token-lifetime --endpoints --header-timeout --idle-timeout --write-timeout --max-connections)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
@@ -873,6 +873,27 @@ _ckbrowse_serve() {
         return
         ;;
     '--allow-origin')
+        return
+        ;;
+    '--allow-host')
+        return
+        ;;
+    '--web-token-lifetime')
+        return
+        ;;
+    '--endpoints')
+        return
+        ;;
+    '--header-timeout')
+        return
+        ;;
+    '--idle-timeout')
+        return
+        ;;
+    '--write-timeout')
+        return
+        ;;
+    '--max-connections')
         return
         ;;
     esac
