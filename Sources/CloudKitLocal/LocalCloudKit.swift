@@ -453,9 +453,6 @@ public final class LocalCloudKit: Sendable {
             body: route.endpoint.method == .get ? [] : request.body)
     }
 
-    func errorJSON(_ code: ServerErrorCode, _ reason: String, _ uuid: String) -> JSON {
-        ["uuid": .string(uuid), "serverErrorCode": .string(code.rawValue), "reason": .string(reason)]
-    }
 
     func respond(_ status: Int, _ json: JSON, uuid: String, extra: [(String, String)]) -> ServerResponse {
         respond(status, .json(json), uuid: uuid, extra: extra)

@@ -316,15 +316,14 @@ extension LocalCloudKit {
         let settings = configuration.notifications
         let deadline = Date().addingTimeInterval(settings.holdSeconds)
         let uuid = UUID().uuidString.lowercased()
-        var stoppingJSON = JSONObject()
-        stoppingJSON.set("uuid", uuid)
-        stoppingJSON.set("serverErrorCode", ServerErrorCode.tryAgainLater.rawValue)
-        stoppingJSON.set("reason", "the server is stopping")
-        stoppingJSON.set("retryAfter", JSON.int(1))
-        let stopping = respond(503, .object(stoppingJSON), uuid: uuid, extra: [("Retry-After", "1")])
-        let unknown = respond(404, errorJSON(.notFound, "unknown push token", uuid), uuid: uuid, extra: [])
+        var stoppingError = ServiceError(.tryAgainLater, "the server is stopping", status: 503)
+        stoppingError.retryAfter = 1
+        let stopping = stoppingError.response(uuid: uuid)
+        let unknown = ServiceError(.notFound, "unknown push token", status: 404).response(uuid: uuid)
         guard request.method.uppercased() == "GET" else {
-            return respond(405, errorJSON(.badRequest, "the webcourier URL takes GET", uuid), uuid: uuid, extra: [("Allow", "GET")])
+            var error = ServiceError(.badRequest, "the webcourier URL takes GET", status: 405)
+            error.extraHeaders = [("Allow", "GET")]
+            return error.response(uuid: uuid)
         }
         guard let token = PercentEncoding.decode(Substring(encoded)), !token.isEmpty else { return unknown }
         do {
@@ -367,7 +366,7 @@ extension LocalCloudKit {
                 }
             }
         } catch {
-            return respond(500, errorJSON(.internalError, "internal error", uuid), uuid: uuid, extra: [])
+            return ServiceError.internalError.response(uuid: uuid)
         }
     }
 }
