@@ -21,13 +21,13 @@ public enum ColorMode: Sendable {
     case none
 }
 
-/// The curses backend: draws `Screen`s with ncursesw and decodes keys. Every call happens on the main
+/// The curses backend: draws `CellGrid`s with ncursesw and decodes keys. Every call happens on the main
 /// actor: curses is not thread-safe.
 @MainActor
 public final class CursesTerminal: TerminalBackend {
     private var screenPointer: OpaquePointer?
     private var window: UnsafeMutablePointer<WINDOW>?
-    private var previous: Screen?
+    private var previous: CellGrid?
     /// Escape sequences curses did not decode (and an ESC split from the rest of its sequence).
     private var decoder = KeyDecoder()
     private var pairs: [Int64: Int32] = [:]
@@ -132,7 +132,7 @@ public final class CursesTerminal: TerminalBackend {
     /// characters derived from the cluster, so two different clusters never look alike to its diff and
     /// scroll detection) and, after `doupdate`, the cluster's UTF-8 is written over it by absolute
     /// address (`cn_put_overlay`), in every changed row.
-    public func present(_ screen: Screen) {
+    public func present(_ screen: CellGrid) {
         guard active, let window else { return }
         let rows = screen.changedRows(since: previous)
         let sameSize = previous.map { $0.width == screen.width && $0.height == screen.height } ?? false

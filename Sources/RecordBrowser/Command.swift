@@ -21,7 +21,6 @@ extension Browser {
                 fail(&state, BrowserFailure(message: ":open takes a record name (open a zone first)"))
                 return []
             }
-            state.detailHistory = []
             return openRecord(RecordKey(zone: zone, recordName: words[1]), &state)
         case "query":
             do {

@@ -6,11 +6,10 @@ import TerminalUI
 /// the whole list; moves step over the rows the filter hides. (The records list filters in the cache,
 /// over names, types and field values: `RecordCache.window`.)
 extension Browser {
-    /// The filter typed on `pane`, if any.
+    /// The filter typed on `pane`'s screen, if any (each screen keeps its own).
     static func filterText(_ state: BrowserState, _ pane: Pane) -> String? {
-        if pane == .records { return state.filter }
-        guard let filter = state.paneFilter, filter.pane == pane, !filter.text.isEmpty else { return nil }
-        return filter.text
+        guard let text = state.stack.find(pane)?.filter, !text.isEmpty else { return nil }
+        return text
     }
 
     static func matches(_ text: String, _ filter: String?) -> Bool {
@@ -105,7 +104,7 @@ extension Browser {
     }
 
     /// Underlines where `filter` occurs in row `y` (the first occurrence in each row).
-    static func highlightMatch(_ screen: inout Screen, y: Int, filter: String?) {
+    static func highlightMatch(_ screen: inout CellGrid, y: Int, filter: String?) {
         guard let filter, !filter.isEmpty, y >= 0, y < screen.height else { return }
         // Lower-casing keeps the text's characters (and so their columns) for the scripts used here.
         let lowered = screen.line(y).lowercased()
@@ -115,10 +114,4 @@ extension Browser {
         guard x < screen.width else { return }
         screen.restyle(y: y, x: x, width: min(width, screen.width - x)) { $0.with(foreground: .yellow).bolded.underlined }
     }
-}
-
-/// A filter typed on one of the in-memory screens.
-public struct PaneFilter: Sendable, Hashable {
-    public var pane: Pane
-    public var text: String
 }

@@ -13,7 +13,7 @@ public struct Layout: Sendable, Hashable {
 
     public init(_ state: BrowserState) { self.init(width: state.size.width, height: state.size.height) }
 
-    public init(_ screen: Screen) { self.init(width: screen.width, height: screen.height) }
+    public init(_ screen: CellGrid) { self.init(width: screen.width, height: screen.height) }
 
     /// Row 0: the title bar (breadcrumbs).
     public var title: Int { 0 }

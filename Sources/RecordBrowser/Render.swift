@@ -31,13 +31,13 @@ extension Browser {
     /// Marks row `y` as the selection: the bar covers the row's text and one cell after it, not the
     /// blank rest of the line (on terminals without back-colour erase every cell of a bar is written,
     /// so a bar to the edge costs a full row on each move).
-    static func highlight(_ screen: inout Screen, y: Int) {
+    static func highlight(_ screen: inout CellGrid, y: Int) {
         screen.restyle(y: y, width: min(screen.width, screen.contentWidth(y: y) + 1), Theme.selected)
     }
 
     /// Draws the whole frame for the current state.
-    public static func render(_ state: BrowserState) -> Screen {
-        var screen = Screen(width: state.size.width, height: state.size.height)
+    public static func render(_ state: BrowserState) -> CellGrid {
+        var screen = CellGrid(width: state.size.width, height: state.size.height)
         let (w, h) = state.size
         guard w >= minimumWidth, h >= minimumHeight else {
             let lines = ["ckbrowse needs a terminal of at least \(minimumWidth)×\(minimumHeight).",
@@ -81,7 +81,7 @@ extension Browser {
         return screen
     }
 
-    static func drawTitle(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawTitle(_ screen: inout CellGrid, _ state: BrowserState) {
         screen.fill(y: 0, style: Theme.title)
         var crumbs = ["ckbrowse"]
         switch state.pane {
@@ -126,7 +126,7 @@ extension Browser {
     /// A list under a column header. `gutter` columns stand before each row (2 where a staged mark
     /// goes in the first, so it stays apart from the name).
     static func drawList(
-        _ screen: inout Screen, header: [String], widths: [Int], count: Int, selection: Int, scroll: Int, gutter: Int = 1,
+        _ screen: inout CellGrid, header: [String], widths: [Int], count: Int, selection: Int, scroll: Int, gutter: Int = 1,
         row rowText: (Int) -> (String, Style)
     ) {
         // A first width of 0 takes what is left; otherwise the widths are used as given.
@@ -144,7 +144,7 @@ extension Browser {
         }
     }
 
-    static func drawZones(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawZones(_ screen: inout CellGrid, _ state: BrowserState) {
         if state.zones.isEmpty {
             screen.put(state.zonesLoading ? " loading zones…" : " no zones", x: 0, y: 2, style: Theme.dim)
             return
@@ -198,7 +198,7 @@ extension Browser {
         return state.userNames[owner] ?? owner
     }
 
-    static func drawRecords(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawRecords(_ screen: inout CellGrid, _ state: BrowserState) {
         guard let list = state.list else { return }
         if list.matching == 0 {
             let text = list.loading || !list.opened ? " loading…" : (state.filter != nil ? " no loaded record matches the filter" : " no records")
@@ -256,7 +256,7 @@ extension Browser {
         drawStageMarks(&screen, state, zone: list.zone, first: list.scroll, count: min(list.matching - list.scroll, Layout(screen).bodyHeight)) { list.row($0)?.recordName }
     }
 
-    static func drawDetail(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawDetail(_ screen: inout CellGrid, _ state: BrowserState) {
         guard let detail = state.detail else { return }
         if detail.loading && detail.record == nil {
             screen.put(" looking up \(detail.recordName)…", x: 0, y: 2, style: Theme.dim)
@@ -310,7 +310,7 @@ extension Browser {
         }
     }
 
-    static func drawSubscriptions(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawSubscriptions(_ screen: inout CellGrid, _ state: BrowserState) {
         if state.subscriptions.isEmpty {
             screen.put(state.subscriptionsLoading ? " loading subscriptions…" : " no subscriptions in the \(state.connection.database.rawValue) database", x: 0, y: 2, style: Theme.dim)
             return
@@ -339,7 +339,7 @@ extension Browser {
         for y in Layout(screen).body.lowerBound..<min(Layout(screen).body.upperBound, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
     }
 
-    static func drawShares(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawShares(_ screen: inout CellGrid, _ state: BrowserState) {
         if state.shares.isEmpty {
             let text = state.sharesLoading ? " loading shares…" : (state.connection.database == .shared
                 ? " nothing is shared with you here (:accept URL accepts a share)" : " nothing shared in this database (:share in a record or a zone's list shares it)")
@@ -355,7 +355,7 @@ extension Browser {
         }
     }
 
-    static func drawSchema(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawSchema(_ screen: inout CellGrid, _ state: BrowserState) {
         let rows = schemaRows(state)
         guard !rows.isEmpty else {
             let text = state.schemaLoading ? " loading the schema…" : " no schema known yet (r loads it; :schema load FILE reads a .ckdb file)"
@@ -387,7 +387,7 @@ extension Browser {
         return subscriptionLines(state).flatMap { TextWidth.wrap($0, to: width) }
     }
 
-    static func drawSubscriptionDetail(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawSubscriptionDetail(_ screen: inout CellGrid, _ state: BrowserState) {
         let layout = Layout(state)
         let lines = subscriptionRows(state)
         let scroll = clampedScroll(state.subscriptionScroll, count: lines.count, height: layout.pageHeight)
@@ -396,7 +396,7 @@ extension Browser {
         }
     }
 
-    static func drawDebug(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawDebug(_ screen: inout CellGrid, _ state: BrowserState) {
         let widths = [0, 8, 5, 9, 11, 3, 7, 15]
         let cols = columns(widths, total: screen.width - 1)
         let records = visibleRequests(state)
@@ -413,7 +413,7 @@ extension Browser {
         }
     }
 
-    static func drawInspector(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawInspector(_ screen: inout CellGrid, _ state: BrowserState) {
         guard let record = state.inspected else { return }
         let layout = Layout(width: screen.width, height: screen.height)
         let lines = inspectorLines(record, width: screen.width)
@@ -444,7 +444,7 @@ extension Browser {
         }
     }
 
-    static func drawErrors(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawErrors(_ screen: inout CellGrid, _ state: BrowserState) {
         let layout = Layout(width: screen.width, height: screen.height)
         let lines = errorLines(state, width: screen.width)
         guard !lines.isEmpty else {
@@ -461,7 +461,7 @@ extension Browser {
 
     /// `errorInStatus`: false when the last error did not fit in the status line (then, with nothing
     /// else to show here, it is shown here in full, wrapped).
-    static func drawHintLine(_ screen: inout Screen, _ state: BrowserState, errorInStatus: Bool) {
+    static func drawHintLine(_ screen: inout CellGrid, _ state: BrowserState, errorInStatus: Bool) {
         let y = Layout(screen).hint
         if let confirmation = state.confirmation {
             switch confirmation {
@@ -507,7 +507,7 @@ extension Browser {
 
     /// Text on the hint line that wraps upwards over the body (up to `maxRows` rows) instead of being
     /// cut; what does not fit ends in an ellipsis and `more`.
-    static func putUpward(_ screen: inout Screen, _ text: String, style: Style, maxRows: Int = 3, more: String = "") {
+    static func putUpward(_ screen: inout CellGrid, _ text: String, style: Style, maxRows: Int = 3, more: String = "") {
         let y = Layout(screen).hint
         var rows = TextWidth.wrap(text, to: max(10, screen.width - 2))
         if rows.count > maxRows {
@@ -525,7 +525,7 @@ extension Browser {
     /// When the row is too narrow the container name gives way first, then the error.
     /// Answers whether the last error, if any, was shown.
     @discardableResult
-    static func drawStatus(_ screen: inout Screen, _ state: BrowserState) -> Bool {
+    static func drawStatus(_ screen: inout CellGrid, _ state: BrowserState) -> Bool {
         let y = Layout(screen).status
         screen.fill(y: y, style: Theme.status)
         let c = state.connection
@@ -583,7 +583,7 @@ extension Browser {
         error.serverErrorCode.map { $0.rawValue + (error.error?.reason.map { ": " + $0 } ?? "") } ?? error.message
     }
 
-    static func box(_ screen: inout Screen, title: String, lines: [String]) {
+    static func box(_ screen: inout CellGrid, title: String, lines: [String]) {
         let width = min(screen.width - 4, max(TextWidth.width(title) + 4, (lines.map(TextWidth.width).max() ?? 0) + 4))
         let wrapped = lines.flatMap { hangingWrap($0, to: width - 4) }
         let height = min(screen.height - 2, wrapped.count + 2)
@@ -705,7 +705,7 @@ extension Browser {
         return helpLines(state).flatMap { hangingWrap($0, to: width) }
     }
 
-    static func drawHelp(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawHelp(_ screen: inout CellGrid, _ state: BrowserState) {
         let layout = Layout(state)
         let lines = helpText(state)
         guard lines.count > layout.helpRoom else { return box(&screen, title: "Keys", lines: lines) }
@@ -716,7 +716,7 @@ extension Browser {
         box(&screen, title: "Keys (\(top + 1)–\(top + shown.count - 1) of \(lines.count))", lines: shown)
     }
 
-    static func drawLegacyJournal(_ screen: inout Screen, _ legacy: LegacyJournal, _ state: BrowserState) {
+    static func drawLegacyJournal(_ screen: inout CellGrid, _ legacy: LegacyJournal, _ state: BrowserState) {
         let ops = legacy.batch.operations
         var lines = ["An earlier version of ckbrowse kept staged edits for \(state.connection.container) (\(state.connection.environment.rawValue)) without recording which server or user they were made against:", ""]
         let shown = 6
@@ -732,7 +732,7 @@ extension Browser {
         box(&screen, title: "Staged edits from an earlier version", lines: lines)
     }
 
-    static func drawSignIn(_ screen: inout Screen, _ notice: BrowserFailure, _ state: BrowserState) {
+    static func drawSignIn(_ screen: inout CellGrid, _ notice: BrowserFailure, _ state: BrowserState) {
         var lines = ["The \(state.connection.database.rawValue) database needs a signed-in iCloud user."]
         if let url = notice.redirectURL { lines += ["", "Sign in at:", url] }
         lines += ["", "Then pass the web auth token you receive:",

@@ -40,7 +40,7 @@ extension Browser {
         max(1, Layout(state).hint - notificationsHeaderRow(state) - 1)
     }
 
-    static func drawNotifications(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawNotifications(_ screen: inout CellGrid, _ state: BrowserState) {
         let feed = state.notifications
         let (status, style) = connectionLine(feed, state)
         screen.put(" " + status, x: 0, y: 1, style: style, maxWidth: screen.width - 1)

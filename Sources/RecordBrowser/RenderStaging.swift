@@ -4,7 +4,7 @@ import TerminalUI
 /// Drawing of staged edits: list marks, the inline editor, the batch, the commit and the conflicts.
 extension Browser {
     /// `M` (modified) or `D` (deleted) in the first column of staged rows.
-    static func drawStageMarks(_ screen: inout Screen, _ state: BrowserState, zone: ZoneKey, first: Int, count: Int, name: (Int) -> String?) {
+    static func drawStageMarks(_ screen: inout CellGrid, _ state: BrowserState, zone: ZoneKey, first: Int, count: Int, name: (Int) -> String?) {
         guard !state.staged.isEmpty, count > 0 else { return }
         for i in 0..<count {
             guard let recordName = name(first + i), let op = state.staged.operation(for: RecordKey(zone: zone, recordName: recordName)) else { continue }
@@ -51,7 +51,7 @@ extension Browser {
         return lines
     }
 
-    static func drawBatch(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawBatch(_ screen: inout CellGrid, _ state: BrowserState) {
         let ops = state.staged.operations
         let zoneOps = state.staged.zoneOperations
         guard !ops.isEmpty || !zoneOps.isEmpty else {
@@ -111,7 +111,7 @@ extension Browser {
         return layout.page(promptRows: min(3, TextWidth.wrap(prompt, to: layout.textWidth).count))
     }
 
-    static func drawCommit(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawCommit(_ screen: inout CellGrid, _ state: BrowserState) {
         guard let commit = state.commit else { return }
         let page = commitPage(state)
         let lines = commitRows(state)
@@ -169,7 +169,7 @@ extension Browser {
         }
     }
 
-    static func drawConflict(_ screen: inout Screen, _ state: BrowserState) {
+    static func drawConflict(_ screen: inout CellGrid, _ state: BrowserState) {
         guard let commit = state.commit, commit.conflicts.indices.contains(commit.selection) else { return }
         let conflict = commit.conflicts[commit.selection]
         let op = state.staged.operation(for: conflict.key)
@@ -259,7 +259,7 @@ extension Browser {
     }
 
     /// The inline editor: a box over the lower part of the detail view.
-    static func drawEditor(_ screen: inout Screen, _ editor: FieldEditor, _ state: BrowserState) {
+    static func drawEditor(_ screen: inout CellGrid, _ editor: FieldEditor, _ state: BrowserState) {
         let width = screen.width - 4
         var body: [(String, Style)] = []
         if let original = editor.original, original != .null { body.append(("was: " + cell(original), Theme.dim)) }

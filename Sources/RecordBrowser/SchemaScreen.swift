@@ -143,9 +143,7 @@ extension Browser {
     }
 
     static func pushSchemaPane(_ state: inout BrowserState) {
-        guard state.pane != .schema else { return }
-        state.stack = state.stack.filter { $0 != .schema }
-        state.stack.append(.schema)
+        state.stack.open(.schema)
     }
 
     static func loadSchema(_ state: inout BrowserState) -> [BrowserEffect] {
@@ -199,7 +197,8 @@ extension Browser {
     /// filter on it; r reloads.
     static func schemaKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = schemaRows(state)
-        if moveInList(key, &state.schemaSelection, &state.schemaScroll, count: rows.count, state) { return [] }
+        let h = listHeight(state)
+        if state.withPosition(.schema, { moveList(key, &$0, &$1, count: rows.count, height: h) }) { return [] }
         switch key {
         case .char("r"): return loadSchema(&state)
         case .enter, .char("l"), .right:

@@ -21,7 +21,7 @@ public struct ConnectionInfo: Sendable, Hashable {
     public func zone(_ zoneID: ZoneID) -> ZoneKey { ZoneKey(scope: scope, zoneID: zoneID) }
 }
 
-/// The screens, as a navigation stack.
+/// The kinds of screen (the stack holds `Screen`s, which carry their state).
 public enum Pane: Hashable, Sendable {
     case zones
     case records
@@ -185,8 +185,8 @@ public enum MessageProgress: Sendable, Hashable {
 extension BrowserState {
     /// Shows a message of a kind other than plain.
     public mutating func show(_ text: String, kind: MessageKind) {
-        message = text
-        messageKind = kind
+        report.message = text
+        report.kind = kind
     }
 }
 
@@ -327,44 +327,101 @@ public struct RecordDetail: Sendable {
     public var recordName: String { key.recordName }
 }
 
-/// Everything the browser shows. A value: `update` changes it, `render` draws it.
+/// Everything the browser shows. A value: `update` changes it, `render` draws it. It keeps what is
+/// global (the connection, the screen's size, the stack of screens, the modal, the messages, the
+/// requests, the pushes, the staged batch, what is known of the container, the session); each screen
+/// carries its own state on the stack (`Screen`).
 public struct BrowserState: Sendable {
     public var connection: ConnectionInfo
-    public var stack: [Pane] = [.zones]
     public var size: (width: Int, height: Int) = (80, 24)
-
-    public var zones: [ZoneResult] = []
-    public var zonesLoading = false
-    public var zoneSelection = 0
-    /// The first zone row shown (kept by the keys, used as is by the renderer).
-    public var zoneScroll = 0
-    /// Zones whose sync token is cached locally (filled in by the app's cache).
-    public var cachedZones: Set<ZoneKey> = []
-
-    public var list: RecordList?
-    public var detail: RecordDetail?
-    /// Records opened by following references, to go back to.
-    public var detailHistory: [RecordDetail] = []
-
-    public var subscriptions: [SubscriptionResult] = []
-    public var subscriptionsLoading = false
-    public var subscriptionSelection = 0
-    public var subscriptionListScroll = 0
-    /// `v` in a subscription's detail: its JSON instead of the summary.
-    public var subscriptionRaw = false
-    public var subscriptionScroll = 0
-
-    /// `/` filter over the loaded list.
-    public var filter: String?
-    /// `/` on a screen whose rows are in memory (zones, subscriptions, requests, a record's fields).
-    public var paneFilter: PaneFilter?
+    /// The screens, the zones at the bottom and the one shown on top, each with its own state.
+    public var stack = ScreenStack()
     /// The one modal open now (input line, inline editor, confirmation, help, sign-in, the earlier
-    /// journal's question): keys go to it first. When it closes, the next queued one opens.
-    public var modal: Modal? {
-        didSet { if modal == nil, !queuedModals.isEmpty { modal = queuedModals.removeFirst() } }
+    /// journal's question), and those waiting to open.
+    public var modals = Modals()
+    /// The hint line's message and the errors.
+    public var report = Reports()
+    public var requests: [RequestRecord] = []
+    /// Pushes received this session.
+    public var notifications = NotificationFeed()
+    /// Staged updates and deletes (mirrored to the journal by the app on every change).
+    public var staged = StagedBatch()
+    /// What is known of the open container and database: zones, subscriptions, schema, users.
+    public var known = Knowledge()
+    /// The session's clock, keys typed ahead, and whether it ends.
+    public var session = Session()
+
+    public init(connection: ConnectionInfo) {
+        self.connection = connection
+    }
+
+    public var pane: Pane { stack.pane }
+}
+
+/// The modal open now, and those the program opened while the user was busy in another.
+public struct Modals: Sendable {
+    /// Keys go to it first. When it closes, the next queued one opens.
+    public var open: Modal? {
+        didSet { if open == nil, !queued.isEmpty { open = queued.removeFirst() } }
     }
     /// Modals the program opened while the user was busy in another (typed text is never replaced).
-    public var queuedModals: [Modal] = []
+    public var queued: [Modal] = []
+    /// The first line of the help shown (a help taller than the screen scrolls).
+    public var helpScroll = 0
+    public init() {}
+}
+
+/// The hint line's message and the errors of the session.
+public struct Reports: Sendable {
+    /// The hint line's message.
+    public var message: String?
+    /// What the message is, for decisions that must not read its words.
+    public var kind: MessageKind = .plain
+    /// The error shown in the status bar (short); cleared when the user moves to another screen.
+    public var lastError: BrowserFailure?
+    /// Recent errors, oldest first, each in full (`!` shows them).
+    public var errorLog: [LoggedError] = []
+    public init() {}
+}
+
+/// What the browser knows of the open container and database, whichever screen shows it.
+public struct Knowledge: Sendable {
+    public var zones = Loadable<[ZoneResult]>([])
+    /// Zones whose sync token is cached locally (filled in by the app's cache).
+    public var cachedZones: Set<ZoneKey> = []
+    /// The subscriptions of the database (the Subscriptions screen, and what a change will fire).
+    public var subscriptions = Loadable<[SubscriptionResult]>([])
+    /// The container's schema for this environment, once loaded: Tab completes `:query` from it and a
+    /// query it says CloudKit will refuse is questioned before it is sent.
+    public var schema = Loadable<KnownSchema?>(nil)
+    /// Users' names by record name, as discovered (owners of shared zones).
+    public var userNames: [String: String] = [:]
+    /// The signed-in user's permission on zones of the shared database, from their shares.
+    public var sharePermissions: [ZoneKey: SharePermission] = [:]
+    /// Why writes are refused (staging included), or nil when they are allowed.
+    public var readOnlyReason: String?
+    public init() {}
+}
+
+/// The session's clock and keys.
+public struct Session: Sendable {
+    /// The time of the event being handled, in ms since 1970 (set by the runtime; 0 in pure tests).
+    public var now: Int64 = 0
+    /// Keys typed ahead while the screen waits for a result; replayed in order when it arrives.
+    public var waitingKeys: [Key] = []
+    public var quitRequested = false
+    /// Records made with `n` this session (part of the names made up for them).
+    public var newRecordCount = 0
+    public init() {}
+}
+
+/// Shorthands over the state's parts, named as the screens and updates read them.
+extension BrowserState {
+    public var modal: Modal? {
+        get { modals.open }
+        set { modals.open = newValue }
+    }
+    public var queuedModals: [Modal] { modals.queued }
 
     /// The input line: a `:` command, a `/` filter, or a field to add.
     public var input: InputLine? {
@@ -375,27 +432,10 @@ public struct BrowserState: Sendable {
         get { if case .help? = modal { return true } else { return false } }
         set { setModal(newValue ? .help : nil, isThis: { if case .help = $0 { return true } else { return false } }) }
     }
-    /// The hint line's message. Setting it makes it an ordinary message (`messageKind` `.plain`).
-    public var message: String? { didSet { messageKind = .plain } }
-    /// What the message is, for decisions that must not read its words.
-    public private(set) var messageKind: MessageKind = .plain
-    /// The error shown in the status bar (short); cleared when the user moves to another screen.
-    public var lastError: BrowserFailure?
-    /// Recent errors, oldest first, each in full (`!` shows them).
-    public var errorLog: [LoggedError] = []
-    public var errorScroll = 0
-    /// The first line of the help shown (a help taller than the screen scrolls).
-    public var helpScroll = 0
-    /// The debug pane's selected request (a row of the newest-first list) and scroll.
-    public var debugSelection = 0
-    public var debugScroll = 0
-    /// The request open in the inspector, and its scroll.
-    public var inspected: RequestRecord?
-    public var inspectorScroll = 0
-    /// The time of the event being handled, in ms since 1970 (set by the runtime; 0 in pure tests).
-    public var now: Int64 = 0
-    /// The list shown before a `:query` replaced it: back on screen if the query fails.
-    public var listBeforeQuery: RecordList?
+    public var helpScroll: Int {
+        get { modals.helpScroll }
+        set { modals.helpScroll = newValue }
+    }
     /// Shown until dismissed when the database needs a signed-in user.
     public var signInNotice: BrowserFailure? {
         get { if case .signIn(let failure)? = modal { return failure } else { return nil } }
@@ -410,32 +450,6 @@ public struct BrowserState: Sendable {
             if let newValue { present(.legacyJournal(newValue)) } else if case .legacyJournal? = modal { modal = nil }
         }
     }
-    public var requests: [RequestRecord] = []
-    public var quitRequested = false
-    /// Records made with `n` this session (part of the names made up for them).
-    public var newRecordCount = 0
-    /// Keys typed ahead while the screen waits for a result; replayed in order when it arrives.
-    public var waitingKeys: [Key] = []
-
-    /// Staged updates and deletes (mirrored to the journal by the app on every change).
-    public var staged = StagedBatch()
-    /// Why writes are refused (staging included), or nil when they are allowed.
-    public var readOnlyReason: String?
-    /// The share records of the database (`:shares`), the selection and scroll over them.
-    public var shares: [Record] = []
-    public var sharesLoading = false
-    public var shareSelection = 0
-    public var shareScroll = 0
-    /// The container's schema for this environment (`:schema`), once loaded: Tab completes `:query`
-    /// from it and a query it says CloudKit will refuse is questioned before it is sent.
-    public var schema: KnownSchema?
-    public var schemaLoading = false
-    public var schemaSelection = 0
-    public var schemaScroll = 0
-    /// Users' names by record name, as discovered (owners of shared zones).
-    public var userNames: [String: String] = [:]
-    /// The signed-in user's permission on zones of the shared database, from their shares.
-    public var sharePermissions: [ZoneKey: SharePermission] = [:]
     /// The inline field editor, when open.
     public var editor: FieldEditor? {
         get { if case .editor(let editor)? = modal { return editor } else { return nil } }
@@ -446,18 +460,239 @@ public struct BrowserState: Sendable {
         get { if case .confirmation(let c)? = modal { return c } else { return nil } }
         set { setModal(newValue.map(Modal.confirmation), isThis: { if case .confirmation = $0 { return true } else { return false } }) }
     }
-    public var batchSelection = 0
-    public var batchScroll = 0
-    /// The commit being previewed, sent or resolved.
-    public var commit: CommitSession?
-    /// Pushes received this session.
-    public var notifications = NotificationFeed()
 
-    public init(connection: ConnectionInfo) {
-        self.connection = connection
+    /// The hint line's message. Setting it makes it an ordinary message (`messageKind` `.plain`).
+    public var message: String? {
+        get { report.message }
+        set {
+            report.message = newValue
+            report.kind = .plain
+        }
+    }
+    /// What the message is, for decisions that must not read its words.
+    public var messageKind: MessageKind { report.kind }
+    public var lastError: BrowserFailure? {
+        get { report.lastError }
+        set { report.lastError = newValue }
+    }
+    public var errorLog: [LoggedError] {
+        get { report.errorLog }
+        set { report.errorLog = newValue }
     }
 
-    public var pane: Pane { stack.last ?? .zones }
+    public var now: Int64 {
+        get { session.now }
+        set { session.now = newValue }
+    }
+    public var waitingKeys: [Key] {
+        get { session.waitingKeys }
+        set { session.waitingKeys = newValue }
+    }
+    public var quitRequested: Bool {
+        get { session.quitRequested }
+        set { session.quitRequested = newValue }
+    }
+    public var newRecordCount: Int {
+        get { session.newRecordCount }
+        set { session.newRecordCount = newValue }
+    }
+
+    public var zones: [ZoneResult] {
+        get { known.zones.value }
+        set { known.zones.value = newValue }
+    }
+    public var zonesLoading: Bool {
+        get { known.zones.loading }
+        set { known.zones.loading = newValue }
+    }
+    public var cachedZones: Set<ZoneKey> {
+        get { known.cachedZones }
+        set { known.cachedZones = newValue }
+    }
+    public var subscriptions: [SubscriptionResult] {
+        get { known.subscriptions.value }
+        set { known.subscriptions.value = newValue }
+    }
+    public var subscriptionsLoading: Bool {
+        get { known.subscriptions.loading }
+        set { known.subscriptions.loading = newValue }
+    }
+    public var schema: KnownSchema? {
+        get { known.schema.value }
+        set { known.schema.value = newValue }
+    }
+    public var schemaLoading: Bool {
+        get { known.schema.loading }
+        set { known.schema.loading = newValue }
+    }
+    public var userNames: [String: String] {
+        get { known.userNames }
+        set { known.userNames = newValue }
+    }
+    public var sharePermissions: [ZoneKey: SharePermission] {
+        get { known.sharePermissions }
+        set { known.sharePermissions = newValue }
+    }
+    public var readOnlyReason: String? {
+        get { known.readOnlyReason }
+        set { known.readOnlyReason = newValue }
+    }
+
+    // The screens' own state, read and written where the screen is (on the stack, else set aside).
+
+    private func position(_ pane: Pane) -> ListPosition { stack.find(pane)?.listPosition ?? ListPosition() }
+
+    /// Changes the selection and scroll of a list screen (on the stack, else aside) in one access.
+    public mutating func withPosition<T>(_ pane: Pane, _ body: (inout Int, inout Int) -> T) -> T {
+        var place = position(pane)
+        let result = body(&place.selection, &place.scroll)
+        setPosition(pane) { $0 = place }
+        return result
+    }
+    private mutating func setPosition(_ pane: Pane, _ change: (inout ListPosition) -> Void) {
+        stack.modify(pane) { screen in
+            guard var position = screen.listPosition else { return }
+            change(&position)
+            screen.listPosition = position
+        }
+    }
+
+    public var zoneSelection: Int {
+        get { position(.zones).selection }
+        set { setPosition(.zones) { $0.selection = newValue } }
+    }
+    /// The first zone row shown (kept by the keys, used as is by the renderer).
+    public var zoneScroll: Int {
+        get { position(.zones).scroll }
+        set { setPosition(.zones) { $0.scroll = newValue } }
+    }
+    public var subscriptionSelection: Int {
+        get { position(.subscriptions).selection }
+        set { setPosition(.subscriptions) { $0.selection = newValue } }
+    }
+    public var subscriptionListScroll: Int {
+        get { position(.subscriptions).scroll }
+        set { setPosition(.subscriptions) { $0.scroll = newValue } }
+    }
+    public var debugSelection: Int {
+        get { position(.debug).selection }
+        set { setPosition(.debug) { $0.selection = newValue } }
+    }
+    public var debugScroll: Int {
+        get { position(.debug).scroll }
+        set { setPosition(.debug) { $0.scroll = newValue } }
+    }
+    public var batchSelection: Int {
+        get { position(.batch).selection }
+        set { setPosition(.batch) { $0.selection = newValue } }
+    }
+    public var batchScroll: Int {
+        get { position(.batch).scroll }
+        set { setPosition(.batch) { $0.scroll = newValue } }
+    }
+    public var schemaSelection: Int {
+        get { position(.schema).selection }
+        set { setPosition(.schema) { $0.selection = newValue } }
+    }
+    public var schemaScroll: Int {
+        get { position(.schema).scroll }
+        set { setPosition(.schema) { $0.scroll = newValue } }
+    }
+    public var shareSelection: Int {
+        get { position(.shares).selection }
+        set { setPosition(.shares) { $0.selection = newValue } }
+    }
+    public var shareScroll: Int {
+        get { position(.shares).scroll }
+        set { setPosition(.shares) { $0.scroll = newValue } }
+    }
+
+    /// The share records of the database (`:shares`).
+    public var shares: [Record] {
+        get { if case .shares(let s)? = stack.find(.shares) { return s.shares.value } else { return [] } }
+        set { stack.modify(.shares) { if case .shares(var s) = $0 { s.shares.value = newValue; $0 = .shares(s) } } }
+    }
+    public var sharesLoading: Bool {
+        get { if case .shares(let s)? = stack.find(.shares) { return s.shares.loading } else { return false } }
+        set { stack.modify(.shares) { if case .shares(var s) = $0 { s.shares.loading = newValue; $0 = .shares(s) } } }
+    }
+
+    /// The open zone's records (on the stack, or set aside by a jump to the zones).
+    public var list: RecordList? {
+        get { if case .records(let s)? = stack.find(.records) { return s.list } else { return nil } }
+        set {
+            guard let newValue else { return stack.discard(.records) }
+            let found = stack.modify(.records) { if case .records(var s) = $0 { s.list = newValue; $0 = .records(s) } }
+            if !found { stack.setAside(.records(RecordsScreen(list: newValue))) }
+        }
+    }
+    /// `/` over the loaded list.
+    public var filter: String? {
+        get { stack.find(.records)?.filter }
+        set { stack.modify(.records) { $0.filter = newValue } }
+    }
+    /// The list shown before a `:query` replaced it: back on screen if the query fails.
+    public var listBeforeQuery: RecordList? {
+        get { if case .records(let s)? = stack.find(.records) { return s.beforeQuery } else { return nil } }
+        set { stack.modify(.records) { if case .records(var s) = $0 { s.beforeQuery = newValue; $0 = .records(s) } } }
+    }
+
+    /// The open record. Setting one where none is open opens it.
+    public var detail: RecordDetail? {
+        get { if case .detail(let s)? = stack.find(.recordDetail) { return s.detail } else { return nil } }
+        set {
+            guard let newValue else { return stack.discard(.recordDetail) }
+            let found = stack.modify(.recordDetail) { if case .detail(var s) = $0 { s.detail = newValue; $0 = .detail(s) } }
+            if !found { stack.push(.detail(DetailScreen(newValue))) }
+        }
+    }
+    /// Records opened by following references, to go back to.
+    public var detailHistory: [RecordDetail] {
+        get { if case .detail(let s)? = stack.find(.recordDetail) { return s.history } else { return [] } }
+        set { stack.modify(.recordDetail) { if case .detail(var s) = $0 { s.history = newValue; $0 = .detail(s) } } }
+    }
+
+    /// `v` in a subscription's detail: its JSON instead of the summary.
+    public var subscriptionRaw: Bool {
+        get { if case .subscriptionDetail(let s)? = stack.find(.subscriptionDetail) { return s.raw } else { return false } }
+        set { stack.modify(.subscriptionDetail) { if case .subscriptionDetail(var s) = $0 { s.raw = newValue; $0 = .subscriptionDetail(s) } } }
+    }
+    public var subscriptionScroll: Int {
+        get { if case .subscriptionDetail(let s)? = stack.find(.subscriptionDetail) { return s.scroll } else { return 0 } }
+        set { stack.modify(.subscriptionDetail) { if case .subscriptionDetail(var s) = $0 { s.scroll = newValue; $0 = .subscriptionDetail(s) } } }
+    }
+
+    public var errorScroll: Int {
+        get { if case .errors(let scroll)? = stack.find(.errors) { return scroll } else { return 0 } }
+        set { stack.modify(.errors) { $0 = .errors(scroll: newValue) } }
+    }
+
+    /// The request open in the inspector.
+    public var inspected: RequestRecord? {
+        if case .inspector(let s)? = stack.find(.inspector) { return s.record } else { return nil }
+    }
+    public var inspectorScroll: Int {
+        get { if case .inspector(let s)? = stack.find(.inspector) { return s.scroll } else { return 0 } }
+        set { stack.modify(.inspector) { if case .inspector(var s) = $0 { s.scroll = newValue; $0 = .inspector(s) } } }
+    }
+
+    /// The commit being previewed, sent or resolved (its screen's).
+    public var commit: CommitSession? {
+        get {
+            switch stack.screens.last(where: { $0.pane == .commit || $0.pane == .conflict }) {
+            case .commit(let c)?, .conflict(let c)?: return c
+            default: return nil
+            }
+        }
+        set {
+            guard let newValue else { return stack.remove([.commit, .conflict]) }
+            if let i = stack.screens.lastIndex(where: { $0.pane == .commit || $0.pane == .conflict }) {
+                stack.set(i, stack.screens[i].pane == .conflict ? .conflict(newValue) : .commit(newValue))
+            } else {
+                stack.push(.commit(newValue))
+            }
+        }
+    }
 
     /// Opens a modal the user asked for (replacing any), or closes it when `modal` is nil and the open
     /// one is of this kind.
@@ -474,7 +709,7 @@ public struct BrowserState: Sendable {
     public mutating func present(_ new: Modal) {
         switch modal {
         case nil, .help?: modal = new
-        default: queuedModals.append(new)
+        default: modals.queued.append(new)
         }
     }
 }

@@ -414,18 +414,18 @@ public enum Browser {
             state.input = InputLine(.filter, text: filterText(state, state.pane) ?? "", selected: true)
             return []
         case .char("D"):
-            if state.pane == .debug { state.stack.removeLast() } else { state.stack.append(.debug) }
+            if state.pane == .debug { state.stack.pop() } else { state.stack.open(.debug) }
             return []
         case .char("!"):
-            if state.pane == .errors { state.stack.removeLast() } else {
-                state.stack.append(.errors)
-                state.errorScroll = 0
+            if state.pane == .errors { state.stack.pop() } else {
+                state.stack.discard(.errors)
+                state.stack.open(.errors)
             }
             return []
         case .char("s"):
             return openSubscriptions(&state)
         case .char("z"):
-            state.stack = [.zones]
+            state.stack.jumpToZones()
             return []
         case .char("b"):
             return openBatch(&state)
@@ -463,10 +463,10 @@ public enum Browser {
     static func debugKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = visibleRequests(state)
         let h = listHeight(state)
-        if moveInList(key, &state.debugSelection, &state.debugScroll, count: rows.count, state) { return [] }
+        if state.withPosition(.debug, { moveList(key, &$0, &$1, count: rows.count, height: h) }) { return [] }
         switch key {
         case .char("n"), .char("N"):
-            move(&state.debugSelection, &state.debugScroll, count: rows.count, delta: key == .char("n") ? 1 : -1, height: h)
+            state.withPosition(.debug) { move(&$0, &$1, count: rows.count, delta: key == .char("n") ? 1 : -1, height: h) }
         case .enter, .char("l"), .right:
             guard rows.indices.contains(state.debugSelection) else { return [] }
             let record = rows[state.debugSelection]
@@ -474,9 +474,7 @@ public enum Browser {
                 state.message = "only the latest \(inspectorExchangesKept) requests keep their whole exchange; this one shows its summary only"
                 return []
             }
-            state.inspected = record
-            state.inspectorScroll = 0
-            state.stack.append(.inspector)
+            state.stack.push(.inspector(InspectorScreen(record)))
         default: break
         }
         return []
@@ -587,13 +585,19 @@ public enum Browser {
         let index = panes.firstIndex(of: top) ?? 0
         let next = panes[(index + (forward ? 1 : panes.count - 1)) % panes.count]
         switch next {
-        case .zones: state.stack = [.zones]
-        case .records: state.stack = [.zones, .records]
+        case .zones: state.stack.jumpToZones()
+        case .records: showRecords(&state)
         default:
             let effects = openSubscriptions(&state)
             return state.subscriptions.isEmpty ? effects : []
         }
         return []
+    }
+
+    /// The open zone's records on screen (over the zones).
+    static func showRecords(_ state: inout BrowserState) {
+        state.stack.jumpToZones()
+        state.stack.open(.records)
     }
 
     static func back(_ state: inout BrowserState) -> [BrowserEffect] {
@@ -604,20 +608,19 @@ public enum Browser {
             state.message = "stopped loading at \(Format.count(list.total)) records"
             return []
         }
-        if state.pane == .recordDetail, let previous = state.detailHistory.popLast() {
-            state.detail = previous
+        if state.pane == .recordDetail, !state.detailHistory.isEmpty {
+            state.stack.modify(.recordDetail) {
+                guard case .detail(var screen) = $0, let previous = screen.history.popLast() else { return }
+                screen.detail = previous
+                $0 = .detail(screen)
+            }
             return []
         }
-        if state.filter != nil && state.pane == .records {
-            state.filter = nil
-            return filterChanged(&state)
+        if state.stack.top.filter != nil {
+            // Esc clears the screen's filter first.
+            return setFilter(nil, &state)
         }
-        if let filter = state.paneFilter, filter.pane == state.pane {
-            state.paneFilter = nil
-            paneFilterChanged(&state)
-            return []
-        }
-        if state.stack.count > 1 { state.stack.removeLast() }
+        state.stack.pop()
         return []
     }
 
@@ -638,8 +641,9 @@ public enum Browser {
     static func clampScrolls(_ state: inout BrowserState) {
         let h = listHeight(state)
         // Zones and subscriptions scroll in rows the filter shows, as their keys do.
-        moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visibleZones(state), delta: 0, height: h)
-        moveVisible(&state.subscriptionSelection, &state.subscriptionListScroll, visible: visibleSubscriptions(state), delta: 0, height: h)
+        let zones = visibleZones(state), subscriptions = visibleSubscriptions(state)
+        state.withPosition(.zones) { moveVisible(&$0, &$1, visible: zones, delta: 0, height: h) }
+        state.withPosition(.subscriptions) { moveVisible(&$0, &$1, visible: subscriptions, delta: 0, height: h) }
         if var list = state.list {
             move(&list.selection, &list.scroll, count: list.matching, delta: 0, height: h)
             state.list = list
@@ -651,7 +655,8 @@ public enum Browser {
 
     static func zonesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let visible = visibleZones(state)
-        if moveVisible(key, &state.zoneSelection, &state.zoneScroll, visible: visible, height: listHeight(state)) { return [] }
+        let h = listHeight(state)
+        if state.withPosition(.zones, { moveVisible(key, &$0, &$1, visible: visible, height: h) }) { return [] }
         switch key {
         case .char("n") where filterText(state, .zones) == nil:
             // No filter: n makes a new zone (with a filter, n and N step through the matches).
@@ -659,7 +664,7 @@ public enum Browser {
             state.input = InputLine(.newZone)
             return []
         case .char("n"), .char("N"):
-            moveVisible(&state.zoneSelection, &state.zoneScroll, visible: visible, delta: key == .char("n") ? 1 : -1, height: listHeight(state))
+            state.withPosition(.zones) { moveVisible(&$0, &$1, visible: visible, delta: key == .char("n") ? 1 : -1, height: h) }
             return []
         case .char("d"):
             guard writable(&state) else { return [] }
@@ -697,11 +702,8 @@ public enum Browser {
     static func switchDatabase(_ scope: DatabaseScope, _ state: inout BrowserState) -> [BrowserEffect] {
         state.connection.database = scope
         state.zones = []
-        state.zoneSelection = 0
-        state.list = nil
-        state.detail = nil
         state.subscriptions = []
-        state.stack = [.zones]
+        state.stack = ScreenStack()
         state.zonesLoading = true
         state.lastError = nil
         return [.loadZones(scope)]
@@ -715,21 +717,20 @@ public enum Browser {
     /// the default zone, which has no change feed, waits for `:query`.
     static func openZone(_ zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
         let generation = (state.list?.generation ?? 0) + 1
-        state.filter = nil
-        state.stack = [.zones, .records]
+        state.stack.jumpToZones()
         if zoneID.isDefaultZone {
             var list = RecordList(key: listKey(state, zoneID), source: .awaitingQuery)
             list.moreComing = false
             list.opened = true
             list.generation = generation
-            state.list = list
+            state.stack.push(.records(RecordsScreen(list: list)))
             state.message = "The default zone has no change feed: type :query TYPE [FIELD COMPARATOR VALUE]"
             return []
         }
         var list = RecordList(key: listKey(state, zoneID), source: .changes)
         list.generation = generation
         list.loading = true
-        state.list = list
+        state.stack.push(.records(RecordsScreen(list: list)))
         // Someone else's zone: whether it may be edited is known before anything is staged.
         if state.connection.database == .shared, state.sharePermissions[list.zone] == nil {
             return [.openList(list.key, generation: generation), .loadSharePermission(list.zone)]
@@ -818,7 +819,6 @@ public enum Browser {
             return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state)
         case .enter, .char("l"), .right:
             guard let row = list.row(list.selection) else { return [] }
-            state.detailHistory = []
             return openRecord(RecordKey(zone: list.zone, recordName: row.recordName), &state)
         case .char("r"):
             return refresh(&state)
@@ -887,15 +887,25 @@ public enum Browser {
         state.list = list
         state.filter = nil
         state.message = nil
-        state.stack = [.zones, .records]
+        showRecords(&state)
         return [.runQuery(request, list.key, reset: true, generation: list.generation)]
     }
 
     // MARK: Record detail
 
-    static func openRecord(_ key: RecordKey, _ state: inout BrowserState) -> [BrowserEffect] {
-        state.detail = RecordDetail(key: key)
-        if state.pane != .recordDetail { state.stack.append(.recordDetail) }
+    /// Opens a record on a new record screen; `following` a reference from the record shown, on the
+    /// same screen, which remembers where it came from (Esc goes back).
+    static func openRecord(_ key: RecordKey, _ state: inout BrowserState, following: Bool = false) -> [BrowserEffect] {
+        if following, state.pane == .recordDetail {
+            state.stack.modify(.recordDetail) {
+                guard case .detail(var screen) = $0 else { return }
+                screen.history.append(screen.detail)
+                screen.detail = RecordDetail(key: key)
+                $0 = .detail(screen)
+            }
+        } else {
+            state.stack.push(.detail(DetailScreen(RecordDetail(key: key))))
+        }
         return [.lookupRecord(key)]
     }
 
@@ -963,9 +973,8 @@ public enum Browser {
                 state.message = "Enter follows a REFERENCE: select a reference line"
                 return []
             }
-            state.detailHistory.append(detail)
             let zone = reference.zoneID.map { state.connection.zone(ZoneID(zoneName: $0.zoneName, ownerRecordName: $0.ownerRecordName)) } ?? detail.zone
-            return openRecord(RecordKey(zone: zone, recordName: reference.recordName), &state)
+            return openRecord(RecordKey(zone: zone, recordName: reference.recordName), &state, following: true)
         case .char("y"):
             if !detail.showRaw, lines.indices.contains(detail.selection), let json = lines[detail.selection].copyJSON {
                 state.message = "copied field '\(lines[detail.selection].field)' as JSON"
@@ -988,8 +997,8 @@ public enum Browser {
 
     static func openSubscriptions(_ state: inout BrowserState) -> [BrowserEffect] {
         if state.pane != .subscriptions {
-            state.stack = state.stack.filter { $0 != .subscriptions && $0 != .subscriptionDetail }
-            state.stack.append(.subscriptions)
+            state.stack.discard(.subscriptionDetail)
+            state.stack.open(.subscriptions)
         }
         state.subscriptionsLoading = true
         return [.loadSubscriptions(state.connection.database)]
@@ -998,15 +1007,14 @@ public enum Browser {
     static func subscriptionsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
         let visible = visibleSubscriptions(state)
         // Every movement key, G included (issue 30: G did nothing here).
-        if moveVisible(key, &state.subscriptionSelection, &state.subscriptionListScroll, visible: visible, height: listHeight(state)) { return [] }
+        let h = listHeight(state)
+        if state.withPosition(.subscriptions, { moveVisible(key, &$0, &$1, visible: visible, height: h) }) { return [] }
         switch key {
         case .char("n"), .char("N"):
-            moveVisible(&state.subscriptionSelection, &state.subscriptionListScroll, visible: visible, delta: key == .char("n") ? 1 : -1, height: listHeight(state))
+            state.withPosition(.subscriptions) { moveVisible(&$0, &$1, visible: visible, delta: key == .char("n") ? 1 : -1, height: h) }
         case .enter, .char("l"), .right:
             guard visible.contains(state.subscriptionSelection) else { return [] }
-            state.subscriptionScroll = 0
-            state.stack.append(.subscriptionDetail)
-            state.subscriptionRaw = false
+            state.stack.push(.subscriptionDetail(SubscriptionDetailScreen()))
         case .char("r"):
             return openSubscriptions(&state)
         case .char("y"):
@@ -1080,11 +1088,12 @@ public enum Browser {
         return []
     }
 
-    /// The `/` filter of the current screen: the records list's is read from the cache (`filter`),
-    /// the other screens' rows are in memory (`paneFilter`). Back to the first match either way.
+    /// The `/` filter of the current screen: the records list's is read from the cache, the other
+    /// screens' rows are in memory. Back to the first match either way.
     static func setFilter(_ text: String?, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard state.pane == .records else {
-            state.paneFilter = (text ?? "").isEmpty ? nil : PaneFilter(pane: state.pane, text: text!)
+        let pane = state.pane
+        guard pane == .records else {
+            state.stack.modify(pane) { $0.filter = (text ?? "").isEmpty ? nil : text }
             paneFilterChanged(&state)
             return []
         }

@@ -19,20 +19,17 @@ extension Browser {
             return []
         }
         do {
-            state.commit = CommitSession(plan: try CommitPlan.make(state.staged))
+            let session = CommitSession(plan: try CommitPlan.make(state.staged))
+            state.stack.remove([.commit, .conflict])
+            state.stack.push(.commit(session))
         } catch {
             state.message = BrowserFailure(error).message
-            return []
         }
-        state.stack = state.stack.filter { ![.commit, .conflict].contains($0) }
-        state.stack.append(.commit)
         return []
     }
 
     static func closeCommit(_ state: inout BrowserState) {
-        state.commit = nil
-        state.stack = state.stack.filter { ![.commit, .conflict].contains($0) }
-        if state.stack.isEmpty { state.stack = [.zones] }
+        state.stack.remove([.commit, .conflict])
     }
 
     /// How a line of the commit screen is shown.
@@ -344,9 +341,8 @@ extension Browser {
         if !failed.isEmpty { summary += "; \(failed.count) failed and stay staged" }
         if !conflicts.isEmpty {
             commit.phase = .conflicts
-            state.commit = commit
-            state.stack = state.stack.filter { ![.commit, .conflict].contains($0) }
-            state.stack.append(.conflict)
+            state.stack.remove([.commit, .conflict])
+            state.stack.push(.conflict(commit))
             state.message = "\(Format.plural(conflicts.count, "record")) changed on the server: nothing of their batch was applied; fetching the server's versions…"
             var groups: [(ZoneKey, [String])] = []
             for c in conflicts {
@@ -553,10 +549,8 @@ extension Browser {
                 state.commit = commit
                 let effects = applyResolutions(&state, only: Set(commit.conflicts.filter { $0.resolution != nil }.map(\.key)))
                 closeCommit(&state)
-                state.detailHistory = []
                 if conflict.zone.scope == state.connection.scope {
-                    state.detail = RecordDetail(key: conflict.key, record: server, raw: nil, loading: false)
-                    state.stack.append(.recordDetail)
+                    state.stack.push(.detail(DetailScreen(RecordDetail(key: conflict.key, record: server, raw: nil, loading: false))))
                 }
                 state.message = "re-based '\(conflict.recordName)' on the server's version (tag \(server.recordChangeTag ?? "?")): edit it, then c commits again"
                 return effects
@@ -573,7 +567,7 @@ extension Browser {
     /// Leaves the conflict prompt: nothing was applied, every op stays staged on its original tag.
     static func abortConflicts(_ state: inout BrowserState) {
         closeCommit(&state)
-        state.stack.append(.batch)
+        state.stack.open(.batch)
         state.message = "commit aborted: nothing was applied; \(Format.plural(state.staged.operations.count, "operation")) stay staged on their original change tags"
     }
 

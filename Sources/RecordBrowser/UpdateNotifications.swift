@@ -5,10 +5,7 @@ import TerminalUI
 extension Browser {
     /// `N`: the pane; the first time, the listener starts.
     static func openNotifications(_ state: inout BrowserState) -> [BrowserEffect] {
-        if state.pane != .notifications {
-            state.stack = state.stack.filter { $0 != .notifications }
-            state.stack.append(.notifications)
-        }
+        state.stack.open(.notifications)
         guard state.notifications.connection == .off else { return [] }
         state.notifications.connection = .registering
         return [.startNotifications]
@@ -118,13 +115,12 @@ extension Browser {
                     state.message = "'\(name)' was deleted (that is what the notification says)"
                     return []
                 }
-                state.detailHistory = []
                 return openRecord(RecordKey(zone: state.connection.zone(zone), recordName: name), &state)
             case .recordZone:
                 guard n.zoneName != nil else { return [] }
                 return openZone(zone, &state)
             case .database, .unknown:
-                state.stack = [.zones]
+                state.stack.jumpToZones()
                 state.zonesLoading = true
                 return [.loadZones(state.connection.database)]
             }

@@ -122,9 +122,7 @@ extension Browser {
         op.share = ShareEdit(newShareOf: root)
         state.staged.stage(op)
         // The new share opens, so participants can be invited at once (i).
-        state.detailHistory = []
-        state.detail = RecordDetail(key: op.key, record: Record(recordName: name, recordType: Record.shareRecordType), loading: false)
-        if state.stack.last != .recordDetail { state.stack.append(.recordDetail) }
+        state.stack.push(.detail(DetailScreen(RecordDetail(key: op.key, record: Record(recordName: name, recordType: Record.shareRecordType), loading: false))))
         settleDetail(&state, toFirst: true)
         state.message = "staged: a new share of \(root.map { "'\($0.recordName)'" } ?? "zone \(zone.zoneID.zoneName)") · i invites by email · c commits"
         return []
@@ -134,16 +132,14 @@ extension Browser {
 
     /// `:shares`: the share records of every zone of the database.
     static func openShares(_ state: inout BrowserState) -> [BrowserEffect] {
-        if state.pane != .shares {
-            state.stack = state.stack.filter { $0 != .shares }
-            state.stack.append(.shares)
-        }
+        state.stack.open(.shares)
         state.sharesLoading = true
         return [.loadShares(state.connection.database)]
     }
 
     static func sharesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        if moveInList(key, &state.shareSelection, &state.shareScroll, count: state.shares.count, state) { return [] }
+        let h = listHeight(state), count = state.shares.count
+        if state.withPosition(.shares, { moveList(key, &$0, &$1, count: count, height: h) }) { return [] }
         switch key {
         case .char("r"): return openShares(&state)
         case .enter, .char("l"), .right:
@@ -151,7 +147,6 @@ extension Browser {
             guard state.shares.indices.contains(state.shareSelection), let zoneID = state.shares[state.shareSelection].zoneID else { return [] }
             let name = state.shares[state.shareSelection].recordName
             var effects = openZone(zoneID, &state)
-            state.detailHistory = []
             effects += openRecord(RecordKey(zone: state.connection.zone(zoneID), recordName: name), &state)
             return effects
         default: return []

@@ -212,9 +212,7 @@ extension Browser {
             return []
         }
         state.staged.stage(StagedOperation.newRecord(zone: list.zone, recordType: type, recordName: name))
-        state.detailHistory = []
-        state.detail = RecordDetail(key: key, record: Record(recordName: name, recordType: type), loading: false)
-        if state.pane != .recordDetail { state.stack.append(.recordDetail) }
+        state.stack.push(.detail(DetailScreen(RecordDetail(key: key, record: Record(recordName: name, recordType: type), loading: false))))
         settleDetail(&state, toFirst: true)
         state.message = "staged: a new \(type) '\(name)' · a adds a field, E edits all as JSON, c commits (it is created then)"
         return []
@@ -392,8 +390,8 @@ extension Browser {
 
     static func openBatch(_ state: inout BrowserState) -> [BrowserEffect] {
         if state.pane != .batch {
-            state.stack = state.stack.filter { ![.batch, .commit, .conflict].contains($0) }
-            state.stack.append(.batch)
+            state.stack.remove([.commit, .conflict])
+            state.stack.open(.batch)
         }
         state.batchSelection = min(state.batchSelection, max(0, state.staged.operations.count - 1))
         return []
@@ -438,11 +436,9 @@ extension Browser {
                 state.message = "'\(op.recordName)' is in the \(op.database.rawValue) database: :db \(op.database.rawValue) first"
                 return []
             }
-            state.detailHistory = []
             if op.mode == .create {
                 // Not on the server yet: shown from the batch.
-                state.detail = RecordDetail(key: op.key, record: Record(recordName: op.recordName, recordType: op.recordType), loading: false)
-                state.stack.append(.recordDetail)
+                state.stack.push(.detail(DetailScreen(RecordDetail(key: op.key, record: Record(recordName: op.recordName, recordType: op.recordType), loading: false))))
                 settleDetail(&state, toFirst: true)
                 return []
             }

@@ -46,7 +46,7 @@ public protocol TerminalBackend: AnyObject {
     /// Columns and rows.
     var size: (width: Int, height: Int) { get }
     /// Shows a frame, writing only what changed since the last one.
-    func present(_ screen: Screen)
+    func present(_ screen: CellGrid)
     /// Forgets the last frame so the next `present` redraws everything.
     func invalidate()
 }
@@ -55,15 +55,15 @@ public protocol TerminalBackend: AnyObject {
 @MainActor
 public final class MemoryBackend: TerminalBackend {
     public var size: (width: Int, height: Int)
-    public private(set) var frames: [Screen] = []
+    public private(set) var frames: [CellGrid] = []
     /// Rows rewritten by the last `present` (what a diffing terminal would send).
     public private(set) var lastChangedRows: [Int] = []
 
     public init(width: Int, height: Int) { size = (width, height) }
 
-    public var current: Screen? { frames.last }
+    public var current: CellGrid? { frames.last }
 
-    public func present(_ screen: Screen) {
+    public func present(_ screen: CellGrid) {
         lastChangedRows = screen.changedRows(since: frames.last)
         frames.append(screen)
         if frames.count > 50 { frames.removeFirst(frames.count - 50) }

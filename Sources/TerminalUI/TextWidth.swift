@@ -11,7 +11,7 @@ public enum TextWidth {
     /// What a grapheme of escaped text (`TerminalText.visible`) puts in the terminal: the whole cluster
     /// (Swift's `Character` is an extended grapheme cluster), in one cell whose width is `width` columns
     /// (`clusterWidth`). ZWJ sequences, flags, skin tones, keycaps, combining marks and conjoining jamo are
-    /// never drawn apart. The string functions here and `Screen.put` escape first, so a control never gets
+    /// never drawn apart. The string functions here and `CellGrid.put` escape first, so a control never gets
     /// here from them; one passed directly becomes U+FFFD. A lone zero-width scalar draws nothing.
     public static func cellText(_ character: Character) -> (text: String, width: Int) {
         let scalars = character.unicodeScalars

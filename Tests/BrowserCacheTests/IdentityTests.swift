@@ -249,7 +249,7 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         #expect(Browser.previewLines(runtime.state).map(\.text).contains { $0.contains("zone Projects: created") })
         // Deleting it: the name must be typed.
         runtime.state.zoneSelection = runtime.state.zones.firstIndex { $0.zone?.zoneID.zoneName == "Projects" } ?? 0
-        runtime.state.stack = [.zones]
+        runtime.state.stack.jumpToZones()
         runtime.state.commit = nil
         await runtime.settle([.key(.char("d"))] + "Project".map { .key(.char($0)) } + [.key(.enter)], host: host)
         #expect(runtime.state.staged.zoneOperations.isEmpty && runtime.state.message?.contains("not deleted") == true)

@@ -7,7 +7,7 @@ import Testing
 
 /// Compares a frame with `Snapshots/NAME.txt`. Missing snapshots are written only when
 /// RECORD_SNAPSHOTS=1, and the run still fails: recording is explicit and never silent.
-func assertSnapshot(_ screen: Screen, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func assertSnapshot(_ screen: CellGrid, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
     let text = screen.snapshot + "\n"
     guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
@@ -84,7 +84,7 @@ struct Harness {
     }
     mutating func keys(_ keys: Key...) { for key in keys { send(.key(key)) } }
     mutating func type(_ text: String) { for c in text { send(.key(.char(c))) } }
-    var screen: Screen { Browser.render(state) }
+    var screen: CellGrid { Browser.render(state) }
 
     static let owner = "_2a97516c354b68848cdbd8f54a226a0a"
     static let zones: [ZoneResult] = [

@@ -19,7 +19,7 @@ import Testing
     }
 
     /// Every cluster of `text` that the frame shows is held whole by one cell of the right width.
-    func expectWhole(_ screen: Screen, _ clusters: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectWhole(_ screen: CellGrid, _ clusters: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         for cluster in clusters {
             let cells = screen.cells.filter { $0.text == cluster }
             #expect(!cells.isEmpty, "\(cluster) drawn whole", sourceLocation: sourceLocation)

@@ -7,8 +7,8 @@ import Testing
 
 /// The frame with a `▶` before every body row drawn in reverse video (the selection bar), so a
 /// snapshot shows where the selection is.
-func selectionSnapshot(_ screen: Screen) -> Screen {
-    var marked = Screen(width: screen.width + 1, height: screen.height)
+func selectionSnapshot(_ screen: CellGrid) -> CellGrid {
+    var marked = CellGrid(width: screen.width + 1, height: screen.height)
     let layout = Layout(width: screen.width, height: screen.height)
     for y in 0..<screen.height {
         let selected = layout.body.contains(y) && (0..<screen.width).contains { screen[$0, y].style.reverse }

@@ -59,7 +59,7 @@ import Testing
         ListScreen(name: "shares", open: { w, h, n in
             var harness = Harness(width: w, height: h)
             harness.send(.zonesLoaded(.private, .success(Harness.zones)))
-            harness.state.stack.append(.shares)
+            harness.state.stack.open(.shares)
             harness.send(.sharesLoaded(.private, .success((0..<n).map {
                 var share = Record(recordName: String(format: "share-%03d", $0), recordType: "cloudkit.share", recordChangeTag: "t")
                 share.zoneID = ZoneID(zoneName: String(format: "zone-%03d", $0))
@@ -82,7 +82,7 @@ import Testing
     }
 
     /// The screen row drawn in reverse video (the selection bar), if exactly one is.
-    static func selectedRow(_ screen: Screen, body: Range<Int>) -> Int? {
+    static func selectedRow(_ screen: CellGrid, body: Range<Int>) -> Int? {
         let rows = body.filter { screen[0, $0].style.reverse && screen[1, $0].style.reverse }
         return rows.count == 1 ? rows[0] : nil
     }

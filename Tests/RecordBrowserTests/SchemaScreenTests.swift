@@ -8,7 +8,7 @@ import Testing
 /// The schema in the browser: the schema screen, Tab completion of `:query` (types, fields, the
 /// comparators a field's indexes allow), the question before a query CloudKit would refuse, and the
 /// schema's fields and types offered when adding a field.
-extension Screen {
+extension CellGrid {
     /// Every row, joined by newlines.
     var allText: String { (0..<height).map(line).joined(separator: "\n") }
 }

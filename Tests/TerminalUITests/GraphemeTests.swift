@@ -30,14 +30,14 @@ import Testing
         // Swift joins क्ष into one Character (Unicode 15.1's conjunct rule) or keeps ष apart: either way
         // the width is what a terminal advances, one column per consonant, and nothing is split.
         #expect(TextWidth.width(Self.kssa) == 2)
-        var screen = Screen(width: 4, height: 1)
+        var screen = CellGrid(width: 4, height: 1)
         #expect(screen.put(Self.kssa, x: 0, y: 0) == 2)
         #expect(screen.line(0) == Self.kssa + "  ")
         #expect(TextWidth.width("नमस्ते") == 4, "न म स्ते: marks add nothing")
     }
 
     @Test func screenCellsHoldWholeClusters() {
-        var screen = Screen(width: 20, height: 1)
+        var screen = CellGrid(width: 20, height: 1)
         let text = Self.family + Self.japan + Self.england + Self.thumbs + Self.keycap + Self.eAcute + Self.hangul
         #expect(screen.put(text, x: 0, y: 0) == 13)
         #expect(screen[0, 0].text == Self.family && screen[0, 0].width == 2 && screen[1, 0].isContinuation)
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func aClusterThatDoesNotFitAtTheRightEdgeIsNotDrawn() {
-        var screen = Screen(width: 4, height: 1)
+        var screen = CellGrid(width: 4, height: 1)
         screen.put("abcd", x: 0, y: 0)
         #expect(screen.put("xyz" + Self.family, x: 0, y: 0) == 3, "the family would need columns 3 and 4 of 3")
         #expect(screen.line(0) == "xyzd")
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func aWideClusterHalfOverwrittenBecomesBlank() {
-        var screen = Screen(width: 6, height: 1)
+        var screen = CellGrid(width: 6, height: 1)
         screen.put(Self.family + Self.thumbs + "ab", x: 0, y: 0)
         screen.put("x", x: 1, y: 0)  // the second half of the family
         #expect(screen.line(0) == " x" + Self.thumbs + "ab")
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func aClusterCutByTheLeftEdgeLeavesBlanks() {
-        var screen = Screen(width: 4, height: 1)
+        var screen = CellGrid(width: 4, height: 1)
         screen.put("abcd", x: 0, y: 0)
         #expect(screen.put(Self.family + "z", x: -1, y: 0) == 3, "columns consumed, the hidden one included")
         #expect(screen.line(0) == " zcd")
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func theDiffSeesAClusterChange() {
-        var a = Screen(width: 4, height: 2)
+        var a = CellGrid(width: 4, height: 2)
         a.put(Self.japan, x: 0, y: 0)
         a.put(Self.japan, x: 0, y: 1)
         var b = a

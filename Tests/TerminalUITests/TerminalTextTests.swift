@@ -149,7 +149,7 @@ import Testing
     }
 
     @Test func theScreenDrawsEscapes() {
-        var screen = Screen(width: 30, height: 2)
+        var screen = CellGrid(width: 30, height: 2)
         screen.put("\u{1B}]0;title\u{7}\u{9B}2J", x: 0, y: 0)
         #expect(screen.line(0).hasPrefix("\\e]0;title\\u{7}\\u{9B}2J"))
         screen.put("A\u{202E}B\u{200B}C\rD", x: 0, y: 1)

@@ -27,7 +27,7 @@ import Testing
 
 @Suite struct ScreenTests {
     @Test func wideCharactersTakeTwoCellsAndAreRepairedWhenHalfOverwritten() {
-        var screen = Screen(width: 6, height: 1)
+        var screen = CellGrid(width: 6, height: 1)
         #expect(screen.put("東京", x: 0, y: 0) == 4)
         #expect(screen[0, 0].width == 2 && screen[1, 0].isContinuation)
         screen.put("x", x: 1, y: 0)  // overwrite the second half of 東
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func clippingAndSnapshots() {
-        var screen = Screen(width: 5, height: 2)
+        var screen = CellGrid(width: 5, height: 2)
         screen.put("hello world", x: 0, y: 0)
         screen.put("ab", x: 3, y: 1, maxWidth: 1)
         #expect(screen.snapshot == "hello\n   a")
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func changedRowsIsTheDiff() {
-        var a = Screen(width: 4, height: 3)
+        var a = CellGrid(width: 4, height: 3)
         a.put("abc", x: 0, y: 1)
         var b = a
         #expect(b.changedRows(since: a).isEmpty)
@@ -53,12 +53,12 @@ import Testing
         #expect(b.changedRows(since: a) == [2])
         b.restyle(y: 0) { $0.reversed }
         #expect(b.changedRows(since: a) == [0, 2], "a style change is a change")
-        #expect(Screen(width: 5, height: 3).changedRows(since: a) == [0, 1, 2])
+        #expect(CellGrid(width: 5, height: 3).changedRows(since: a) == [0, 1, 2])
     }
 
     @MainActor @Test func memoryBackendKeepsFramesAndTheirDiff() {
         let backend = MemoryBackend(width: 4, height: 2)
-        var screen = Screen(width: 4, height: 2)
+        var screen = CellGrid(width: 4, height: 2)
         backend.present(screen)
         #expect(backend.lastChangedRows == [0, 1])
         screen.put("x", x: 0, y: 1)

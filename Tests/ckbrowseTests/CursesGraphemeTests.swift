@@ -19,7 +19,7 @@ import TerminalUI
         defer { try? FileManager.default.removeItem(atPath: path) }
         let terminal = try CursesTerminal(termType: "xterm-256color", outputPath: path, width: 40, height: 6)
         defer { terminal.shutdown() }
-        var screen = Screen(width: 40, height: 6)
+        var screen = CellGrid(width: 40, height: 6)
         screen.put(Self.clusters.joined(separator: " "), x: 0, y: 1)
         screen.put("row two " + "🇯🇵", x: 0, y: 3, style: Style().bolded)
         terminal.present(screen)

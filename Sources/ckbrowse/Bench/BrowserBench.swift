@@ -206,8 +206,7 @@ struct KeypressBench: AsyncParsableCommand {
         list.total = listState.count
         list.matching = listState.count
         list.moreComing = false
-        state.list = list
-        state.stack = [.zones, .records]
+        state.stack.push(.records(RecordsScreen(list: list)))
         _ = benchKeypresses(&state, cache, 0)  // the first window, outside the count
         var rows = 0
         let start = state

@@ -19,7 +19,7 @@ public struct Cell: Hashable, Sendable {
 
 /// A frame: a grid of cells the widgets draw into and the backend shows. A value, so frames can be
 /// compared, diffed and snapshotted in tests.
-public struct Screen: Hashable, Sendable {
+public struct CellGrid: Hashable, Sendable {
     public let width: Int
     public let height: Int
     public private(set) var cells: [Cell]
@@ -146,7 +146,7 @@ public struct Screen: Hashable, Sendable {
     }
 
     /// Rows whose cells differ from `previous` (all rows when the size differs).
-    public func changedRows(since previous: Screen?) -> [Int] {
+    public func changedRows(since previous: CellGrid?) -> [Int] {
         guard let previous, previous.width == width, previous.height == height else { return Array(0..<height) }
         return (0..<height).filter { y in
             let start = y * width

@@ -1,0 +1,280 @@
+import CloudKitModels
+
+/// A place in a list: the selected row and the first row shown.
+public struct ListPosition: Sendable, Hashable {
+    public var selection = 0
+    public var scroll = 0
+    public init() {}
+}
+
+/// Rows that arrive from the network: the last ones received and whether newer ones are awaited.
+public struct Loadable<Value: Sendable>: Sendable {
+    public var value: Value
+    public var loading = false
+    public init(_ value: Value, loading: Bool = false) {
+        self.value = value
+        self.loading = loading
+    }
+}
+
+/// A list-shaped screen whose rows live elsewhere (the zones, subscriptions and schema the browser
+/// knows; the requests; the batch; the pushes): where it is, and its `/` filter.
+public struct ListScreen: Sendable, Hashable {
+    public var position = ListPosition()
+    public var filter: String?
+    public init() {}
+}
+
+/// A zone's records (or a query's).
+public struct RecordsScreen: Sendable {
+    public var list: RecordList
+    /// `/` over the loaded list.
+    public var filter: String?
+    /// The list shown before a `:query` replaced it: back on screen if the query fails.
+    public var beforeQuery: RecordList?
+
+    public init(list: RecordList) { self.list = list }
+}
+
+/// One record, and the records it was reached from by following references (to go back to).
+public struct DetailScreen: Sendable {
+    public var detail: RecordDetail
+    public var history: [RecordDetail] = []
+    public var filter: String?
+
+    public init(_ detail: RecordDetail) { self.detail = detail }
+}
+
+/// One subscription's definition: its summary, or (`v`) its JSON.
+public struct SubscriptionDetailScreen: Sendable, Hashable {
+    public var raw = false
+    public var scroll = 0
+    public init() {}
+}
+
+/// One request's whole exchange.
+public struct InspectorScreen: Sendable {
+    public var record: RequestRecord
+    public var scroll = 0
+    public var filter: String?
+    public init(_ record: RequestRecord) { self.record = record }
+}
+
+/// The share records of the database (`:shares`).
+public struct SharesScreen: Sendable {
+    public var shares = Loadable<[Record]>([])
+    public var position = ListPosition()
+    public init() {}
+}
+
+/// A screen on the navigation stack, carrying its own state: a screen cannot be on the stack without
+/// what it shows (a record's view without the record, the commit screen without a commit, the
+/// inspector with nothing inspected).
+public enum Screen: Sendable {
+    case zones(ListScreen)
+    case records(RecordsScreen)
+    case detail(DetailScreen)
+    case subscriptions(ListScreen)
+    case subscriptionDetail(SubscriptionDetailScreen)
+    /// The requests of this session (`D`).
+    case requests(ListScreen)
+    /// The staged batch (`b`).
+    case batch(ListScreen)
+    /// The commit preview, confirmation and outcome (`c`).
+    case commit(CommitSession)
+    /// The conflict prompt after a commit came back with CONFLICT.
+    case conflict(CommitSession)
+    /// Live notifications from the webcourier long-poll (`N`).
+    case notifications(ListScreen)
+    /// The recent errors in full (`!`): text that scrolls.
+    case errors(scroll: Int)
+    case inspector(InspectorScreen)
+    case shares(SharesScreen)
+    case schema(ListScreen)
+
+    /// Which kind of screen this is.
+    public var pane: Pane {
+        switch self {
+        case .zones: return .zones
+        case .records: return .records
+        case .detail: return .recordDetail
+        case .subscriptions: return .subscriptions
+        case .subscriptionDetail: return .subscriptionDetail
+        case .requests: return .debug
+        case .batch: return .batch
+        case .commit: return .commit
+        case .conflict: return .conflict
+        case .notifications: return .notifications
+        case .errors: return .errors
+        case .inspector: return .inspector
+        case .shares: return .shares
+        case .schema: return .schema
+        }
+    }
+
+    /// A new screen of a kind that needs nothing to be shown (the others are made with their data).
+    static func empty(_ pane: Pane) -> Screen? {
+        switch pane {
+        case .zones: return .zones(ListScreen())
+        case .subscriptions: return .subscriptions(ListScreen())
+        case .subscriptionDetail: return .subscriptionDetail(SubscriptionDetailScreen())
+        case .debug: return .requests(ListScreen())
+        case .batch: return .batch(ListScreen())
+        case .notifications: return .notifications(ListScreen())
+        case .errors: return .errors(scroll: 0)
+        case .shares: return .shares(SharesScreen())
+        case .schema: return .schema(ListScreen())
+        case .records, .recordDetail, .commit, .conflict, .inspector: return nil
+        }
+    }
+
+    /// The screen's `/` filter (nil when none is set, or the screen has none).
+    public var filter: String? {
+        get {
+            switch self {
+            case .zones(let s), .subscriptions(let s), .requests(let s), .batch(let s), .notifications(let s), .schema(let s): return s.filter
+            case .records(let s): return s.filter
+            case .detail(let s): return s.filter
+            case .inspector(let s): return s.filter
+            case .subscriptionDetail, .commit, .conflict, .errors, .shares: return nil
+            }
+        }
+        set {
+            switch self {
+            case .zones(var s): s.filter = newValue; self = .zones(s)
+            case .subscriptions(var s): s.filter = newValue; self = .subscriptions(s)
+            case .requests(var s): s.filter = newValue; self = .requests(s)
+            case .batch(var s): s.filter = newValue; self = .batch(s)
+            case .notifications(var s): s.filter = newValue; self = .notifications(s)
+            case .schema(var s): s.filter = newValue; self = .schema(s)
+            case .records(var s): s.filter = newValue; self = .records(s)
+            case .detail(var s): s.filter = newValue; self = .detail(s)
+            case .inspector(var s): s.filter = newValue; self = .inspector(s)
+            case .subscriptionDetail, .commit, .conflict, .errors, .shares: break
+            }
+        }
+    }
+
+    /// The position of a list screen whose rows live elsewhere.
+    var listPosition: ListPosition? {
+        get {
+            switch self {
+            case .zones(let s), .subscriptions(let s), .requests(let s), .batch(let s), .notifications(let s), .schema(let s): return s.position
+            case .shares(let s): return s.position
+            default: return nil
+            }
+        }
+        set {
+            guard let newValue else { return }
+            switch self {
+            case .zones(var s): s.position = newValue; self = .zones(s)
+            case .subscriptions(var s): s.position = newValue; self = .subscriptions(s)
+            case .requests(var s): s.position = newValue; self = .requests(s)
+            case .batch(var s): s.position = newValue; self = .batch(s)
+            case .notifications(var s): s.position = newValue; self = .notifications(s)
+            case .schema(var s): s.position = newValue; self = .schema(s)
+            case .shares(var s): s.position = newValue; self = .shares(s)
+            default: break
+            }
+        }
+    }
+}
+
+/// The navigation stack: the zones at the bottom, always; the screen shown on top. Screens taken off
+/// by a jump (`z`, Tab) are kept aside, so coming back to a zone's records or to the subscriptions
+/// finds them where they were.
+public struct ScreenStack: Sendable {
+    public private(set) var screens: [Screen] = [.zones(ListScreen())]
+    /// Screens taken off by a jump, newest last; one per kind.
+    private var aside: [Screen] = []
+
+    public init() {}
+
+    public var top: Screen { screens[screens.count - 1] }
+    public var pane: Pane { top.pane }
+    public var panes: [Pane] { screens.map(\.pane) }
+    public var count: Int { screens.count }
+    public func contains(_ pane: Pane) -> Bool { screens.contains { $0.pane == pane } }
+
+    /// The newest screen of a kind on the stack, else the one set aside.
+    public func find(_ pane: Pane) -> Screen? {
+        screens.last { $0.pane == pane } ?? aside.last { $0.pane == pane }
+    }
+
+    /// Changes the newest screen of a kind (on the stack, else aside); false when there is none.
+    @discardableResult
+    public mutating func modify(_ pane: Pane, _ body: (inout Screen) -> Void) -> Bool {
+        if let i = screens.lastIndex(where: { $0.pane == pane }) {
+            body(&screens[i])
+            return true
+        }
+        if let i = aside.lastIndex(where: { $0.pane == pane }) {
+            body(&aside[i])
+            return true
+        }
+        return false
+    }
+
+    /// Shows a screen on top: any screen of its kind goes first (with what lies above it stays).
+    public mutating func push(_ screen: Screen) {
+        screens.removeAll { $0.pane == screen.pane && $0.pane != .zones }
+        aside.removeAll { $0.pane == screen.pane }
+        if screen.pane == .zones { screens[0] = screen } else { screens.append(screen) }
+    }
+
+    /// Shows a screen of a kind: the one there (brought back from aside), else a new empty one.
+    public mutating func open(_ pane: Pane) {
+        if let i = screens.lastIndex(where: { $0.pane == pane }) {
+            if i == screens.count - 1 || pane == .zones { return }
+            let screen = screens.remove(at: i)
+            screens.append(screen)
+            return
+        }
+        if let i = aside.lastIndex(where: { $0.pane == pane }) {
+            screens.append(aside.remove(at: i))
+        } else if let screen = Screen.empty(pane) {
+            screens.append(screen)
+        }
+    }
+
+    /// Takes the top screen off (never the zones).
+    public mutating func pop() {
+        if screens.count > 1 { screens.removeLast() }
+    }
+
+    /// Takes every screen of these kinds off the stack (and from aside).
+    public mutating func remove(_ panes: Set<Pane>) {
+        screens.removeAll { panes.contains($0.pane) && $0.pane != .zones }
+        aside.removeAll { panes.contains($0.pane) }
+    }
+
+    /// Jumps to the zones (`z`, Tab): the screens above are set aside, the zones' records and the
+    /// subscriptions to be found again.
+    public mutating func jumpToZones() {
+        for screen in screens.dropFirst() where [.records, .subscriptions].contains(screen.pane) { setAside(screen) }
+        screens = [screens[0]]
+    }
+
+    /// Replaces the newest screen of a kind by another (the commit becoming its conflict prompt).
+    public mutating func replace(_ pane: Pane, with screen: Screen) {
+        if let i = screens.lastIndex(where: { $0.pane == pane }) { screens[i] = screen } else { push(screen) }
+    }
+
+    /// Keeps a screen aside (replacing one of its kind there), to be shown by `open`.
+    public mutating func setAside(_ screen: Screen) {
+        aside.removeAll { $0.pane == screen.pane }
+        aside.append(screen)
+    }
+
+    /// Replaces the screen at a place of the stack by one of the same kind.
+    mutating func set(_ index: Int, _ screen: Screen) {
+        guard screens.indices.contains(index), index > 0 || screen.pane == .zones else { return }
+        screens[index] = screen
+    }
+
+    /// Drops a screen of a kind (and aside).
+    public mutating func discard(_ pane: Pane) { remove([pane]) }
+
+    /// The screens as panes, for tests and breadcrumbs.
+    public subscript(index: Int) -> Screen { screens[index] }
+}
