@@ -21,14 +21,14 @@ extension EffectRunner {
         let absolute = Self.absolutePath(path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-            return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "no file \(absolute)")))
+            return .assetFileRefused(key, field: field, path: path, reason: "no file \(absolute)")
         }
-        guard !isDirectory.boolValue else { return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "\(absolute) is a directory"))) }
+        guard !isDirectory.boolValue else { return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) is a directory") }
         guard FileManager.default.isReadableFile(atPath: absolute),
             let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber
-        else { return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "\(absolute) cannot be read"))) }
+        else { return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) cannot be read") }
         guard size.int64Value <= Self.maximumAssetFile else {
-            return .assetFileChecked(key, field: field, .failure(BrowserFailure(message: "\(absolute) has \(AssetProgress.bytes(size.int64Value)); an asset holds at most 50 MB")))
+            return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) has \(AssetProgress.bytes(size.int64Value)); an asset holds at most 50 MB")
         }
         return .assetFileChecked(key, field: field, .success(LocalAssetFile(path: absolute, size: size.int64Value)))
     }
@@ -38,7 +38,7 @@ extension EffectRunner {
     func downloadAsset(_ download: AssetDownload, host: any EffectHost) async -> [BrowserEvent] {
         let path = Self.absolutePath(download.path)
         guard !FileManager.default.fileExists(atPath: path) else {
-            return [.assetDownloaded(label: download.label, .failure(BrowserFailure(message: "\(path) exists (nothing overwritten): o again and give another name")))]
+            return [.assetSaveRefused(download, reason: "\(path) exists (nothing overwritten): give another name")]
         }
         let throttle = ProgressThrottle()
         let label = download.label

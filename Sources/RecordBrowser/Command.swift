@@ -12,35 +12,32 @@ extension Browser {
             return [.quit]
         case "db", "database":
             guard words.count == 2, let scope = DatabaseScope(rawValue: words[1]) else {
-                fail(&state, BrowserFailure(message: ":db takes public, private or shared"))
+                refuse(":db takes public, private or shared", &state)
                 return []
             }
             return switchDatabase(scope, &state)
         case "open":
             guard words.count == 2, let zone = state.list?.zone else {
-                fail(&state, BrowserFailure(message: ":open takes a record name (open a zone first)"))
+                refuse(":open takes a record name (open a zone first)", &state)
                 return []
             }
             return openRecord(RecordKey(zone: zone, recordName: words[1]), &state)
         case "query":
             do {
-                let query = try parseQuery(Array(words.dropFirst()))
-                if state.list == nil {
-                    guard state.zones.indices.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else {
+                _ = try parseQuery(Array(words.dropFirst()))
+                guard let zoneID = queryZone(state) else {
+                    // Not in a zone (the schema, the subscriptions…): which one is asked, never guessed.
+                    let names = state.zones.compactMap { $0.zone?.zoneID.zoneName }
+                    guard !names.isEmpty else {
+                        refuse("no zone is known yet to run the query in (z lists the zones)", &state)
                         return []
                     }
-                    state.list = RecordList(key: listKey(state, zone.zoneID), source: .changes)
-                }
-                // A query the schema says CloudKit will refuse is questioned first.
-                if let warning = schemaWarning(query, state) {
-                    state.confirmation = .refusedQuery(text: text, reason: warning)
+                    state.input = InputLine(.queryZone(command: text, zones: names))
                     return []
                 }
-                let effects = runQuery(QueryRequest(query: query), &state)
-                if let note = productionWarning(query, state) { state.message = note }
-                return effects
+                return startQuery(text, in: zoneID, &state)
             } catch let failure as BrowserFailure {
-                fail(&state, failure)
+                refuse(failure.message, &state)
                 return []
             } catch {
                 return []
@@ -48,7 +45,7 @@ extension Browser {
         case "accept":
             // A share URL (…/share/<shortGUID>) or the shortGUID itself.
             guard words.count == 2, let guid = words[1].split(separator: "/").last.map(String.init), !guid.isEmpty else {
-                fail(&state, BrowserFailure(message: ":accept takes a share URL or its shortGUID"))
+                refuse(":accept takes a share URL or its shortGUID", &state)
                 return []
             }
             state.message = "accepting the share \(guid)…"
@@ -64,9 +61,21 @@ extension Browser {
         case "sort":
             return sortCommand(Array(words.dropFirst()), &state)
         default:
-            fail(&state, BrowserFailure(message: "unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :q; Tab completes)"))
+            refuse("unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :q; Tab completes)", &state)
             return []
         }
+    }
+
+    /// A parsed `:query` in its zone: questioned first when the schema says CloudKit will refuse it.
+    static func startQuery(_ text: String, in zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard let query = try? parseQuery(Array(text.split(separator: " ").map(String.init).dropFirst())) else { return [] }
+        if let warning = schemaWarning(query, state) {
+            state.confirmation = .refusedQuery(text: text, zone: zoneID, reason: warning)
+            return []
+        }
+        let effects = runQuery(QueryRequest(query: query), in: zoneID, text: text, &state)
+        if let note = productionWarning(query, state) { state.message = note }
+        return effects
     }
 
     /// `TYPE [FIELD COMPARATOR VALUE]...` → a query. Values: integers as INT64, other numbers as
@@ -132,16 +141,16 @@ extension Browser {
     /// that type on this account); `:columns` alone goes back to the default (the first STRING field).
     static func columnsCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
         guard var list = state.list, state.pane == .records || state.pane == .recordDetail else {
-            fail(&state, BrowserFailure(message: ":columns works on a records list: open a zone first"))
+            refuse(":columns works on a records list: open a zone first", &state)
             return []
         }
         let names = words.joined(separator: ",").split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
         if let bad = names.first(where: { !FieldNames.isValid($0) }) {
-            fail(&state, BrowserFailure(message: "'\(bad)' is not a field name (a letter, then letters, digits or _)"))
+            refuse("'\(bad)' is not a field name (a letter, then letters, digits or _)", &state)
             return []
         }
         guard let type = list.row(list.selection)?.recordType ?? list.window.first(where: { $0.recordType != nil })?.recordType else {
-            fail(&state, BrowserFailure(message: ":columns needs a record to take the record type from"))
+            refuse(":columns needs a record to take the record type from", &state)
             return []
         }
         list.view.columns = names.isEmpty ? nil : names
@@ -155,18 +164,18 @@ extension Browser {
     /// asked of the server again); `:sort` alone goes back to the fetched order.
     static func sortCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
         guard var list = state.list else {
-            fail(&state, BrowserFailure(message: ":sort works on a records list: open a zone first"))
+            refuse(":sort works on a records list: open a zone first", &state)
             return []
         }
         var sort: ListSort?
         if let field = words.first {
             guard FieldNames.isValid(field) else {
-                fail(&state, BrowserFailure(message: "'\(field)' is not a field name"))
+                refuse("'\(field)' is not a field name", &state)
                 return []
             }
             let direction = words.dropFirst().first?.lowercased() ?? "asc"
             guard ["asc", "desc", "ascending", "descending"].contains(direction) else {
-                fail(&state, BrowserFailure(message: ":sort FIELD [asc|desc]"))
+                refuse(":sort FIELD [asc|desc]", &state)
                 return []
             }
             sort = ListSort(field: field, descending: direction.hasPrefix("desc"))
@@ -174,7 +183,7 @@ extension Browser {
         if case .query(var request) = list.source {
             request.query.sortBy = sort.map { [SortDescriptor($0.field, ascending: !$0.descending)] }
             request.continuationMarker = nil
-            return runQuery(request, &state)
+            return rerunQuery(request, &state)
         }
         list.view.sort = sort
         list.selection = 0

@@ -127,6 +127,10 @@ public enum BrowserEvent: Sendable {
     /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).
     case notificationReceived(PushNotification, dropped: Int, at: Int64)
     case assetFileChecked(RecordKey, field: String, Result<LocalAssetFile, BrowserFailure>)
+    /// The file typed for an asset field cannot be uploaded (missing, a directory, unreadable, too big).
+    case assetFileRefused(RecordKey, field: String, path: String, reason: String)
+    /// The file typed to save an asset to is refused before anything is downloaded (it exists).
+    case assetSaveRefused(AssetDownload, reason: String)
     /// Bytes of a download so far (of `total`, when known).
     case assetProgress(label: String, done: Int64, total: Int64?)
     /// A download ended: the bytes written to `path` (absolute), or why not.

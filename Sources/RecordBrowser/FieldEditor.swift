@@ -85,7 +85,7 @@ public enum Confirmation: Sendable, Hashable {
     case abortConflicts
     /// `:query` that the schema says CloudKit will refuse (`reason`): send it anyway? Else the
     /// command line comes back with `text` to fix.
-    case refusedQuery(text: String, reason: String)
+    case refusedQuery(text: String, zone: ZoneID, reason: String)
 }
 
 /// A whole-record edit in `$EDITOR`: the text handed to the editor, and the record it was made from.

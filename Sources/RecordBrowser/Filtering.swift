@@ -112,6 +112,6 @@ extension Browser {
         let x = TextWidth.width(String(lowered[..<range.lowerBound]))
         let width = TextWidth.width(String(lowered[range]))
         guard x < screen.width else { return }
-        screen.restyle(y: y, x: x, width: min(width, screen.width - x)) { $0.with(foreground: .yellow).bolded.underlined }
+        screen.restyle(y: y, x: x, width: min(width, Layout(screen).room(after: x))) { $0.with(foreground: .yellow).bolded.underlined }
     }
 }

@@ -252,7 +252,7 @@ extension Browser {
     /// The raw JSON view, wrapped to the width: nothing is cut.
     public static func rawLines(_ detail: RecordDetail, width: Int) -> [String] {
         guard let raw = detail.raw ?? detail.record?.json else { return [] }
-        return TextWidth.wrap(Format.copyJSON(raw), to: max(10, width - 2))
+        return TextWidth.wrap(Format.copyJSON(raw), to: Layout.wrapWidth(width))
     }
 
     /// The subscription detail: the whole definition.

@@ -36,6 +36,32 @@ public struct Layout: Sendable, Hashable {
     /// The width text wraps to on those screens and in the lists' messages (a space stands before it).
     public var textWidth: Int { max(10, width - 2) }
 
+    /// A row's text: a margin column is left on the right.
+    public var rowWidth: Int { max(0, width - 1) }
+    /// Text between a column of margin on each side (may be narrow; `textWidth` is what text wraps to).
+    public var innerWidth: Int { max(0, width - 2) }
+    /// The title's breadcrumbs: what is left of the row after "? help  q quit".
+    public var crumbsWidth: Int { max(0, width - 20) }
+    /// The columns left on a row after `x`.
+    public func room(after x: Int) -> Int { max(0, width - x) }
+    /// The width text wraps to in a `width` wide view, after an indent (a space stands before it).
+    public static func wrapWidth(_ width: Int, indent: Int = 0) -> Int { max(10, width - 2 - indent) }
+    /// Rows under an empty list's one-line note where a long message can still be read in full.
+    public var noteRows: Int { max(0, bodyHeight - 4) }
+
+    /// A box of `contentWidth` × `contentRows` (borders included), made to fit and centred.
+    public func centredBox(contentWidth: Int, contentRows: Int) -> Rect {
+        let w = min(width - 4, contentWidth), h = min(height - 2, contentRows)
+        return Rect(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
+    }
+
+    /// The inline editor's box: full width but a margin, standing on the hint line, at most the
+    /// body's height plus the title's row.
+    public func editorBox(contentRows: Int) -> Rect {
+        let h = min(height - 4, contentRows)
+        return Rect(x: 2, y: hint - h, width: width - 4, height: h)
+    }
+
     /// The help box: its text's width, its rows (title and bottom border included) when the help is
     /// taller than the screen, and the rows of text it then shows (its last row says how to scroll).
     public var helpTextWidth: Int { min(width - 4, 80) - 4 }
@@ -97,5 +123,24 @@ struct DetailPage {
         list.settle()
         selection = list.selection
         scroll = list.scroll
+    }
+}
+
+/// A rectangle of the screen.
+public struct Rect: Sendable, Hashable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    /// The columns inside a border and a space of margin on each side.
+    public var textWidth: Int { max(0, width - 4) }
+    /// The rows inside a border.
+    public var innerRows: Int { max(0, height - 2) }
+    public var right: Int { x + width - 1 }
+    public var bottom: Int { y + height - 1 }
+    /// A horizontal border row `┌──┐` / `└──┘` of this width.
+    public func border(_ left: Character, _ right: Character) -> String {
+        String(left) + String(repeating: "─", count: max(0, width - 2)) + String(right)
     }
 }

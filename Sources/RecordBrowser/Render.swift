@@ -86,7 +86,9 @@ extension Browser {
         var crumbs = ["ckbrowse"]
         switch state.pane {
         case .zones: crumbs.append("Zones")
-        case .records: crumbs += ["Zones", state.list?.zoneID.zoneName ?? ""]
+        case .records:
+            crumbs += ["Zones", state.list?.zoneID.zoneName ?? ""]
+            if case .records(let screen) = state.stack.top, let query = screen.query { crumbs.append(":query " + query.split(separator: " ").dropFirst().joined(separator: " ")) }
         case .recordDetail: crumbs += [state.list?.zoneID.zoneName ?? state.detail?.zoneID.zoneName ?? "", state.detail?.recordName ?? ""]
         case .subscriptions: crumbs.append("Subscriptions")
         case .shares: crumbs.append("Shares in the \(state.connection.database.rawValue) database")
@@ -108,9 +110,9 @@ extension Browser {
         case .errors: crumbs.append("Recent errors")
         case .inspector: crumbs += ["Debug", state.inspected?.operation ?? ""]
         }
-        screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: screen.width - 20)
+        screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: Layout(screen).crumbsWidth)
         let right = "? help  q quit "
-        screen.put(right, x: screen.width - TextWidth.width(right), y: 0, style: Theme.title)
+        screen.put(right, x: Layout(screen).room(after: TextWidth.width(right)), y: 0, style: Theme.title)
     }
 
     /// Column layout: fixed widths, the first column takes the rest.
@@ -130,7 +132,7 @@ extension Browser {
         row rowText: (Int) -> (String, Style)
     ) {
         // A first width of 0 takes what is left; otherwise the widths are used as given.
-        let cols = widths.first == 0 ? columns(widths, total: screen.width - gutter) : widths
+        let cols = widths.first == 0 ? columns(widths, total: Layout(screen).room(after: gutter)) : widths
         let pad = String(repeating: " ", count: gutter)
         screen.put(pad + row(header, cols), x: 0, y: 1, style: Theme.header)
         let height = Layout(screen).bodyHeight
@@ -157,9 +159,9 @@ extension Browser {
         }
         // The owner (33 characters) gets what is left after a readable zone name.
         // In the shared database the owner (a name and email, once discovered) is what tells zones apart.
-        let ownerWidth = state.connection.database == .shared ? max(14, min(40, (screen.width - 1) / 3)) : max(14, min(34, (screen.width - 1) / 4))
+        let ownerWidth = state.connection.database == .shared ? max(14, min(40, Layout(screen).rowWidth / 3)) : max(14, min(34, Layout(screen).rowWidth / 4))
         let widths = [0, ownerWidth, 8, 7, 14]
-        let cols = columns(widths, total: screen.width - 1)
+        let cols = columns(widths, total: Layout(screen).rowWidth)
         let height = Layout(screen).bodyHeight
         // The scroll the keys keep, clamped for a list that shrank since.
         let scroll = min(state.zoneScroll, max(0, visible.count - height))
@@ -205,8 +207,8 @@ extension Browser {
             screen.put(text, x: 0, y: 2, style: Theme.dim)
             if let message = state.message, list.total == 0 {
                 // Wrapped, never cut: it tells a new user what to type next.
-                for (i, row) in TextWidth.wrap(message, to: max(10, screen.width - 2)).prefix(max(0, screen.height - 8)).enumerated() {
-                    screen.put(" " + row, x: 0, y: 4 + i, maxWidth: screen.width - 1)
+                for (i, row) in TextWidth.wrap(message, to: Layout(screen).textWidth).prefix(Layout(screen).noteRows).enumerated() {
+                    screen.put(" " + row, x: 0, y: 4 + i, maxWidth: Layout(screen).rowWidth)
                 }
             }
         }
@@ -224,9 +226,9 @@ extension Browser {
             let fieldWidths = fields.indices.map { i in min(28, max(TextWidth.width(fields[i]) + 2, seen[1 + i] + 1)) }
             let typeWidth = min(16, max(5, seen[fields.count + 1] + 1))
             var widths = [nameWidth] + fieldWidths + [typeWidth, 16]
-            let room = screen.width - 2 - widths.count
+            let room = Layout(screen).room(after: 2 + widths.count)
             if widths.reduce(0, +) > room { widths = [0] + fieldWidths.map { min($0, 20) } + [typeWidth, 16] }
-            let cols = widths[0] == 0 ? columns(widths, total: screen.width - 2) : widths
+            let cols = widths[0] == 0 ? columns(widths, total: Layout(screen).innerWidth) : widths
             let headers = fields.map { name -> String in
                 guard let sort = list.view.sort, sort.field == name else { return name.uppercased() }
                 return name.uppercased() + (sort.descending ? " ↓" : " ↑")
@@ -242,7 +244,7 @@ extension Browser {
             }
         } else {
             let widths = [0, 14, 16, 14, 10]
-            let cols = columns(widths, total: screen.width - 2)
+            let cols = columns(widths, total: Layout(screen).innerWidth)
             drawList(&screen, header: ["RECORD NAME", "TYPE", "MODIFIED", "MODIFIED BY", "CHANGE TAG"], widths: widths, count: list.matching,
                      selection: list.selection, scroll: list.scroll, gutter: 2) { i in
                 guard let record = list.row(i) else { return (" …", Theme.dim) }
@@ -263,7 +265,7 @@ extension Browser {
             return
         }
         if let error = detail.error, detail.record == nil {
-            screen.put(" " + error.message, x: 0, y: 2, style: Theme.error, maxWidth: screen.width - 2)
+            screen.put(" " + error.message, x: 0, y: 2, style: Theme.error, maxWidth: Layout(screen).innerWidth)
             return
         }
         let layout = Layout(width: screen.width, height: screen.height)
@@ -322,7 +324,7 @@ extension Browser {
             return
         }
         let widths = [0, 6, 24, 20, 5]
-        let cols = columns(widths, total: screen.width - 1)
+        let cols = columns(widths, total: Layout(screen).rowWidth)
         let height = Layout(screen).bodyHeight
         let scroll = min(state.subscriptionListScroll, max(0, visible.count - height))
         drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"], widths: widths,
@@ -343,11 +345,11 @@ extension Browser {
         if state.shares.isEmpty {
             let text = state.sharesLoading ? " loading shares…" : (state.connection.database == .shared
                 ? " nothing is shared with you here (:accept URL accepts a share)" : " nothing shared in this database (:share in a record or a zone's list shares it)")
-            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 1)
+            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
             return
         }
         let widths = [0, 30, 10, 16, 10]
-        let cols = columns(widths, total: screen.width - 1)
+        let cols = columns(widths, total: Layout(screen).rowWidth)
         let scroll = min(state.shareScroll, max(0, state.shares.count - Layout(screen).bodyHeight))
         drawList(&screen, header: ["ZONE", "SHARES", "PUBLIC", "PARTICIPANTS", "YOU"], widths: widths, count: state.shares.count,
                  selection: state.shareSelection, scroll: scroll) { i in
@@ -359,7 +361,7 @@ extension Browser {
         let rows = schemaRows(state)
         guard !rows.isEmpty else {
             let text = state.schemaLoading ? " loading the schema…" : " no schema known yet (r loads it; :schema load FILE reads a .ckdb file)"
-            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 1)
+            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
             return
         }
         // Names and types as wide as the longest (within reason); indexes fit their longest spelling;
@@ -367,7 +369,7 @@ extension Browser {
         let nameWidth = min(30, max(19, rows.filter { $0.kind != .grants }.map { TextWidth.width($0.cells[0]) }.max() ?? 0))
         let typeWidth = min(24, max(6, rows.filter { $0.kind == .field }.map { TextWidth.width($0.cells[1]) }.max() ?? 0))
         let indexWidth = 29
-        let rest = max(8, screen.width - 1 - nameWidth - typeWidth - indexWidth - 4)
+        let rest = max(8, Layout(screen).room(after: 1 + nameWidth + typeWidth + indexWidth + 4))
         let widths = [nameWidth, typeWidth, indexWidth, rest]
         let cols = widths
         let height = listHeight(state)
@@ -398,7 +400,7 @@ extension Browser {
 
     static func drawDebug(_ screen: inout CellGrid, _ state: BrowserState) {
         let widths = [0, 8, 5, 9, 11, 3, 7, 15]
-        let cols = columns(widths, total: screen.width - 1)
+        let cols = columns(widths, total: Layout(screen).rowWidth)
         let records = visibleRequests(state)
         let height = Layout(screen).bodyHeight
         let scroll = min(state.debugScroll, max(0, records.count - height))
@@ -470,7 +472,7 @@ extension Browser {
             case .discardAll:
                 let n = state.staged.operations.count
                 putUpward(&screen, "Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", style: Theme.error)
-            case .refusedQuery(_, let reason):
+            case .refusedQuery(_, _, let reason):
                 putUpward(&screen, "CloudKit will refuse this query: \(reason). y sends it anyway · any other key edits it", style: Theme.error, maxRows: 4)
             }
         } else if let prompt = commitPrompt(state) {
@@ -478,13 +480,15 @@ extension Browser {
             putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style)
         } else if let input = state.input {
             if let hint = input.hint {
-                // Tab's candidates (or why there are none) stand above the line, wrapped.
-                var rows = TextWidth.wrap(hint, to: max(10, screen.width - 2))
-                if rows.count > 3 { rows = Array(rows.prefix(3)); rows[2] = TextWidth.truncate(rows[2] + " …", to: screen.width - 2) }
+                // Tab's candidates (or why there are none, or why the text was refused) stand above
+                // the line, wrapped.
+                let style = input.refused ? Theme.error : Theme.dim
+                var rows = TextWidth.wrap(hint, to: Layout(screen).textWidth)
+                if rows.count > 3 { rows = Array(rows.prefix(3)); rows[2] = TextWidth.truncate(rows[2] + " …", to: Layout(screen).innerWidth) }
                 for (i, row) in rows.enumerated() {
                     let line = y - rows.count + i
-                    screen.fill(y: line, style: Theme.dim)
-                    screen.put(" " + row, x: 0, y: line, style: Theme.dim, maxWidth: screen.width - 1)
+                    screen.fill(y: line, style: style)
+                    screen.put(" " + row, x: 0, y: line, style: style, maxWidth: Layout(screen).rowWidth)
                 }
             }
             if input.selected {
@@ -501,7 +505,7 @@ extension Browser {
         } else if !errorInStatus, let error = state.lastError {
             putUpward(&screen, shortForm(error), style: Theme.error, maxRows: 3, more: " (! shows all)")
         } else {
-            screen.put(" " + TextWidth.truncate(hints(state), to: screen.width - 2), x: 0, y: y, style: Theme.dim)
+            screen.put(" " + TextWidth.truncate(hints(state), to: Layout(screen).innerWidth), x: 0, y: y, style: Theme.dim)
         }
     }
 
@@ -509,15 +513,15 @@ extension Browser {
     /// cut; what does not fit ends in an ellipsis and `more`.
     static func putUpward(_ screen: inout CellGrid, _ text: String, style: Style, maxRows: Int = 3, more: String = "") {
         let y = Layout(screen).hint
-        var rows = TextWidth.wrap(text, to: max(10, screen.width - 2))
+        var rows = TextWidth.wrap(text, to: Layout(screen).textWidth)
         if rows.count > maxRows {
             rows = Array(rows.prefix(maxRows))
-            rows[maxRows - 1] = TextWidth.truncate(rows[maxRows - 1] + " …", to: screen.width - 2 - TextWidth.width(more)) + more
+            rows[maxRows - 1] = TextWidth.truncate(rows[maxRows - 1] + " …", to: Layout(screen).room(after: 2 + TextWidth.width(more))) + more
         }
         for (i, row) in rows.enumerated() {
             let line = y - (rows.count - 1) + i
             screen.fill(y: line, style: .plain)
-            screen.put(" " + row, x: 0, y: line, style: style, maxWidth: screen.width - 1)
+            screen.put(" " + row, x: 0, y: line, style: style, maxWidth: Layout(screen).rowWidth)
         }
     }
 
@@ -562,16 +566,17 @@ extension Browser {
             // Narrower still: "200+" says more are coming in one cell.
             tail = tail.replacing(" · more…", with: "+")
         }
-        let container = TextWidth.truncate(c.container, to: max(8, screen.width - fixed()))
+        let layout = Layout(screen)
+        let container = TextWidth.truncate(c.container, to: max(8, layout.room(after: fixed())))
         var x = screen.put(" \(server)\(container) · ", x: 0, y: y, style: Theme.status)
         x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
         // Whatever still does not fit ends in an ellipsis, never mid-word without one.
-        let room = screen.width - x
+        let room = Layout(screen).room(after: x)
         x += screen.put(TextWidth.width(tail) <= room ? tail : TextWidth.truncate(tail, to: max(1, room - 1)) + " ", x: x, y: y, style: Theme.status)
         guard let error = state.lastError else { return true }
-        guard x < screen.width - 4 else { return false }
+        guard layout.room(after: x) > 4 else { return false }
         let short = shortForm(error)
-        let errorRoom = screen.width - x - 3  // "│ " before, one cell spare after
+        let errorRoom = layout.room(after: x + 3)  // "│ " before, one cell spare after
         let text = TextWidth.width(short) <= errorRoom ? short : TextWidth.truncate(short, to: max(4, errorRoom - 4)) + " (!)"
         screen.put("│ " + text, x: x, y: y, style: Theme.status.with(foreground: .red).bolded)
         return true
@@ -584,21 +589,26 @@ extension Browser {
     }
 
     static func box(_ screen: inout CellGrid, title: String, lines: [String]) {
-        let width = min(screen.width - 4, max(TextWidth.width(title) + 4, (lines.map(TextWidth.width).max() ?? 0) + 4))
-        let wrapped = lines.flatMap { hangingWrap($0, to: width - 4) }
-        let height = min(screen.height - 2, wrapped.count + 2)
-        let x = (screen.width - width) / 2, y = (screen.height - height) / 2
-        for row in 0..<height {
-            screen.fill(x: x, y: y + row, width: width, style: .plain)
+        let layout = Layout(screen)
+        let wanted = max(TextWidth.width(title), lines.map(TextWidth.width).max() ?? 0) + 4
+        let textWidth = layout.centredBox(contentWidth: wanted, contentRows: 0).textWidth
+        let wrapped = lines.flatMap { hangingWrap($0, to: textWidth) }
+        let rect = layout.centredBox(contentWidth: wanted, contentRows: wrapped.count + 2)
+        for row in 0..<rect.height { screen.fill(x: rect.x, y: rect.y + row, width: rect.width, style: .plain) }
+        drawBox(&screen, rect, title: title, rows: wrapped.map { ($0, Style.plain) })
+    }
+
+    /// A bordered box with a title in its top border and `rows` inside (as many as fit).
+    static func drawBox(_ screen: inout CellGrid, _ rect: Rect, title: String, rows: [(String, Style)]) {
+        guard rect.height >= 2, rect.width >= 4 else { return }
+        screen.put(rect.border("┌", "┐"), x: rect.x, y: rect.y, style: Theme.box)
+        screen.put(" \(title) ", x: rect.x + 2, y: rect.y, style: Theme.box.bolded)
+        for row in stride(from: 1, through: rect.innerRows, by: 1) {
+            screen.put("│", x: rect.x, y: rect.y + row, style: Theme.box)
+            screen.put("│", x: rect.right, y: rect.y + row, style: Theme.box)
+            if row - 1 < rows.count { screen.put(rows[row - 1].0, x: rect.x + 2, y: rect.y + row, style: rows[row - 1].1, maxWidth: rect.textWidth) }
         }
-        screen.put("┌" + String(repeating: "─", count: width - 2) + "┐", x: x, y: y, style: Theme.box)
-        screen.put(" \(title) ", x: x + 2, y: y, style: Theme.box.bolded)
-        for row in 1..<(height - 1) {
-            screen.put("│", x: x, y: y + row, style: Theme.box)
-            screen.put("│", x: x + width - 1, y: y + row, style: Theme.box)
-            if row - 1 < wrapped.count { screen.put(wrapped[row - 1], x: x + 2, y: y + row, maxWidth: width - 4) }
-        }
-        screen.put("└" + String(repeating: "─", count: width - 2) + "┘", x: x, y: y + height - 1, style: Theme.box)
+        screen.put(rect.border("└", "┘"), x: rect.x, y: rect.bottom, style: Theme.box)
     }
 
     /// Wraps a "key   description" line so its continuation lines start under the description.

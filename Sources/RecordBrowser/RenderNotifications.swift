@@ -43,15 +43,15 @@ extension Browser {
     static func drawNotifications(_ screen: inout CellGrid, _ state: BrowserState) {
         let feed = state.notifications
         let (status, style) = connectionLine(feed, state)
-        screen.put(" " + status, x: 0, y: 1, style: style, maxWidth: screen.width - 1)
+        screen.put(" " + status, x: 0, y: 1, style: style, maxWidth: Layout(screen).rowWidth)
         var y = 2
         if let gap = feed.lastGap {
             screen.put(" ⚠ offline \(clock(gap.from))–\(clock(gap.to)): pushes sent then are lost (no endpoint fetches them) · R refreshes",
-                       x: 0, y: y, style: Theme.staged, maxWidth: screen.width - 1)
+                       x: 0, y: y, style: Theme.staged, maxWidth: Layout(screen).rowWidth)
             y += 1
         }
         if feed.dropped > 0 {
-            screen.put(" the server dropped \(feed.dropped) notification\(feed.dropped == 1 ? "" : "s") from a full queue (oldest first)", x: 0, y: y, style: Theme.staged, maxWidth: screen.width - 1)
+            screen.put(" the server dropped \(feed.dropped) notification\(feed.dropped == 1 ? "" : "s") from a full queue (oldest first)", x: 0, y: y, style: Theme.staged, maxWidth: Layout(screen).rowWidth)
             y += 1
         }
         let rows = notificationRows(state)
@@ -61,7 +61,7 @@ extension Browser {
         screen.put(header + "FIELDS / ALERT", x: 0, y: y, style: Theme.header, maxWidth: screen.width)
         y += 1
         if rows.isEmpty {
-            screen.put(" no notifications yet: make a change that matches a subscription (s lists them)", x: 0, y: y, style: Theme.dim, maxWidth: screen.width - 1)
+            screen.put(" no notifications yet: make a change that matches a subscription (s lists them)", x: 0, y: y, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
             return
         }
         let height = notificationsHeight(state)
@@ -83,7 +83,7 @@ extension Browser {
             for (text, w) in zip(texts, widths) { line += TextWidth.fit(text, to: w) + " " }
             let row = y + i
             screen.put(line, x: 0, y: row, style: n.reason == .recordDeleted ? Theme.tombstone : .plain)
-            let rest = max(0, screen.width - TextWidth.width(line))
+            let rest = Layout(screen).room(after: TextWidth.width(line))
             screen.put(TextWidth.fit(fieldsText(n), to: rest), x: TextWidth.width(line), y: row, style: n.isPruned ? Theme.staged : Theme.dim, maxWidth: rest)
             if scroll + i == feed.selection { highlight(&screen, y: row) }
         }

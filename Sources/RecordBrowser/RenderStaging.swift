@@ -55,7 +55,7 @@ extension Browser {
         let ops = state.staged.operations
         let zoneOps = state.staged.zoneOperations
         guard !ops.isEmpty || !zoneOps.isEmpty else {
-            screen.put(" Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", x: 0, y: 2, style: Theme.dim, maxWidth: screen.width - 2)
+            screen.put(" Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).innerWidth)
             return
         }
         let zones = Set(ops.map(\.zone)).count
@@ -64,14 +64,14 @@ extension Browser {
         // Staged edits belong to one server: say which, unless it is Apple's.
         let server = state.connection.server
         if !server.isAppleDefault { header += " on \(server.displayName)" }
-        screen.put(header + " · old → new per field", x: 0, y: 1, style: Theme.header, maxWidth: screen.width - 1)
+        screen.put(header + " · old → new per field", x: 0, y: 1, style: Theme.header, maxWidth: Layout(screen).rowWidth)
         // Zone operations first (they are sent first), then the records; one selection runs over
         // both (zone operations are 0..<zoneOps.count).
         let zoneLines: [(op: Int, text: String, style: Style)] = zoneOps.enumerated().map { i, z in
             (i, z.kind == .create ? "CREATE ZONE \(z.zone.database.rawValue) › \(state.zoneName(z.zone))" : "DELETE ZONE \(z.zone.database.rawValue) › \(state.zoneName(z.zone)) and every record in it",
              z.kind == .create ? Theme.staged : Theme.stagedDelete)
         }
-        let lines = zoneLines + batchLines(state, width: screen.width - 2).map { ($0.op + zoneOps.count, $0.text, $0.style) }
+        let lines = zoneLines + batchLines(state, width: Layout(screen).innerWidth).map { ($0.op + zoneOps.count, $0.text, $0.style) }
         let layout = Layout(state)
         // The operations as a list whose items take several rows, moved as the keys move it.
         var list = batchMovement(state)
@@ -80,7 +80,7 @@ extension Browser {
         let first = lines.firstIndex { $0.op == list.selection } ?? 0
         for (i, y) in layout.body.enumerated() where scroll + i < lines.count {
             let line = lines[scroll + i]
-            screen.put(" " + line.text, x: 0, y: y, style: line.style, maxWidth: screen.width - 1)
+            screen.put(" " + line.text, x: 0, y: y, style: line.style, maxWidth: Layout(screen).rowWidth)
             if scroll + i == first { highlight(&screen, y: y) }
         }
     }
@@ -175,7 +175,7 @@ extension Browser {
         let op = state.staged.operation(for: conflict.key)
         var y = 1
         func line(_ text: String, _ style: Style = .plain) {
-            for part in TextWidth.wrap(text, to: screen.width - 2) where y < screen.height - 2 {
+            for part in TextWidth.wrap(text, to: Layout(screen).innerWidth) where y < Layout(screen).hint {
                 screen.put(" " + part, x: 0, y: y, style: style)
                 y += 1
             }
@@ -217,13 +217,13 @@ extension Browser {
         let fieldWidth = 18
         let merging = conflict.merge != nil
         let columnCount = merging ? 4 : 3
-        let cellWidth = (screen.width - fieldWidth - 2 - columnCount) / columnCount
+        let cellWidth = Layout(screen).room(after: fieldWidth + 2 + columnCount) / columnCount
         var headers = ["FIELD", "BASE (you edited from)", "MINE", serverDeleted ? "SERVER NOW (deleted)" : "SERVER NOW"]
         if merging { headers.append("TAKE") }
         screen.put(" " + row(headers, [fieldWidth] + Array(repeating: cellWidth, count: columnCount)), x: 0, y: y, style: Theme.header)
         y += 1
         var unchanged = 0
-        for (index, field) in fields.enumerated() where y < screen.height - 3 {
+        for (index, field) in fields.enumerated() where y < Layout(screen).hint - 1 {
             let base = op.baseFields[field]
             let mineValue = mine.map { $0[field] } ?? nil
             let serverValue = serverDeleted ? nil : serverFields[field]
@@ -239,7 +239,7 @@ extension Browser {
             let wrapped = texts.map { Array(TextWidth.wrap($0, to: cellWidth).prefix(4)) }
             let styles: [Style] = [.plain, mineChanged ? Theme.staged : Theme.dim, serverChanged ? Theme.serverChanged : Theme.dim]
             let rowHeight = max(1, wrapped.map(\.count).max() ?? 1)
-            for r in 0..<rowHeight where y + r < screen.height - 2 {
+            for r in 0..<rowHeight where y + r < Layout(screen).hint {
                 if r == 0 { screen.put(TextWidth.fit(field, to: fieldWidth), x: 1, y: y, style: both ? Theme.bothChanged : .plain) }
                 var x = 1 + fieldWidth + 1
                 for c in 0..<3 {
@@ -253,41 +253,33 @@ extension Browser {
             }
             y += rowHeight
         }
-        if unchanged > 0 && y < screen.height - 2 {
+        if unchanged > 0 && y < Layout(screen).hint {
             screen.put(" \(unchanged) field\(unchanged == 1 ? "" : "s") changed by nobody: not shown", x: 0, y: y, style: Theme.dim)
         }
     }
 
     /// The inline editor: a box over the lower part of the detail view.
     static func drawEditor(_ screen: inout CellGrid, _ editor: FieldEditor, _ state: BrowserState) {
-        let width = screen.width - 4
+        let layout = Layout(screen)
+        let textWidth = layout.editorBox(contentRows: 0).textWidth
         var body: [(String, Style)] = []
         if let original = editor.original, original != .null { body.append(("was: " + cell(original), Theme.dim)) }
-        for line in editor.displayLines { body += TextWidth.wrap(line, to: width - 4).map { ($0, Style.plain) } }
-        if let error = editor.error { body += TextWidth.wrap("✗ " + error, to: width - 4).map { ($0, Theme.error) } }
+        for line in editor.displayLines { body += TextWidth.wrap(line, to: textWidth).map { ($0, Style.plain) } }
+        if let error = editor.error { body += TextWidth.wrap("✗ " + error, to: textWidth).map { ($0, Theme.error) } }
         // The hints wrap rather than being cut at 80 columns.
         for hint in [editorHint(editor.type), "Enter stages · Ctrl-O new line · Ctrl-U/Ctrl-K cut to line start/end · Esc cancels"] where !hint.isEmpty {
-            body += TextWidth.wrap(hint, to: width - 4).map { ($0, Theme.dim) }
+            body += TextWidth.wrap(hint, to: textWidth).map { ($0, Theme.dim) }
         }
-        let height = min(screen.height - 4, body.count + 2)
-        let x = 2, top = screen.height - 2 - height
-        for r in 0..<height { screen.fill(x: 0, y: top + r, width: screen.width, style: .plain) }
-        screen.put("┌" + String(repeating: "─", count: width - 2) + "┐", x: x, y: top, style: Theme.box)
+        let box = layout.editorBox(contentRows: body.count + 2)
+        for r in 0..<box.height { screen.fill(x: 0, y: box.y + r, width: layout.width, style: .plain) }
         let what: String
         switch editor.element {
         case .replace(let i)?: what = "edit \(editor.field)[\(i)]"
         case .insert(let i)?: what = "add to \(editor.field) at [\(i)]"
         case nil: what = "edit \(editor.field)"
         }
-        screen.put(" \(what) (\(editor.type.rawValue)) ", x: x + 2, y: top, style: Theme.box.bolded)
         // Keep the end (where the cursor usually is) visible when the text is long.
-        let shown = body.suffix(height - 2)
-        for (i, (text, style)) in shown.enumerated() {
-            screen.put("│", x: x, y: top + 1 + i, style: Theme.box)
-            screen.put(text, x: x + 2, y: top + 1 + i, style: style, maxWidth: width - 4)
-            screen.put("│", x: x + width - 1, y: top + 1 + i, style: Theme.box)
-        }
-        screen.put("└" + String(repeating: "─", count: width - 2) + "┘", x: x, y: top + height - 1, style: Theme.box)
+        drawBox(&screen, box, title: "\(what) (\(editor.type.rawValue))", rows: Array(body.suffix(box.innerRows)))
     }
 
     static func editorHint(_ type: FieldType) -> String {

@@ -32,6 +32,11 @@ public struct RecordsScreen: Sendable {
     public var filter: String?
     /// The list shown before a `:query` replaced it: back on screen if the query fails.
     public var beforeQuery: RecordList?
+    /// The `:query` this list shows, as typed (shown in the title).
+    public var query: String?
+    /// The screen the query was started from, when it was not a zone's records: Esc goes back there,
+    /// and so does a query that fails before anything came back.
+    public var startedFrom: Pane?
 
     public init(list: RecordList) { self.list = list }
 }
@@ -215,10 +220,12 @@ public struct ScreenStack: Sendable {
         return false
     }
 
-    /// Shows a screen on top: any screen of its kind goes first (with what lies above it stays).
+    /// Shows a screen on top: any screen of its kind goes first (a zone's records are set aside, to
+    /// be found again).
     public mutating func push(_ screen: Screen) {
-        screens.removeAll { $0.pane == screen.pane && $0.pane != .zones }
         aside.removeAll { $0.pane == screen.pane }
+        if screen.pane == .records, let old = screens.last(where: { $0.pane == .records }) { aside.append(old) }
+        screens.removeAll { $0.pane == screen.pane && $0.pane != .zones }
         if screen.pane == .zones { screens[0] = screen } else { screens.append(screen) }
     }
 
@@ -237,10 +244,16 @@ public struct ScreenStack: Sendable {
         }
     }
 
-    /// Takes the top screen off (never the zones).
+    /// Takes the top screen off (never the zones); a zone's records and the subscriptions are set
+    /// aside, to be found again (Tab, `:open`).
     public mutating func pop() {
-        if screens.count > 1 { screens.removeLast() }
+        guard screens.count > 1 else { return }
+        let screen = screens.removeLast()
+        if Self.keptAside.contains(screen.pane) { setAside(screen) }
     }
+
+    /// The screens a jump or Esc sets aside rather than forgets.
+    static let keptAside: Set<Pane> = [.records, .subscriptions]
 
     /// Takes every screen of these kinds off the stack (and from aside).
     public mutating func remove(_ panes: Set<Pane>) {
@@ -251,7 +264,7 @@ public struct ScreenStack: Sendable {
     /// Jumps to the zones (`z`, Tab): the screens above are set aside, the zones' records and the
     /// subscriptions to be found again.
     public mutating func jumpToZones() {
-        for screen in screens.dropFirst() where [.records, .subscriptions].contains(screen.pane) { setAside(screen) }
+        for screen in screens.dropFirst() where Self.keptAside.contains(screen.pane) { setAside(screen) }
         screens = [screens[0]]
     }
 

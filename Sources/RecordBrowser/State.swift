@@ -164,11 +164,14 @@ public enum MessageKind: Sendable, Hashable {
     /// Work under way reporting its progress: its next report replaces it, a move clears it as it
     /// clears a plain message, and nothing else takes it for a message the user must still read.
     case progress(MessageProgress)
+    /// Why what was typed on the input line was refused: the line opens again with the text and this
+    /// reason (never a message the text is lost behind).
+    case refusal
 
     /// A plain message, or a progress report: both go when the user moves on.
     var goesWithAMove: Bool {
         switch self {
-        case .plain, .progress: return true
+        case .plain, .progress, .refusal: return true
         case .subscriptionFiredOnce, .outcome: return false
         }
     }
@@ -211,6 +214,8 @@ public struct InputLine: Sendable, Hashable {
         case assetFile(field: String)
         /// `o` on an asset: the file to save it to.
         case saveAsset(AssetDownload)
+        /// `:query` typed where no zone is open: the zone to run it in (`zones`: those known).
+        case queryZone(command: String, zones: [String])
     }
 
     public var mode: Mode
@@ -222,6 +227,8 @@ public struct InputLine: Sendable, Hashable {
     /// The whole text is selected (`/` opened again shows the last filter so): typing replaces it,
     /// Backspace or Delete clears it, a key that moves the cursor keeps it to edit.
     public var selected = false
+    /// The hint says why the text was refused (shown as an error until the next edit).
+    public var refused = false
 
     public init(_ mode: Mode, text: String = "", selected: Bool = false) {
         self.mode = mode
@@ -269,6 +276,8 @@ public struct InputLine: Sendable, Hashable {
         case .invite: return "invite (EMAIL [READ_ONLY|READ_WRITE]): "
         case .assetFile(let field): return "upload a file into '\(field)' on commit (PATH): "
         case .saveAsset(let download): return "save \(download.label) to (PATH): "
+        case .queryZone(_, let zones):
+            return "run the query in which zone? (" + zones.prefix(4).joined(separator: ", ") + (zones.count > 4 ? ", … Tab completes" : "") + "): "
         case .newRecord(let types):
             return "new record (TYPE [NAME]" + (types.isEmpty ? "" : "; here: " + types.prefix(4).joined(separator: ", ")) + "): "
         }

@@ -196,7 +196,14 @@ public enum Browser {
                 if list.source != .changes { list.moreComing = false }
                 state.list = list
                 fail(&state, failure)
-                // A query that failed before anything came back leaves the list that was shown.
+                // A query that failed before anything came back leaves the screen it was started from,
+                // or the list that was shown.
+                if case .query = list.source, list.total == 0, case .records(let screen)? = state.stack.find(.records),
+                    screen.startedFrom.map({ $0 != .records }) == true, state.pane == .records {
+                    state.stack.pop()
+                    state.message = "the query failed (! shows why): back to where it was typed"
+                    return []
+                }
                 if case .query = list.source, list.total == 0, var previous = state.listBeforeQuery {
                     previous.generation = list.generation + 1
                     state.list = previous
@@ -327,6 +334,18 @@ public enum Browser {
             return notificationReceived(notification, dropped: dropped, at: at, &state)
         case .assetFileChecked(let key, let field, let result):
             return assetFileChecked(key, field: field, result, &state)
+        case .assetFileRefused(let key, let field, let path, let reason):
+            // The prompt opens again with the path as typed, and why it was refused.
+            guard state.detail?.key == key else { return [] }
+            state.message = nil
+            reopen(.assetFile(field: field), text: path, reason: "nothing staged: " + reason, &state)
+            return []
+        case .assetSaveRefused(var download, let reason):
+            let typed = download.path
+            download.path = ""
+            if state.messageKind == .progress(.download(download.label)) { state.message = nil }
+            reopen(.saveAsset(download), text: typed, reason: "nothing saved: " + reason, &state)
+            return []
         case .assetProgress(let label, let done, let total):
             assetProgress(label, done: done, total: total, &state)
             return []
@@ -512,7 +531,7 @@ public enum Browser {
         var lines: [(String, Tone)] = []
         func wrap(_ text: String, _ tone: Tone, indent: String = "") {
             guard let width else { return lines.append((indent + TerminalText.visible(text, allowing: .tab), tone)) }
-            for part in TextWidth.wrap(text, to: max(10, width - 2 - indent.count)) { lines.append((indent + part, tone)) }
+            for part in TextWidth.wrap(text, to: Layout.wrapWidth(width, indent: indent.count)) { lines.append((indent + part, tone)) }
         }
         func body(_ text: String?, omitted: Int) {
             guard let text, !text.isEmpty else {
@@ -563,14 +582,14 @@ public enum Browser {
             if let op = f.error?.operation { head += " · " + op }
             if let status = f.httpStatus { head += " · HTTP \(status)" }
             if let code = f.serverErrorCode { head += " · " + code.rawValue }
-            lines += TextWidth.wrap(head, to: max(10, width - 2)).map { ($0, Tone.emphasis) }
+            lines += TextWidth.wrap(head, to: Layout.wrapWidth(width)).map { ($0, Tone.emphasis) }
             var body: [String] = []
             if let reason = f.error?.reason, !reason.isEmpty { body.append("reason: " + reason) }
             if f.error == nil || body.isEmpty { body.append(f.message) }
             if let uuid = f.error?.uuid { body.append("request uuid: " + uuid) }
             if let hint = f.error?.hint { body.append(hint) }
             if let url = f.redirectURL { body.append("sign in at: " + url) }
-            for text in body { lines += TextWidth.wrap(text, to: max(10, width - 4)).map { ("  " + $0, Tone.plain) } }
+            for text in body { lines += TextWidth.wrap(text, to: Layout.wrapWidth(width, indent: 2)).map { ("  " + $0, Tone.plain) } }
             lines.append(("", .plain))
         }
         return lines
@@ -852,7 +871,7 @@ public enum Browser {
             state.message = "refreshing changes since the last sync token…"
             return [.loadChanges(list.key, syncToken: list.syncToken, generation: list.generation)]
         case .query(let request):
-            return runQuery(request, &state)
+            return rerunQuery(request, &state)
         case .awaitingQuery:
             return []
         }
@@ -875,20 +894,59 @@ public enum Browser {
         }
     }
 
-    static func runQuery(_ request: QueryRequest, _ state: inout BrowserState) -> [BrowserEffect] {
-        let zoneID = state.list?.zoneID ?? .default
-        if let shown = state.list, shown.total > 0 { state.listBeforeQuery = shown }
+    /// Runs a query in a zone. On a zone's records it replaces the list (which comes back if the
+    /// query fails); from any other screen it opens over it, and Esc goes back there.
+    static func runQuery(_ request: QueryRequest, in zoneID: ZoneID, text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         var request = request
         request.zoneID = zoneID.isDefaultZone ? nil : zoneID
         var list = RecordList(key: listKey(state, zoneID, query: request.query.json.text), source: .query(request))
         list.generation = (state.list?.generation ?? 0) + 1
         list.loading = true
         list.opened = true
-        state.list = list
-        state.filter = nil
+        var screen = RecordsScreen(list: list)
+        screen.query = text
+        if state.pane == .records, case .records(let shown) = state.stack.top {
+            if shown.list.total > 0 { screen.beforeQuery = shown.list } else { screen.beforeQuery = shown.beforeQuery }
+            screen.startedFrom = shown.startedFrom
+            state.stack.replace(.records, with: .records(screen))
+        } else {
+            screen.startedFrom = state.pane
+            state.stack.push(.records(screen))
+        }
         state.message = nil
-        showRecords(&state)
         return [.runQuery(request, list.key, reset: true, generation: list.generation)]
+    }
+
+    /// The open query again (`r`, `:sort`), on its own screen and in its zone.
+    static func rerunQuery(_ request: QueryRequest, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard case .records(let screen)? = state.stack.find(.records) else { return [] }
+        state.stack.open(.records)
+        return runQuery(request, in: screen.list.zoneID, text: screen.query ?? "", &state)
+    }
+
+    /// The zone a `:query` typed here runs in: the open zone's, or the selected zone on the zones
+    /// screen; nil where none is (the query asks).
+    static func queryZone(_ state: BrowserState) -> ZoneID? {
+        switch state.pane {
+        case .records: return state.list?.zoneID
+        case .recordDetail: return state.detail?.zoneID
+        case .zones:
+            let visible = visibleZones(state)
+            guard visible.contains(state.zoneSelection) else { return nil }
+            return state.zones[state.zoneSelection].zone?.zoneID
+        default: return nil
+        }
+    }
+
+    /// The zone named for a `:query` typed where no zone was open.
+    static func queryInZone(_ command: String, zoneName: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        let name = zoneName.trimmingWhitespace()
+        let zones = state.zones.compactMap { $0.zone?.zoneID }
+        guard let zoneID = zones.first(where: { $0.zoneName == name }) else {
+            refuse(name.isEmpty ? "name the zone to run the query in" : "no zone '\(name)' in the \(state.connection.database.rawValue) database", &state)
+            return []
+        }
+        return startQuery(command, in: zoneID, &state)
     }
 
     // MARK: Record detail
@@ -1050,19 +1108,27 @@ public enum Browser {
             return input.mode == .filter ? setFilter(nil, &state) : []
         case .enter:
             state.input = nil
+            let effects: [BrowserEffect]
             switch input.mode {
-            case .filter: return setFilter(input.text.isEmpty ? nil : input.text, &state)
-            case .addField: return addField(input.text, &state)
-            case .newRecord: return newRecord(input.text, &state)
-            case .newZone: return newZone(input.text, &state)
-            case .deleteZone(let zone): return deleteZone(zone, typed: input.text, &state)
-            case .invite: return invite(input.text, &state)
-            case .assetFile(let field): return stageAssetFile(field, path: input.text, &state)
+            case .filter: effects = setFilter(input.text.isEmpty ? nil : input.text, &state)
+            case .addField: effects = addField(input.text, &state)
+            case .newRecord: effects = newRecord(input.text, &state)
+            case .newZone: effects = newZone(input.text, &state)
+            case .deleteZone(let zone): effects = deleteZone(zone, typed: input.text, &state)
+            case .invite: effects = invite(input.text, &state)
+            case .assetFile(let field): effects = stageAssetFile(field, path: input.text, &state)
             case .saveAsset(var download):
                 download.path = input.text.trimmingWhitespace()
-                return saveAsset(download, &state)
-            case .command: return command(input.text, &state)
+                effects = saveAsset(download, &state)
+            case .command: effects = command(input.text, &state)
+            case .queryZone(let command, _): effects = queryInZone(command, zoneName: input.text, &state)
             }
+            if state.messageKind == .refusal, let reason = state.message, state.modal == nil {
+                // Refused: the line opens again with what was typed and why.
+                state.message = nil
+                reopen(input.mode, text: input.text, reason: reason, &state)
+            }
+            return effects
         case .tab:
             let effects = tabComplete(&input, &state)
             state.input = input
@@ -1070,7 +1136,10 @@ public enum Browser {
         default:
             let before = input.characters
             guard input.edit(key) else { return [] }
-            if input.characters != before { input.hint = nil }
+            if input.characters != before {
+                input.hint = nil
+                input.refused = false
+            }
             state.input = input
             // A filter follows the text as it is typed.
             return input.mode == .filter && input.characters != before ? setFilter(input.text, &state) : []
@@ -1078,6 +1147,19 @@ public enum Browser {
     }
 
     /// `d` on a zone, confirmed by typing its name: its deletion is staged.
+    /// Refuses what was typed on the input line: it opens again with the text and this reason.
+    static func refuse(_ reason: String, _ state: inout BrowserState) {
+        state.show(reason, kind: .refusal)
+    }
+
+    /// Opens the input line again with text the program refused, and why.
+    static func reopen(_ mode: InputLine.Mode, text: String, reason: String, _ state: inout BrowserState) {
+        var line = InputLine(mode, text: text)
+        line.hint = reason
+        line.refused = true
+        state.present(.input(line))
+    }
+
     static func deleteZone(_ zone: ZoneKey, typed: String, _ state: inout BrowserState) -> [BrowserEffect] {
         guard typed == zone.zoneName else {
             state.message = "not deleted: the name typed was not \(zone.zoneName)"

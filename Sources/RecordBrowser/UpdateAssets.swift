@@ -35,7 +35,7 @@ extension Browser {
 
     static func saveAsset(_ download: AssetDownload, _ state: inout BrowserState) -> [BrowserEffect] {
         guard !download.path.isEmpty else {
-            state.message = "nothing saved: give a file name"
+            refuse("nothing saved: give a file name", &state)
             return []
         }
         state.show("downloading \(download.label) to \(download.path)…", kind: .progress(.download(download.label)))
@@ -46,7 +46,7 @@ extension Browser {
     static func stageAssetFile(_ field: String, path: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let path = path.trimmingWhitespace()
         guard let detail = state.detail, !path.isEmpty else {
-            state.message = "nothing staged: give the path of a file"
+            refuse("nothing staged: give the path of a file", &state)
             return []
         }
         state.message = "checking \(path)…"

@@ -71,12 +71,12 @@ extension Browser {
     static func invite(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(separator: " ").map(String.init)
         guard let detail = state.detail, let share = detail.record, share.isShare, let address = words.first, words.count <= 2 else {
-            state.message = "invite takes an email address and, optionally, READ_ONLY or READ_WRITE"
+            refuse("invite takes an email address and, optionally, READ_ONLY or READ_WRITE", &state)
             return []
         }
         let permission = words.count == 2 ? SharePermission(rawValue: words[1].uppercased()) : .readOnly
         guard permission == .readOnly || permission == .readWrite else {
-            state.message = "the permission is READ_ONLY or READ_WRITE, not \(words[1])"
+            refuse("the permission is READ_ONLY or READ_WRITE, not \(words[1])", &state)
             return []
         }
         var edit = currentShareEdit(share, state)

@@ -176,16 +176,16 @@ extension Browser {
         guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains(Character($0)) || "_-.".unicodeScalars.contains($0)) }),
             name != ZoneID.defaultZoneName
         else {
-            state.message = "a zone name is letters, digits, _ - and . (not _defaultZone)"
+            refuse("a zone name is letters, digits, _ - and . (not _defaultZone)", &state)
             return []
         }
         guard state.connection.database == .private else {
-            state.message = "zones are created in the private database (:db private)"
+            refuse("zones are created in the private database (:db private)", &state)
             return []
         }
         let key = state.connection.zone(ZoneID(zoneName: name))
         guard !state.zones.contains(where: { $0.zone?.zoneID.zoneName == name }) else {
-            state.message = "zone \(name) exists already"
+            refuse("zone \(name) exists already", &state)
             return []
         }
         state.staged.stage(zone: StagedZoneOperation(kind: .create, zone: key))
@@ -197,18 +197,18 @@ extension Browser {
     static func newRecord(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let list = state.list, let type = words.first, words.count <= 2 else {
-            state.message = "a new record is: TYPE [NAME] (the name is made up when left out)"
+            refuse("a new record is: TYPE [NAME] (the name is made up when left out)", &state)
             return []
         }
         guard FieldNames.isValid(type) else {
-            state.message = "'\(type)' is not a record type name (a letter, then letters, digits or _)"
+            refuse("'\(type)' is not a record type name (a letter, then letters, digits or _)", &state)
             return []
         }
         state.newRecordCount += 1
         let name = words.count == 2 ? words[1] : "\(type.lowercased())-\(String(state.now, radix: 36))\(state.newRecordCount)"
         let key = RecordKey(zone: list.zone, recordName: name)
         guard state.staged.operation(for: key) == nil else {
-            state.message = "'\(name)' is already staged: b shows the batch"
+            refuse("'\(name)' is already staged: b shows the batch", &state)
             return []
         }
         state.staged.stage(StagedOperation.newRecord(zone: list.zone, recordType: type, recordName: name))
@@ -227,32 +227,32 @@ extension Browser {
             return addField("\(words[0]) \(type.type.wireType)", &state)
         }
         guard words.count == 2 else {
-            state.message = "add a field as: NAME TYPE (e.g. rating INT64; types: \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " ")), ASSETID for a file)"
+            refuse("add a field as: NAME TYPE (e.g. rating INT64; types: \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " ")), ASSETID for a file)", &state)
             return []
         }
         let name = words[0], type = FieldType(rawValue: words[1].uppercased())
         if let known = record.recordType.flatMap({ state.schema?.schema.recordType($0) })?.field(name), known.type.wireType != type.rawValue {
-            state.message = "'\(name)' is \(known.type) in the schema (\(state.schema?.source ?? "")): add it as \(name) \(known.type.wireType)"
+            refuse("'\(name)' is \(known.type) in the schema (\(state.schema?.source ?? "")): add it as \(name) \(known.type.wireType)", &state)
             return []
         }
         guard FieldNames.isValid(name) else {
-            state.message = "'\(name)' is not a valid field name (a letter, then letters, digits or _)"
+            refuse("'\(name)' is not a valid field name (a letter, then letters, digits or _)", &state)
             return []
         }
         if type == .assetID || type == .asset {
             if let existing = record.fields[name], existing != .null, existing.type != .assetID {
-                state.message = "'\(name)' exists as \(existing.type.rawValue); e edits it"
+                refuse("'\(name)' exists as \(existing.type.rawValue); e edits it", &state)
                 return []
             }
             state.input = InputLine(.assetFile(field: name))
             return []
         }
         guard FieldInput.isEditable(type) else {
-            state.message = "\(words[1]) is not a type that can be typed here; use one of \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " "))"
+            refuse("\(words[1]) is not a type that can be typed here; use one of \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " "))", &state)
             return []
         }
         if let existing = record.fields[name], existing != .null, existing.type != type {
-            state.message = "'\(name)' exists as \(existing.type.rawValue); e edits it"
+            refuse("'\(name)' exists as \(existing.type.rawValue); e edits it", &state)
             return []
         }
         state.editor = FieldEditor(field: name, type: type, original: record.fields[name], text: "")
@@ -461,11 +461,11 @@ extension Browser {
             abortConflicts(&state)
         case (.abortConflicts, _):
             state.message = "back to the conflicts: nothing was thrown away"
-        case (.refusedQuery(let text, _), .char("y")), (.refusedQuery(let text, _), .char("Y")):
+        case (.refusedQuery(let text, let zone, _), .char("y")), (.refusedQuery(let text, let zone, _), .char("Y")):
             // Sent as typed: the server's answer says the rest.
             guard let query = try? parseQuery(Array(text.split(separator: " ").map(String.init).dropFirst())) else { return [] }
-            return runQuery(QueryRequest(query: query), &state)
-        case (.refusedQuery(let text, _), _):
+            return runQuery(QueryRequest(query: query), in: zone, text: text, &state)
+        case (.refusedQuery(let text, _, _), _):
             state.input = InputLine(.command, text: text)
         default:
             state.message = "kept the staged operations"

@@ -25,10 +25,10 @@ import Testing
         let key = recordKey(.private, zone, "p")
 
         // The runner checks the file; a missing one is refused with its path.
-        guard case .assetFileChecked(_, _, .failure(let missing)) = await runner.execute(.checkAssetFile(key, field: "scan", path: directory + "/nope")).first else {
+        guard case .assetFileRefused(_, _, let typed, let missing) = await runner.execute(.checkAssetFile(key, field: "scan", path: directory + "/nope")).first else {
             Issue.record("a missing file was accepted"); return
         }
-        #expect(missing.message == "no file \(directory)/nope")
+        #expect(missing == "no file \(directory)/nope" && typed == directory + "/nope")
         guard case .assetFileChecked(_, _, .success(let checked)) = await runner.execute(.checkAssetFile(key, field: "scan", path: file)).first else {
             Issue.record("the file was refused"); return
         }
@@ -54,8 +54,8 @@ import Testing
         let downloaded = try Data(contentsOf: URL(fileURLWithPath: target))
         #expect(result.bytes == 70_000 && downloaded == bytes)
         let again = await runner.execute(.downloadAsset(AssetDownload(asset: saved, path: target, label: "'scan'")), host: host)
-        guard case .assetDownloaded(_, .failure(let refused))? = again.first else { Issue.record("overwrote: \(again)"); return }
-        #expect(refused.message.contains("exists (nothing overwritten)"))
+        guard case .assetSaveRefused(_, let refused)? = again.first else { Issue.record("overwrote: \(again)"); return }
+        #expect(refused.contains("exists (nothing overwritten)"))
 
         // A staged file deleted before the commit: nothing is sent, the batch stays.
         try FileManager.default.removeItem(atPath: file)

@@ -29,8 +29,15 @@ import Testing
         #expect(h.state.message == "saved 'image' of artwork-7 to /home/u/wave.png (121 KB, size checked)")
         h.send(.assetProgress(label: sent.label, done: 100_000, total: 123_456))
         #expect(h.state.message?.hasPrefix("saved") == true, "a late progress report does not hide the outcome")
-        h.send(.assetDownloaded(label: sent.label, .failure(BrowserFailure(message: "/home/u/wave.png exists (nothing overwritten)"))))
-        #expect(h.state.message?.contains("was not saved: /home/u/wave.png exists") == true && h.state.lastError != nil)
+        h.send(.assetDownloaded(label: sent.label, .failure(BrowserFailure(message: "the network is down"))))
+        #expect(h.state.message?.contains("was not saved: the network is down") == true && h.state.lastError != nil)
+        // A file that exists is refused before anything is downloaded: the prompt opens again with
+        // the name as typed and why.
+        var existing = sent
+        existing.path = "~/wave.png"
+        h.send(.assetSaveRefused(existing, reason: "/home/u/wave.png exists (nothing overwritten): give another name"))
+        #expect(h.state.input?.text == "~/wave.png" && h.state.input?.hint == "nothing saved: /home/u/wave.png exists (nothing overwritten): give another name")
+        if case .saveAsset(let download)? = h.state.input?.mode { #expect(download.label == sent.label) } else { Issue.record("not the save prompt: \(String(describing: h.state.input))") }
     }
 
     @Test func aFileIsCheckedThenStagedAndShownAsSuch() throws {
@@ -42,8 +49,11 @@ import Testing
         h.keys(.enter)
         guard case .checkAssetFile(let key, let field, let path)? = h.effects.first else { Issue.record("no check: \(h.effects)"); return }
         #expect(field == "image" && path == "new.png" && h.state.staged.isEmpty, "nothing is staged before the file is checked")
-        h.send(.assetFileChecked(key, field: field, .failure(BrowserFailure(message: "no file /w/new.png"))))
-        #expect(h.state.message == "nothing staged: no file /w/new.png" && h.state.staged.isEmpty)
+        h.send(.assetFileRefused(key, field: field, path: "new.png", reason: "no file /w/new.png"))
+        // The prompt opens again with the path as typed and why: it can be fixed, not typed again.
+        #expect(h.state.input?.mode == .assetFile(field: "image") && h.state.input?.text == "new.png" && h.state.staged.isEmpty)
+        #expect(h.state.input?.hint == "nothing staged: no file /w/new.png" && h.state.input?.refused == true)
+        h.keys(.escape)
         h.send(.assetFileChecked(key, field: field, .success(LocalAssetFile(path: "/w/new.png", size: 2_048))))
         let staged = try #require(h.state.staged.operations.first?.changes["image"])
         guard case .asset(let asset) = staged else { Issue.record("not an asset: \(staged)"); return }
@@ -70,7 +80,7 @@ import Testing
         h.keys(.char("a"))
         h.type("year ASSETID")
         h.keys(.enter)
-        #expect(h.state.input == nil && h.state.message?.contains("exists as INT64") == true)
+        #expect(h.state.input?.mode == .addField && h.state.input?.text == "year ASSETID" && h.state.input?.hint?.contains("exists as INT64") == true)
     }
 
     /// Two pages of prefetch lead mean pages arrive in the background while the user works: they

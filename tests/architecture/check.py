@@ -7,7 +7,11 @@ Reads `swift package dump-package` and every `import` line under Sources/, and f
      modules that uses one (CloudKitWeb, CloudKitLocal, BrowserCache, CursesBackend, ckbrowse);
   2. a target imports a module it does not declare in Package.swift (it would build only because a
      sibling pulled the module in);
-  3. ARCHITECTURE.md's "Who may import whom" table does not list exactly what each target imports.
+  3. ARCHITECTURE.md's "Who may import whom" table does not list exactly what each target imports;
+  4. `BrowserState` stores more than 15 properties (what is global; each screen carries its own state
+     on the stack), printing them;
+  5. the browser core sizes anything by `height -` / `width -` arithmetic outside `Layout.swift` (keys
+     and drawing must read one layout).
 Prints "N passed, M failed".
 """
 import json, os, re, subprocess, sys
@@ -92,6 +96,45 @@ for name, found in sorted(imports.items()):
         continue  # C targets
     listed = table.get(name)
     check(listed == found, f"ARCHITECTURE.md lists what {name} imports (table: {sorted(listed) if listed is not None else 'missing'}, code: {sorted(found)})")
+
+# 4. The browser's global state stays small: screens carry their own.
+state_src = open(os.path.join(ROOT, "Sources/RecordBrowser/State.swift"), encoding="utf-8").read()
+body = state_src.split("public struct BrowserState", 1)[1]
+depth, end = 0, 0
+for i, ch in enumerate(body):
+    if ch == "{":
+        depth += 1
+    elif ch == "}":
+        depth -= 1
+        if depth == 0:
+            end = i
+            break
+body = body[:end]
+stored = []
+depth = 0
+for line in body.splitlines():
+    # Only declarations at the struct's own level; a `{` on the line makes it computed (or observed).
+    if depth == 1:
+        m = re.match(r"\s*(?:public |internal |private |fileprivate )?(?:private\(set\) |public private\(set\) )?(?:var|let)\s+(\w+)", line)
+        if m and ("{" not in line or "didSet" in line or "willSet" in line):
+            stored.append(m.group(1))
+    depth += line.count("{") - line.count("}")
+print(f"  BrowserState stores {len(stored)}: {', '.join(stored)}")
+check(0 < len(stored) <= 15, f"BrowserState has at most 15 stored properties ({len(stored)})")
+
+# 5. One layout: no screen arithmetic outside Layout.swift in the browser core.
+ARITH = re.compile(r"\b(?:height|width)\s*-\s*[\w(]")
+offenders = []
+core = os.path.join(ROOT, "Sources/RecordBrowser")
+for folder, _, files in os.walk(core):
+    for f in files:
+        if not f.endswith(".swift") or f == "Layout.swift":
+            continue
+        for n, line in enumerate(open(os.path.join(folder, f), encoding="utf-8"), 1):
+            code = line.split("//", 1)[0]
+            if ARITH.search(code):
+                offenders.append(f"{f}:{n}")
+check(not offenders, f"no height-/width- arithmetic outside Layout.swift (found: {offenders[:10] or 'none'}{' …' if len(offenders) > 10 else ''})")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
