@@ -17,6 +17,23 @@ extension EffectRunner {
         return (path as NSString).standardizingPath
     }
 
+    /// Tab in a file prompt: the entries of the typed directory whose names start with the typed
+    /// name (hidden ones only when a `.` was typed), in the form typed (`~` kept), directories with a
+    /// trailing `/`. At most 200, sorted.
+    func listPaths(_ typed: String) -> BrowserEvent {
+        let slash = typed.lastIndex(of: "/")
+        let folderTyped = slash.map { String(typed[...$0]) } ?? ""
+        let partial = slash.map { String(typed[typed.index(after: $0)...]) } ?? typed
+        let folder = Self.absolutePath(folderTyped.isEmpty ? "." : folderTyped)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let matches = names.filter { $0.hasPrefix(partial) && (partial.hasPrefix(".") || !$0.hasPrefix(".")) }.sorted().prefix(200)
+        return .pathsListed(typed: typed, matches.map { name in
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory)
+            return folderTyped + name + (isDirectory.boolValue ? "/" : "")
+        })
+    }
+
     func checkAssetFile(_ key: RecordKey, field: String, path: String) -> BrowserEvent {
         let absolute = Self.absolutePath(path)
         var isDirectory: ObjCBool = false

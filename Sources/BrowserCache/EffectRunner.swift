@@ -173,6 +173,8 @@ public struct EffectRunner: Sendable {
             } catch { return [.notice("the local cache could not be updated: \(error)")] }
         case .checkAssetFile(let key, let field, let path):
             return [checkAssetFile(key, field: field, path: path)]
+        case .listPaths(let typed):
+            return [listPaths(typed)]
         case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal, .downloadAsset:
             return []
         }

@@ -54,6 +54,8 @@ public enum BrowserEffect: Sendable, Hashable {
     case removeLegacyJournal(path: String)
     /// Check a local file to stage it into an asset field (it is uploaded when the batch is committed).
     case checkAssetFile(RecordKey, field: String, path: String)
+    /// Tab in a file prompt: the files and directories whose path starts with what was typed.
+    case listPaths(String)
     /// Download an asset to a local file, reporting progress.
     case downloadAsset(AssetDownload)
 }
@@ -127,6 +129,8 @@ public enum BrowserEvent: Sendable {
     /// A push arrived (`dropped`: the server's count of notifications lost from a full queue).
     case notificationReceived(PushNotification, dropped: Int, at: Int64)
     case assetFileChecked(RecordKey, field: String, Result<LocalAssetFile, BrowserFailure>)
+    /// The paths that start with what was typed (directories end in `/`), in the typed form.
+    case pathsListed(typed: String, [String])
     /// The file typed for an asset field cannot be uploaded (missing, a directory, unreadable, too big).
     case assetFileRefused(RecordKey, field: String, path: String, reason: String)
     /// The file typed to save an asset to is refused before anything is downloaded (it exists).

@@ -87,8 +87,12 @@ extension Browser {
         switch state.pane {
         case .zones: crumbs.append("Zones")
         case .records:
-            crumbs += ["Zones", state.list?.zoneID.zoneName ?? ""]
-            if case .records(let screen) = state.stack.top, let query = screen.query { crumbs.append(":query " + query.split(separator: " ").dropFirst().joined(separator: " ")) }
+            if case .records(let screen) = state.stack.top, let query = screen.query {
+                // The query in its zone (room for it before "Zones").
+                crumbs += [state.list?.zoneID.zoneName ?? "", ":query " + query.split(separator: " ").dropFirst().joined(separator: " ")]
+            } else {
+                crumbs += ["Zones", state.list?.zoneID.zoneName ?? ""]
+            }
         case .recordDetail: crumbs += [state.list?.zoneID.zoneName ?? state.detail?.zoneID.zoneName ?? "", state.detail?.recordName ?? ""]
         case .subscriptions: crumbs.append("Subscriptions")
         case .shares: crumbs.append("Shares in the \(state.connection.database.rawValue) database")

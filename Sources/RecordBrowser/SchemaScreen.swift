@@ -240,6 +240,34 @@ extension Browser {
         return "this query works in development, but CloudKit will refuse it in production: \(violation.reason) (deploy an index for it)"
     }
 
+    /// The files listed for Tab in a file prompt: the line is completed as far as they agree (a
+    /// single one whole), and the candidates stand above it. Ignored when the line changed meanwhile.
+    static func pathsListed(typed: String, _ paths: [String], _ state: inout BrowserState) {
+        guard var input = state.input, input.text == typed else { return }
+        switch input.mode {
+        case .assetFile, .saveAsset: break
+        default: return
+        }
+        if paths.isEmpty {
+            input.hint = "no file or directory starts so"
+        } else {
+            var common = paths[0]
+            for path in paths.dropFirst() { while !path.hasPrefix(common) { common.removeLast() } }
+            if common.count > typed.count {
+                input.characters = Array(common)
+                input.cursor = input.characters.count
+            }
+            // The names alone: the directory is on the line.
+            input.hint = paths.count == 1 ? nil : paths.map { path in
+                let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+                let name = trimmed.split(separator: "/").last.map(String.init) ?? trimmed
+                return name + (path.hasSuffix("/") ? "/" : "")
+            }.joined(separator: "  ")
+        }
+        input.refused = false
+        state.input = input
+    }
+
     /// Tab in an input line: completes from the schema (and the commands), showing the candidates.
     static func tabComplete(_ input: inout InputLine, _ state: inout BrowserState) -> [BrowserEffect] {
         var effects: [BrowserEffect] = []
@@ -270,6 +298,12 @@ extension Browser {
             } else {
                 result = (nil, free.isEmpty ? "every field of \(recordType) is set" : "no field of \(recordType) starts so")
             }
+        case .assetFile, .saveAsset:
+            // The files are the runtime's to list: the answer completes the line (`pathsListed`).
+            input.hint = nil
+            return effects + [.listPaths(text)]
+        case .queryZone(_, let zones):
+            result = (Completing.word(text, zones).map { Completion(text: $0.text.trimmingWhitespace(), candidates: $0.candidates) }, "no zone starts so")
         default:
             result = (nil, "nothing to complete here")
         }

@@ -334,6 +334,9 @@ public enum Browser {
             return notificationReceived(notification, dropped: dropped, at: at, &state)
         case .assetFileChecked(let key, let field, let result):
             return assetFileChecked(key, field: field, result, &state)
+        case .pathsListed(let typed, let paths):
+            pathsListed(typed: typed, paths, &state)
+            return []
         case .assetFileRefused(let key, let field, let path, let reason):
             // The prompt opens again with the path as typed, and why it was refused.
             guard state.detail?.key == key else { return [] }

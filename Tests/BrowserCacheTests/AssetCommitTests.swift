@@ -33,6 +33,13 @@ import Testing
             Issue.record("the file was refused"); return
         }
         #expect(checked == LocalAssetFile(path: file, size: 70_000))
+        // Tab in a file prompt: the runner lists what starts with the typed path, in its typed form.
+        try FileManager.default.createDirectory(atPath: directory + "/scans", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: directory + "/.scan-hidden", contents: Data())
+        guard case .pathsListed(let typed, let paths) = await runner.execute(.listPaths(directory + "/sca")).first else {
+            Issue.record("no listing"); return
+        }
+        #expect(typed == directory + "/sca" && paths == [directory + "/scan.bin", directory + "/scans/"], "\(paths)")
 
         // Staged and committed through the app's loop: the upload happens first, then records/modify.
         var state = BrowserState(connection: ConnectionInfo(account: testAccount(), database: .private))

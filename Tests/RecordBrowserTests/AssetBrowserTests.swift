@@ -40,6 +40,36 @@ import Testing
         if case .saveAsset(let download)? = h.state.input?.mode { #expect(download.label == sent.label) } else { Issue.record("not the save prompt: \(String(describing: h.state.input))") }
     }
 
+    /// Tab in a file prompt asks the runtime for the paths, completes as far as they agree and shows
+    /// the rest; an answer for text since changed is ignored.
+    @Test func tabCompletesPathsInFilePrompts() throws {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.select(field: "image")
+        h.keys(.char("e"))
+        h.type("~/sc")
+        h.keys(.tab)
+        #expect(h.effects.contains(.listPaths("~/sc")), "\(h.effects)")
+        h.send(.pathsListed(typed: "~/sc", ["~/scans/", "~/score.png", "~/scout.png"]))
+        #expect(h.state.input?.text == "~/sc" && h.state.input?.hint == "scans/  score.png  scout.png")
+        #expect(h.screen.allText.contains("scans/  score.png  scout.png"))
+        h.type("o")
+        h.keys(.tab)
+        h.send(.pathsListed(typed: "~/sco", ["~/score.png", "~/scout.png"]))
+        #expect(h.state.input?.text == "~/sco" && h.state.input?.hint == "score.png  scout.png")
+        h.type("r")
+        h.send(.pathsListed(typed: "~/sco", ["~/score.png", "~/scout.png"]))
+        #expect(h.state.input?.text == "~/scor", "a late answer does not change what was typed since")
+        h.keys(.tab)
+        h.send(.pathsListed(typed: "~/scor", ["~/score.png"]))
+        #expect(h.state.input?.text == "~/score.png" && h.state.input?.hint == nil)
+        h.keys(.ctrl("u"))
+        h.type("nothing")
+        h.keys(.tab)
+        h.send(.pathsListed(typed: "nothing", []))
+        #expect(h.state.input?.hint == "no file or directory starts so" && h.state.input?.text == "nothing")
+    }
+
     @Test func aFileIsCheckedThenStagedAndShownAsSuch() throws {
         var h = Harness(width: 100, height: 30)
         h.openDetail()
