@@ -31,6 +31,7 @@ test: deps
 	tests/e2e/schema.sh
 	tests/e2e/cors.sh
 	tests/e2e/assets.sh
+	tests/e2e/screens.sh
 	tests/reliability/run.sh
 	tests/security/run.sh
 
