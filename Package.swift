@@ -66,9 +66,10 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CLibc"]),
         // PURE browser: state, events, effects, screens. No curses, no networking.
         .target(name: "RecordBrowser", dependencies: ["TerminalUI", "CloudKitModels"]),
-        // The browser's local SQLite cache of fetched records and sync tokens.
+        // What runs the pure browser: the loop (core update, journal, effects), the effect runner (client,
+        // record cache, asset transfers, push listener) and the staging journal.
         .target(
-            name: "BrowserCache",
+            name: "BrowserRuntime",
             dependencies: [
                 "CloudKitWeb", "RecordBrowser", .product(name: "GRDB", package: "GRDB.swift"),
                 // SHA-256 of the account in cache and journal file names.
@@ -90,7 +91,7 @@ let package = Package(
                 "CloudKitLocal",
                 "TerminalUI",
                 "RecordBrowser",
-                "BrowserCache",
+                "BrowserRuntime",
                 "CursesBackend",
                 "CLibc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -108,10 +109,10 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb", "CursesBackend", "TerminalUI"]),
         .testTarget(
-            name: "BrowserCacheTests",
-            dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "BrowserRuntimeTests",
+            dependencies: ["BrowserRuntime", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"], exclude: ["Snapshots"]),
+        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserRuntime"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CloudKitLocalTests",
             dependencies: [

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BrowserCache
+import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
@@ -86,7 +86,7 @@ struct DelayingTransport: HTTPTransport {
 /// The browser's loop as the terminal app runs it (every effect a task, its events applied as they
 /// come), without a terminal: what a user sees is read from the state after each event.
 @MainActor final class LiveBrowser {
-    private var runtime: BrowserRuntime
+    private var runtime: BrowserLoop
     private var host: LiveHost!
     private var running = 0
     /// When the first effect answered (for the reopen figure).
@@ -97,7 +97,7 @@ struct DelayingTransport: HTTPTransport {
         var state = BrowserState(connection: ConnectionInfo(account: account, database: .private))
         state.size = (100, 30)
         let cache = try? RecordCache(directory: cacheDirectory, account: account)
-        runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, account: account))
+        runtime = BrowserLoop(state: state, runner: EffectRunner(client: client, cache: cache, account: account))
         host = LiveHost(browser: self)
         // The start effects, as the app runs them (the long-poll left out: it never ends).
         perform(Browser.start(&runtime.state).filter { if case .startNotifications = $0 { return false } else { return true } })

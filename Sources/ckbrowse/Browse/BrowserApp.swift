@@ -1,6 +1,6 @@
 import CLibc
 import CloudKitWeb
-import BrowserCache
+import BrowserRuntime
 import CursesBackend
 import Dispatch
 import Foundation
@@ -17,7 +17,7 @@ import Glibc
 @MainActor
 final class BrowserApp {
     /// The one loop (core update, journal, effect runner) this app shares with the benchmarks and tests.
-    private var runtime: BrowserRuntime
+    private var runtime: BrowserLoop
     private var state: BrowserState {
         get { runtime.state }
         set { runtime.state = newValue }
@@ -50,7 +50,7 @@ final class BrowserApp {
         }
         var state = BrowserState(connection: connection)
         state.readOnlyReason = readOnlyReason
-        runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, journal: opened, account: connection.account))
+        runtime = BrowserLoop(state: state, runner: EffectRunner(client: client, cache: cache, journal: opened, account: connection.account))
     }
 
     /// Runs until the user quits; returns the exit status.

@@ -1,4 +1,4 @@
-import BrowserCache
+import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
@@ -185,7 +185,7 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
             credentials: .apiToken("t", webAuthToken: nil), transport: transport)
         var state = BrowserState(connection: ConnectionInfo(account: account, database: .private))
         state.size = (100, 30)
-        var runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: account))
+        var runtime = BrowserLoop(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: account))
         let zone = ZoneKey(scope: Scope(account: account, database: .private), owner: "", zoneName: "Z")
         runtime.state.staged.stage(StagedOperation(kind: .delete, zone: zone, base: Record(recordName: "r", recordType: "T", recordChangeTag: "1")))
         await runtime.settle([.key(.char("c")), .key(.char("y"))], host: HeadlessHost())
@@ -227,7 +227,7 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         let journal = try StagingJournal(directory: tempDirectory("journal-zones"), account: testAccount())
         var state = BrowserState(connection: ConnectionInfo(account: testAccount(), database: .private))
         state.size = (100, 30)
-        var runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: testAccount()))
+        var runtime = BrowserLoop(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: testAccount()))
         let host = HeadlessHost()
         await runtime.start(host: host)
         await runtime.settle([.key(.char("n"))] + "Projects".map { .key(.char($0)) } + [.key(.enter)], host: host)

@@ -17,7 +17,7 @@ public protocol EffectHost: Sendable {
 /// The browser's one loop, shared by the terminal app, the headless benchmarks and the tests: an event
 /// goes through `Browser.update`, the staged batch is mirrored to the journal, and every effect runs
 /// through the `EffectRunner`, whose results come back as events.
-public struct BrowserRuntime: Sendable {
+public struct BrowserLoop: Sendable {
     public var state: BrowserState
     public let runner: EffectRunner
     /// Why the journal is not in use (it could not be opened, read or written), for the hint line.
