@@ -76,6 +76,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Test doubles of the runtime (HeadlessHost: a host without a terminal), for the tests and the
+        // benchmarks, which run the browser headless; kept out of BrowserRuntime, which the app ships.
+        .target(name: "BrowserRuntimeTesting", dependencies: ["BrowserRuntime", "RecordBrowser"]),
         // ncursesw macros, globals and wide-character helpers Swift cannot import directly.
         .target(
             name: "CNcursesw",
@@ -92,6 +95,8 @@ let package = Package(
                 "TerminalUI",
                 "RecordBrowser",
                 "BrowserRuntime",
+                // The benchmarks (`ckbrowse bench`) drive the browser headless.
+                "BrowserRuntimeTesting",
                 "CursesBackend",
                 "CLibc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -110,7 +115,7 @@ let package = Package(
         .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb", "CursesBackend", "TerminalUI"]),
         .testTarget(
             name: "BrowserRuntimeTests",
-            dependencies: ["BrowserRuntime", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BrowserRuntime", "BrowserRuntimeTesting", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserRuntime"], exclude: ["Snapshots"]),
         .testTarget(

@@ -1,4 +1,5 @@
 import BrowserRuntime
+import BrowserRuntimeTesting
 import CloudKitLocal
 import CloudKitWeb
 import Foundation

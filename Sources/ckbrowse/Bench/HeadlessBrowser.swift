@@ -1,4 +1,5 @@
 import BrowserRuntime
+import BrowserRuntimeTesting
 import CloudKitWeb
 import Foundation
 import RecordBrowser
