@@ -71,10 +71,9 @@ final class RecordingModifyTransport: HTTPTransport, @unchecked Sendable {
         state.staged.stage(StagedOperation(kind: .update, zone: bob, base: Record(recordName: "n1", recordType: "Note", recordChangeTag: "b1", fields: ["t": .string("y")]), changes: ["t": .string("bob's")]))
         #expect(state.staged.operations.count == 2, "the same record name in two owners' zones is two records")
 
-        var pending: [BrowserEvent] = [.key(.char("c")), .key(.char("y"))]
-        while !pending.isEmpty {
-            for effect in Browser.update(&state, pending.removeFirst()) { pending += await runner.execute(effect) }
-        }
+        var loop = BrowserLoop(state: state, runner: runner)
+        await loop.settle([.key(.char("c")), .key(.char("y"))], host: HeadlessHost())
+        state = loop.state
         let sent = try transport.requests.map { try ModifyRecordsRequest(json: JSON(parsing: String(decoding: $0.body ?? [], as: UTF8.self))) }
         #expect(sent.count == 2)
         #expect(transport.requests.allSatisfy { $0.url.contains("/shared/records/modify") })
