@@ -66,15 +66,19 @@ let package = Package(
         .target(name: "TerminalUI", dependencies: ["CLibc"]),
         // PURE browser: state, events, effects, screens. No curses, no networking.
         .target(name: "RecordBrowser", dependencies: ["TerminalUI", "CloudKitModels"]),
-        // The browser's local SQLite cache of fetched records and sync tokens.
+        // What runs the pure browser: the loop (core update, journal, effects), the effect runner (client,
+        // record cache, asset transfers, push listener) and the staging journal.
         .target(
-            name: "BrowserCache",
+            name: "BrowserRuntime",
             dependencies: [
                 "CloudKitWeb", "RecordBrowser", .product(name: "GRDB", package: "GRDB.swift"),
                 // SHA-256 of the account in cache and journal file names.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Test doubles of the runtime (HeadlessHost: a host without a terminal), for the tests and the
+        // benchmarks, which run the browser headless; kept out of BrowserRuntime, which the app ships.
+        .target(name: "BrowserRuntimeTesting", dependencies: ["BrowserRuntime", "RecordBrowser"]),
         // ncursesw macros, globals and wide-character helpers Swift cannot import directly.
         .target(
             name: "CNcursesw",
@@ -90,7 +94,9 @@ let package = Package(
                 "CloudKitLocal",
                 "TerminalUI",
                 "RecordBrowser",
-                "BrowserCache",
+                "BrowserRuntime",
+                // The benchmarks (`ckbrowse bench`) drive the browser headless.
+                "BrowserRuntimeTesting",
                 "CursesBackend",
                 "CLibc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -108,10 +114,10 @@ let package = Package(
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb", "CursesBackend", "TerminalUI"]),
         .testTarget(
-            name: "BrowserCacheTests",
-            dependencies: ["BrowserCache", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "BrowserRuntimeTests",
+            dependencies: ["BrowserRuntime", "BrowserRuntimeTesting", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserCache"], exclude: ["Snapshots"]),
+        .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserRuntime"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CloudKitLocalTests",
             dependencies: [

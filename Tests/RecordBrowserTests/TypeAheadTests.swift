@@ -1,4 +1,4 @@
-import BrowserCache
+import BrowserRuntime
 import CloudKitWeb
 import Foundation
 import Testing

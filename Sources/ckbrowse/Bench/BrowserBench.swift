@@ -1,5 +1,5 @@
 import ArgumentParser
-import BrowserCache
+import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
 import CursesBackend
@@ -219,7 +219,8 @@ struct KeypressBench: AsyncParsableCommand {
 }
 
 /// The measured region (a stable symbol for callgrind's --toggle-collect): each press goes through
-/// `Browser.update`, the cache reads it asks for, and `Browser.render`.
+/// `Browser.update`, the cache reads it asks for (`EffectRunner.settle`, no runner, no await), and
+/// `Browser.render`.
 @_silgen_name("ckbrowse_bench_keypresses")
 @inline(never)
 func benchKeypresses(_ state: inout BrowserState, _ cache: RecordCache, _ count: Int) -> Int {
@@ -227,13 +228,9 @@ func benchKeypresses(_ state: inout BrowserState, _ cache: RecordCache, _ count:
     var pending: [BrowserEffect] = count == 0 ? Browser.update(&state, .resized(width: 100, height: 30)) + [.loadWindow(state.list!.key, filter: nil, start: 0, count: 78, generation: state.list!.generation, request: 0)] : []
     for i in 0...count {
         if i > 0 { pending += Browser.update(&state, .key(.char("j"))) }
-        while !pending.isEmpty {
-            if case .loadWindow(let key, let filter, let start, let n, let generation, let request, let view) = pending.removeFirst() {
-                for event in EffectRunner.window(cache, key, filter: filter, start: start, count: n, generation: generation, request: request, view: view) {
-                    pending += Browser.update(&state, event)
-                }
-            }
-        }
+        // The cache's answers, as the runner gives them; nothing else is asked for here.
+        _ = EffectRunner.settle(&state, pending, cache: cache)
+        pending = []
         drawn += Browser.render(state).height
     }
     return drawn

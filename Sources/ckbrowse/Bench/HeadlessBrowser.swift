@@ -1,13 +1,14 @@
-import BrowserCache
+import BrowserRuntime
+import BrowserRuntimeTesting
 import CloudKitWeb
 import Foundation
 import RecordBrowser
 import TerminalUI
 
 /// The browser core with the real effect runner and cache, without a terminal: for benchmarks. It
-/// runs the app's own loop (`BrowserRuntime`), effects to completion one at a time.
+/// runs the app's own loop (`BrowserLoop`), effects to completion one at a time.
 struct HeadlessBrowser {
-    var runtime: BrowserRuntime
+    var runtime: BrowserLoop
     let host = HeadlessHost()
 
     var state: BrowserState {
@@ -19,7 +20,7 @@ struct HeadlessBrowser {
         let account = Self.account(of: client)
         var state = BrowserState(connection: ConnectionInfo(account: account, database: database))
         state.size = (width, height)
-        runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, account: account))
+        runtime = BrowserLoop(state: state, runner: EffectRunner(client: client, cache: cache, account: account))
     }
 
     /// The account a benchmark's client browses as (no signed-in identity).

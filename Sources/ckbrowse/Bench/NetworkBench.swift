@@ -1,5 +1,5 @@
 import ArgumentParser
-import BrowserCache
+import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
@@ -83,12 +83,11 @@ struct DelayingTransport: HTTPTransport {
     }
 }
 
-/// The browser's loop as the terminal app runs it (every effect a task, its events applied as they
-/// come), without a terminal: what a user sees is read from the state after each event.
+/// The browser's loop as the terminal app runs it (the runtime's `LiveLoop`: every effect a task, its
+/// events applied as they come), without a terminal: what a user sees is read from the state after each
+/// event.
 @MainActor final class LiveBrowser {
-    private var runtime: BrowserRuntime
-    private var host: LiveHost!
-    private var running = 0
+    private let live: LiveLoop
     /// When the first effect answered (for the reopen figure).
     private var firstAnswerAt: Date?
 
@@ -97,30 +96,22 @@ struct DelayingTransport: HTTPTransport {
         var state = BrowserState(connection: ConnectionInfo(account: account, database: .private))
         state.size = (100, 30)
         let cache = try? RecordCache(directory: cacheDirectory, account: account)
-        runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, account: account))
-        host = LiveHost(browser: self)
-        // The start effects, as the app runs them (the long-poll left out: it never ends).
-        perform(Browser.start(&runtime.state).filter { if case .startNotifications = $0 { return false } else { return true } })
+        let host = LiveHost()
+        live = LiveLoop(BrowserLoop(state: state, runner: EffectRunner(client: client, cache: cache, account: account)), host: host)
+        host.browser = self
+        live.onEvent = { [weak self] event, effect in
+            guard let self else { return }
+            if self.firstAnswerAt == nil, effect.isNetwork { self.firstAnswerAt = Date() }
+            self.send(event)
+        }
+        // The start effects, as the app runs them (no long-poll: only `N` starts it).
+        live.start()
         await settle { $0.zones.contains { $0.zone?.zoneID.zoneName != nil } }
     }
 
-    var selection: Int { runtime.state.list?.selection ?? 0 }
+    var selection: Int { live.state.list?.selection ?? 0 }
 
-    func send(_ event: BrowserEvent) { perform(runtime.apply(event)) }
-
-    private func perform(_ effects: [BrowserEffect]) {
-        let runner = runtime.runner
-        let host = self.host!
-        for effect in effects {
-            running += 1
-            Task { @MainActor in
-                let events = await runner.execute(effect, host: host)
-                if self.firstAnswerAt == nil, !events.isEmpty, effect.isNetwork { self.firstAnswerAt = Date() }
-                for event in events { self.send(event) }
-                self.running -= 1
-            }
-        }
-    }
+    func send(_ event: BrowserEvent) { live.send(event) }
 
     /// Waits (polling each millisecond) until `condition` holds or 30 s pass.
     func settle(_ condition: (BrowserState) -> Bool) async {
@@ -128,12 +119,12 @@ struct DelayingTransport: HTTPTransport {
     }
 
     func settle(until deadline: Date, _ condition: (BrowserState) -> Bool) async {
-        while !condition(runtime.state), Date() < deadline { try? await Task.sleep(nanoseconds: 1_000_000) }
+        while !condition(live.state), Date() < deadline { try? await Task.sleep(nanoseconds: 1_000_000) }
     }
 
     func openZone(_ name: String) async {
-        guard let index = runtime.state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == name }) else { return }
-        runtime.state.zoneSelection = index
+        guard let index = live.state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == name }) else { return }
+        live.state.zoneSelection = index
         send(.key(.enter))
         await settle { ($0.list?.window.count ?? 0) > 0 }
     }
@@ -143,8 +134,8 @@ struct DelayingTransport: HTTPTransport {
     func openZoneTimed(_ name: String) async -> (Double, Double) {
         firstAnswerAt = nil
         let start = Date()
-        guard let index = runtime.state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == name }) else { return (0, 0) }
-        runtime.state.zoneSelection = index
+        guard let index = live.state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == name }) else { return (0, 0) }
+        live.state.zoneSelection = index
         send(.key(.enter))
         await settle { ($0.list?.window.count ?? 0) > 0 }
         let rows = Date().timeIntervalSince(start)
@@ -156,23 +147,22 @@ struct DelayingTransport: HTTPTransport {
     /// many rows on screen are not loaded yet.
     func press(_ key: Key) async -> (Bool, Int) {
         send(.key(key))
-        _ = Browser.render(runtime.state)
-        guard let list = runtime.state.list else { return (true, 0) }
-        let height = Layout(runtime.state).bodyHeight
+        _ = Browser.render(live.state)
+        guard let list = live.state.list else { return (true, 0) }
+        let height = Layout(live.state).bodyHeight
         let visible = list.scroll..<min(list.scroll + height, list.matching)
         let missing = visible.filter { list.row($0) == nil }.count
         return (!list.moreComing && list.selection >= list.matching - 1, missing)
     }
 
     func stop() async {
-        await settle { _ in self.running == 0 }
+        await settle { _ in self.live.running == 0 }
     }
 }
 
 /// Delivers background events back to the browser's loop.
 final class LiveHost: EffectHost, @unchecked Sendable {
     weak var browser: LiveBrowser?
-    init(browser: LiveBrowser) { self.browser = browser }
     func copy(_ text: String) async {}
     func edit(_ edit: JSONEdit) async -> BrowserEvent? { nil }
     func quit() async {}

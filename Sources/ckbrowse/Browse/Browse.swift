@@ -1,5 +1,5 @@
 import ArgumentParser
-import BrowserCache
+import BrowserRuntime
 import CLibc
 import CloudKitWeb
 import Foundation

@@ -1,6 +1,6 @@
 import CLibc
 import CloudKitWeb
-import BrowserCache
+import BrowserRuntime
 import CursesBackend
 import Dispatch
 import Foundation
@@ -12,15 +12,16 @@ import Glibc
 #endif
 
 /// The event loop: keys from the terminal and results of network tasks meet on the main actor (the
-/// only executor that calls curses); each event goes through `Browser.update`, effects run as tasks,
-/// and frames are drawn by the curses backend (input at once, background updates at most 60 a second).
+/// only executor that calls curses); each event goes through the runtime's `LiveLoop` (`Browser.update`,
+/// the journal, effects as tasks), and frames are drawn by the curses backend (input at once,
+/// background updates at most 60 a second).
 @MainActor
 final class BrowserApp {
     /// The one loop (core update, journal, effect runner) this app shares with the benchmarks and tests.
-    private var runtime: BrowserRuntime
+    private let live: LiveLoop
     private var state: BrowserState {
-        get { runtime.state }
-        set { runtime.state = newValue }
+        get { live.state }
+        set { live.state = newValue }
     }
     private let cache: RecordCache?
     private var journalProblem: String?
@@ -30,12 +31,8 @@ final class BrowserApp {
     private var continuation: CheckedContinuation<Int32, Never>?
     private var renderScheduled = false
     private var emptyWakeups = 0
-    /// Effects in flight (the long-poll among them), each dropping itself when done.
-    private var tasks: [Int: Task<Void, Never>] = [:]
-    private var nextTaskID = 0
     /// A journal of the earlier layout, to put to the user at start.
     private let legacy: LegacyJournal?
-    private lazy var host = AppHost(app: self)
 
     init(
         client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, legacy: LegacyJournal?, connection: ConnectionInfo,
@@ -50,7 +47,11 @@ final class BrowserApp {
         }
         var state = BrowserState(connection: connection)
         state.readOnlyReason = readOnlyReason
-        runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: cache, journal: opened, account: connection.account))
+        let host = AppHost()
+        live = LiveLoop(BrowserLoop(state: state, runner: EffectRunner(client: client, cache: cache, journal: opened, account: connection.account)), host: host)
+        host.app = self
+        // Background results: applied while the terminal is up, drawn soon.
+        live.onEvent = { [weak self] event, _ in self?.deliver(event) }
     }
 
     /// Runs until the user quits; returns the exit status.
@@ -90,7 +91,12 @@ final class BrowserApp {
         inputSource = input
 
         state.size = terminal.size
-        perform(Browser.start(&state))
+        // Fault injection for the reliability tests: a crash in a task while the browser runs must still
+        // leave the terminal restored (tests/reliability/terminal.sh).
+        if ProcessInfo.processInfo.environment["CKBROWSE_FAULT"] == "crash-in-network-task" {
+            Task.detached { fatalError("injected fault: crash in a network task") }
+        }
+        live.start()
         restoreJournal()
         render()
         return await withCheckedContinuation { self.continuation = $0 }
@@ -135,7 +141,7 @@ final class BrowserApp {
     }
 
     private func send(_ event: BrowserEvent) {
-        perform(runtime.apply(event))
+        live.send(event)
     }
 
     /// Staged ops from the last session, a commit that was in flight when it ended, an earlier
@@ -145,7 +151,7 @@ final class BrowserApp {
         if let dropped = cache?.droppedLegacyFile {
             state.message = "removed the cache of an earlier version (\((dropped as NSString).lastPathComponent)): it did not record its server, so zones are fetched again"
         }
-        perform(runtime.restoreJournal())
+        live.restoreJournal()
         if let legacy {
             if let unreadable = legacy.unreadable {
                 state.message = "the earlier journal \(legacy.path) could not be read (\(unreadable)); it is left untouched"
@@ -172,27 +178,6 @@ final class BrowserApp {
     private func render() {
         guard let terminal, terminal.active else { return }
         terminal.present(Browser.render(state))
-    }
-
-    /// Every effect runs through the runner, as a task; its events come back through `deliver`.
-    private func perform(_ effects: [BrowserEffect]) {
-        let runner = runtime.runner
-        let host = self.host
-        for effect in effects {
-            // Fault injection for the reliability tests: a crash inside a network task must still leave
-            // the terminal restored (tests/reliability/terminal.sh).
-            if ProcessInfo.processInfo.environment["CKBROWSE_FAULT"] == "crash-in-network-task" {
-                Task.detached { fatalError("injected fault: crash in a network task") }
-            }
-            // Each task drops itself from the list when it is done. The entry is added before the task
-            // can run: both happen on the main actor.
-            let id = nextTaskID
-            nextTaskID += 1
-            tasks[id] = Task { @MainActor [weak self] in
-                for event in await runner.execute(effect, host: host) { self?.deliver(event) }
-                self?.tasks[id] = nil
-            }
-        }
     }
 
     /// OSC 52: the terminal (or tmux with set-clipboard) puts the text on the clipboard, also over SSH.
@@ -228,7 +213,7 @@ final class BrowserApp {
 
     /// Restores the terminal and ends the process with `code`.
     fileprivate func finish(_ code: Int32) {
-        for task in tasks.values { task.cancel() }
+        live.cancelAll()
         terminal?.shutdown()
         for source in sources { source.cancel() }
         sources = []
@@ -251,8 +236,6 @@ final class BrowserApp {
 @MainActor
 private final class AppHost: EffectHost {
     weak var app: BrowserApp?
-
-    init(app: BrowserApp) { self.app = app }
 
     func copy(_ text: String) async { app?.copy(text) }
     func edit(_ edit: JSONEdit) async -> BrowserEvent? { app?.editJSON(edit) }

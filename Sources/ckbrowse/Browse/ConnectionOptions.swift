@@ -1,5 +1,5 @@
 import ArgumentParser
-import BrowserCache
+import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
 import Foundation

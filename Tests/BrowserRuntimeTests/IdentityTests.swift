@@ -1,4 +1,5 @@
-import BrowserCache
+import BrowserRuntime
+import BrowserRuntimeTesting
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
@@ -70,10 +71,9 @@ final class RecordingModifyTransport: HTTPTransport, @unchecked Sendable {
         state.staged.stage(StagedOperation(kind: .update, zone: bob, base: Record(recordName: "n1", recordType: "Note", recordChangeTag: "b1", fields: ["t": .string("y")]), changes: ["t": .string("bob's")]))
         #expect(state.staged.operations.count == 2, "the same record name in two owners' zones is two records")
 
-        var pending: [BrowserEvent] = [.key(.char("c")), .key(.char("y"))]
-        while !pending.isEmpty {
-            for effect in Browser.update(&state, pending.removeFirst()) { pending += await runner.execute(effect) }
-        }
+        var loop = BrowserLoop(state: state, runner: runner)
+        await loop.settle([.key(.char("c")), .key(.char("y"))], host: HeadlessHost())
+        state = loop.state
         let sent = try transport.requests.map { try ModifyRecordsRequest(json: JSON(parsing: String(decoding: $0.body ?? [], as: UTF8.self))) }
         #expect(sent.count == 2)
         #expect(transport.requests.allSatisfy { $0.url.contains("/shared/records/modify") })
@@ -185,7 +185,7 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
             credentials: .apiToken("t", webAuthToken: nil), transport: transport)
         var state = BrowserState(connection: ConnectionInfo(account: account, database: .private))
         state.size = (100, 30)
-        var runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: account))
+        var runtime = BrowserLoop(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: account))
         let zone = ZoneKey(scope: Scope(account: account, database: .private), owner: "", zoneName: "Z")
         runtime.state.staged.stage(StagedOperation(kind: .delete, zone: zone, base: Record(recordName: "r", recordType: "T", recordChangeTag: "1")))
         await runtime.settle([.key(.char("c")), .key(.char("y"))], host: HeadlessHost())
@@ -227,7 +227,7 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         let journal = try StagingJournal(directory: tempDirectory("journal-zones"), account: testAccount())
         var state = BrowserState(connection: ConnectionInfo(account: testAccount(), database: .private))
         state.size = (100, 30)
-        var runtime = BrowserRuntime(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: testAccount()))
+        var runtime = BrowserLoop(state: state, runner: EffectRunner(client: client, cache: nil, journal: journal, account: testAccount()))
         let host = HeadlessHost()
         await runtime.start(host: host)
         await runtime.settle([.key(.char("n"))] + "Projects".map { .key(.char($0)) } + [.key(.enter)], host: host)

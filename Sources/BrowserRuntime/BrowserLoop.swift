@@ -14,10 +14,12 @@ public protocol EffectHost: Sendable {
     func deliver(_ event: BrowserEvent) async
 }
 
-/// The browser's one loop, shared by the terminal app, the headless benchmarks and the tests: an event
-/// goes through `Browser.update`, the staged batch is mirrored to the journal, and every effect runs
-/// through the `EffectRunner`, whose results come back as events.
-public struct BrowserRuntime: Sendable {
+/// The browser's one loop, shared by the terminal app, the benchmarks and the tests: an event goes
+/// through `Browser.update`, the staged batch is mirrored to the journal, and every effect runs through
+/// the `EffectRunner`, whose results come back as events. Headless runs drive it with `settle` (effects
+/// one at a time, to completion); the app and the network benchmark through a `LiveLoop` (every effect
+/// a task, results applied as they come).
+public struct BrowserLoop: Sendable {
     public var state: BrowserState
     public let runner: EffectRunner
     /// Why the journal is not in use (it could not be opened, read or written), for the hint line.
@@ -105,20 +107,64 @@ public struct BrowserRuntime: Sendable {
     }
 }
 
-/// A host without a terminal: copies are kept, `$EDITOR` is not run, quitting does nothing.
-public final class HeadlessHost: EffectHost, @unchecked Sendable {
-    private let lock = NSLock()
-    private var copiedTexts: [String] = []
-    private var late: [BrowserEvent] = []
+/// The loop as the terminal app runs it: every effect a task on the main actor, the events each
+/// produces applied as they come. The app and the network benchmark run this one; headless runs (the
+/// other benchmarks, the tests) run `BrowserLoop.settle`, effects one at a time to completion.
+@MainActor
+public final class LiveLoop {
+    public private(set) var loop: BrowserLoop
+    public let host: any EffectHost
+    /// Where the events an effect produced go (the app: applied only while the terminal is up, then a
+    /// frame scheduled). Nil: straight back into the loop.
+    public var onEvent: (@MainActor (_ event: BrowserEvent, _ from: BrowserEffect) -> Void)?
+    /// Effects in flight (the long-poll among them), each dropping itself when done.
+    private var tasks: [Int: Task<Void, Never>] = [:]
+    private var nextTaskID = 0
 
-    public init() {}
+    public init(_ loop: BrowserLoop, host: any EffectHost) {
+        self.loop = loop
+        self.host = host
+    }
 
-    public var copied: [String] { lock.withLock { copiedTexts } }
-    /// Events delivered on their own (none in headless runs, which do not start the long-poll).
-    public var delivered: [BrowserEvent] { lock.withLock { late } }
+    public var state: BrowserState {
+        get { loop.state }
+        set { loop.state = newValue }
+    }
 
-    public func copy(_ text: String) async { lock.withLock { copiedTexts.append(text) } }
-    public func edit(_ edit: JSONEdit) async -> BrowserEvent? { nil }
-    public func quit() async {}
-    public func deliver(_ event: BrowserEvent) async { lock.withLock { late.append(event) } }
+    /// Effects started and not finished yet.
+    public var running: Int { tasks.count }
+
+    /// Applies an event (core, journal) and starts the effects it causes.
+    public func send(_ event: BrowserEvent) { run(loop.apply(event)) }
+
+    /// Starts the browser's first effects (the zones, the schema).
+    public func start() { run(Browser.start(&loop.state)) }
+
+    /// Restores the last session's staged ops and in-flight commit (`BrowserLoop.restoreJournal`).
+    public func restoreJournal() { run(loop.restoreJournal()) }
+
+    /// Runs each effect through the runner as a task; its events go to `onEvent`.
+    public func run(_ effects: [BrowserEffect]) {
+        let runner = loop.runner
+        let host = self.host
+        for effect in effects {
+            // Each task drops itself from the list when it is done. The entry is added before the task
+            // can run: both happen on the main actor.
+            let id = nextTaskID
+            nextTaskID += 1
+            tasks[id] = Task { @MainActor [weak self] in
+                for event in await runner.execute(effect, host: host) { self?.receive(event, from: effect) }
+                self?.tasks[id] = nil
+            }
+        }
+    }
+
+    /// Cancels every effect in flight (the app, quitting).
+    public func cancelAll() {
+        for task in tasks.values { task.cancel() }
+    }
+
+    private func receive(_ event: BrowserEvent, from effect: BrowserEffect) {
+        if let onEvent { onEvent(event, effect) } else { send(event) }
+    }
 }

@@ -1,4 +1,5 @@
-import BrowserCache
+import BrowserRuntime
+import BrowserRuntimeTesting
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
@@ -45,7 +46,7 @@ import Testing
         var state = BrowserState(connection: ConnectionInfo(account: testAccount(), database: .private))
         state.size = (100, 30)
         state.staged.stage(StagedOperation(kind: .update, database: .private, zoneID: zone, base: base, changes: ["scan": .asset(.localFile(path: file, size: 70_000))]))
-        var runtime = BrowserRuntime(state: state, runner: runner)
+        var runtime = BrowserLoop(state: state, runner: runner)
         await runtime.settle([.key(.char("c")), .key(.char("y"))], host: HeadlessHost())
         #expect(runtime.state.staged.isEmpty, "\(runtime.state.message ?? "")")
         guard case .asset(let saved)? = try await db.lookupRecords(["p"], zoneID: zone).first?.record?.fields["scan"] else {
@@ -70,7 +71,7 @@ import Testing
         later.size = (100, 30)
         let current = try #require(try await db.lookupRecords(["p"], zoneID: zone).first?.record)
         later.staged.stage(StagedOperation(kind: .update, database: .private, zoneID: zone, base: current, changes: ["scan": .asset(.localFile(path: file, size: 70_000)), "title": .string("y")]))
-        var second = BrowserRuntime(state: later, runner: runner)
+        var second = BrowserLoop(state: later, runner: runner)
         await second.settle([.key(.char("c")), .key(.char("y"))], host: HeadlessHost())
         #expect(!second.state.staged.isEmpty)
         #expect(try await db.lookupRecords(["p"], zoneID: zone).first?.record?.fields["title"] == .string("x"), "nothing was sent")

@@ -53,6 +53,7 @@ public struct EffectRunner: Sendable {
 
     /// Runs an effect that needs no host (the network and the local cache).
     public func execute(_ effect: BrowserEffect) async -> [BrowserEvent] {
+        if let cache, let events = Self.answer(effect, from: cache) { return events }
         switch effect {
         case .discoverUsers(let names):
             // Best effort: an owner shown by record name is still right.
@@ -101,14 +102,15 @@ public struct EffectRunner: Sendable {
                 }
                 return events
             } catch { return [.zonesLoaded(scope, .failure(BrowserFailure(error)))] }
-        case .openList(let key, let generation):
-            guard let cache else { return [.listOpened(generation: generation, total: 0, syncToken: nil, moreComing: true)] }
-            do {
-                let state = try cache.open(key)
-                return [.listOpened(generation: generation, total: state.count, syncToken: state.syncToken, moreComing: state.moreComing)]
-            } catch {
-                return [.listOpened(generation: generation, total: 0, syncToken: nil, moreComing: true), .notice("the local cache could not be read: \(error)")]
-            }
+        // Without a cache (with one, `answer` took these).
+        case .openList(_, let generation):
+            return [.listOpened(generation: generation, total: 0, syncToken: nil, moreComing: true)]
+        case .loadWindow(_, _, let start, _, let generation, let request, _):
+            return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)]
+        case .rememberColumns, .storeRecords:
+            return []
+        case .loadRecordToDelete(let key, let name):
+            return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), nil)]
         case .loadChanges(let key, let token, let generation):
             return [.pageApplied(generation: generation, await loadChanges(key, token))]
         case .runQuery(let request, let key, let reset, let generation):
@@ -118,9 +120,6 @@ public struct EffectRunner: Sendable {
                 let outcome = try apply(key, page.records, syncToken: nil, marker: page.continuationMarker, more: page.continuationMarker != nil)
                 return [.pageApplied(generation: generation, .success(outcome))]
             } catch { return [.pageApplied(generation: generation, .failure(BrowserFailure(error)))] }
-        case .loadWindow(let key, let filter, let start, let count, let generation, let request, let view):
-            guard let cache else { return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)] }
-            return Self.window(cache, key, filter: filter, start: start, count: count, generation: generation, request: request, view: view)
         case .loadSchema:
             return [.schemaLoaded(await loadSchema())]
         case .loadSchemaFile(let path):
@@ -134,9 +133,6 @@ public struct EffectRunner: Sendable {
             } catch {
                 return [.schemaLoaded(.failure(BrowserFailure(message: "\(path):\(error.line):\(error.column): \(error.message)")))]
             }
-        case .rememberColumns(let type, let columns):
-            try? cache?.setColumns(columns, for: type)
-            return []
         case .lookupRecord(let key):
             do {
                 let request = LookupRecordsRequest(recordNames: [key.recordName], zoneID: key.zone.zoneID)
@@ -148,8 +144,6 @@ public struct EffectRunner: Sendable {
             do { return [.subscriptionsLoaded(scope, .success(try await client.database(scope).listSubscriptions()))] } catch {
                 return [.subscriptionsLoaded(scope, .failure(BrowserFailure(error)))]
             }
-        case .loadRecordToDelete(let key, let name):
-            return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache?.record(key, name: name))]
         case .commit(let plan):
             let zones = await commitZones(plan)
             let zonesFailed = zones.contains { if case .answered = $0.answer { return false } else { return true } }
@@ -165,12 +159,6 @@ public struct EffectRunner: Sendable {
             } catch { return [.conflictVersions(zone, .failure(BrowserFailure(error)))] }
         case .verifyCommit(let requests):
             return [await verify(requests)]
-        case .storeRecords(let key, let records, let generation):
-            guard let cache else { return [] }
-            do {
-                let state = try cache.store(key, records: records)
-                return [.recordsStored(generation: generation, total: state.count)]
-            } catch { return [.notice("the local cache could not be updated: \(error)")] }
         case .checkAssetFile(let key, let field, let path):
             return [checkAssetFile(key, field: field, path: path)]
         case .listPaths(let typed):
@@ -178,6 +166,53 @@ public struct EffectRunner: Sendable {
         case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal, .downloadAsset:
             return []
         }
+    }
+
+    /// What the local cache answers at once, with no network and no waiting: a list opened, a window
+    /// of rows, remembered columns, the record a delete reads, records stored; nil for any other
+    /// effect. `execute` answers these effects with it, and so does `settle(_:_:cache:)`.
+    public static func answer(_ effect: BrowserEffect, from cache: RecordCache) -> [BrowserEvent]? {
+        switch effect {
+        case .openList(let key, let generation):
+            do {
+                let state = try cache.open(key)
+                return [.listOpened(generation: generation, total: state.count, syncToken: state.syncToken, moreComing: state.moreComing)]
+            } catch {
+                return [.listOpened(generation: generation, total: 0, syncToken: nil, moreComing: true), .notice("the local cache could not be read: \(error)")]
+            }
+        case .loadWindow(let key, let filter, let start, let count, let generation, let request, let view):
+            return window(cache, key, filter: filter, start: start, count: count, generation: generation, request: request, view: view)
+        case .rememberColumns(let type, let columns):
+            try? cache.setColumns(columns, for: type)
+            return []
+        case .loadRecordToDelete(let key, let name):
+            return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache.record(key, name: name))]
+        case .storeRecords(let key, let records, let generation):
+            do {
+                let state = try cache.store(key, records: records)
+                return [.recordsStored(generation: generation, total: state.count)]
+            } catch { return [.notice("the local cache could not be updated: \(error)")] }
+        default:
+            return nil
+        }
+    }
+
+    /// The core and the cache alone, synchronously: every effect the cache answers (`answer`) is
+    /// answered and its events go through `Browser.update`, until none is left; the other effects are
+    /// returned in order, unrun. No journal, network or host: for the key-press benchmark's measured
+    /// region and tests of the core.
+    public static func settle(_ state: inout BrowserState, _ effects: [BrowserEffect], cache: RecordCache) -> [BrowserEffect] {
+        var pending = effects
+        var left: [BrowserEffect] = []
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
+            guard let events = answer(effect, from: cache) else {
+                left.append(effect)
+                continue
+            }
+            for event in events { pending += Browser.update(&state, event) }
+        }
+        return left
     }
 
     /// Sends a commit's requests in order, after recording them in the journal. A request whose

@@ -1,4 +1,5 @@
-import BrowserCache
+import BrowserRuntime
+import BrowserRuntimeTesting
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
@@ -33,7 +34,7 @@ import Testing
 
     /// Feeds events through the app's own loop (core, journal, runner) until no effect is left.
     func drive(_ state: inout BrowserState, _ runner: EffectRunner, _ events: BrowserEvent...) async {
-        var runtime = BrowserRuntime(state: state, runner: runner)
+        var runtime = BrowserLoop(state: state, runner: runner)
         await runtime.settle(events, host: HeadlessHost())
         state = runtime.state
     }

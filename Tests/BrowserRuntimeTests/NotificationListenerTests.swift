@@ -1,4 +1,4 @@
-import BrowserCache
+import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
