@@ -127,7 +127,10 @@ import Testing
         let (notification, _) = try await poll.value
         let latency = Date().timeIntervalSince(wrote)
         #expect(notification != nil, "the poll answered with the notification, not a keep-alive")
-        #expect(latency < 1.0, "arrived \(latency) s after the other process's commit")
+        // Woken by the other process's commit, not by the 20 s hold running out: the bound is generous so
+        // a loaded machine (parallel builds) does not fail it; the figure itself is not a unit test's to
+        // time (seen here: 0.1–0.3 s idle, up to 1.3 s with two builds running).
+        #expect(latency < 5.0, "arrived \(latency) s after the other process's commit")
     }
 }
 
