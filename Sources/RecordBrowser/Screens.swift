@@ -11,6 +11,8 @@ public struct ListPosition: Sendable, Hashable {
 public struct Loadable<Value: Sendable>: Sendable {
     public var value: Value
     public var loading = false
+    /// An answer has come (the value is the server's, not the empty start).
+    public var loaded = false
     public init(_ value: Value, loading: Bool = false) {
         self.value = value
         self.loading = loading

@@ -289,6 +289,7 @@ public enum Browser {
             state.subscriptionsLoading = false
             switch result {
             case .success(let subscriptions):
+                state.known.subscriptions.loaded = true
                 state.subscriptions = subscriptions
                 state.subscriptionSelection = min(state.subscriptionSelection, max(0, subscriptions.count - 1))
             case .failure(let failure): fail(&state, failure)
@@ -724,7 +725,7 @@ public enum Browser {
     static func switchDatabase(_ scope: DatabaseScope, _ state: inout BrowserState) -> [BrowserEffect] {
         state.connection.database = scope
         state.zones = []
-        state.subscriptions = []
+        state.known.subscriptions = Loadable([])
         state.stack = ScreenStack()
         state.zonesLoading = true
         state.lastError = nil
@@ -967,7 +968,10 @@ public enum Browser {
         } else {
             state.stack.push(.detail(DetailScreen(RecordDetail(key: key))))
         }
-        return [.lookupRecord(key)]
+        // The record's view says which subscriptions a change of it fires: they are needed.
+        guard !state.known.subscriptions.loaded, !state.subscriptionsLoading, key.zone.scope == state.connection.scope else { return [.lookupRecord(key)] }
+        state.subscriptionsLoading = true
+        return [.lookupRecord(key), .loadSubscriptions(state.connection.database)]
     }
 
     /// The open record's lines and the rows each takes on this screen (one place for render and keys).
@@ -982,6 +986,7 @@ public enum Browser {
         if let record = detail.record, record.isShare {
             lines = shareLines(record, state) + lines
         }
+        lines += subscriptionLines(detail, state)
         if let filter = filterText(state, .recordDetail) {
             // Section headers stay; of the rest, the lines of fields whose name or value matches.
             let owners = Set(lines.filter { matches($0.field + " " + $0.text, filter) }.compactMap { $0.owner ?? ($0.field.isEmpty ? nil : $0.field) })

@@ -24,8 +24,12 @@ extension Browser {
             state.stack.push(.commit(session))
         } catch {
             state.message = BrowserFailure(error).message
+            return []
         }
-        return []
+        // What the commit fires is shown in the preview: the database's subscriptions are needed.
+        guard !state.known.subscriptions.loaded, !state.subscriptionsLoading else { return [] }
+        state.subscriptionsLoading = true
+        return [.loadSubscriptions(state.connection.database)]
     }
 
     static func closeCommit(_ state: inout BrowserState) {
@@ -43,7 +47,9 @@ extension Browser {
         let count = plan.requests.reduce(0) { $0 + $1.body.operations.count } + plan.zoneRequests.reduce(0) { $0 + $1.operations.count }
         lines += commit.outcome.flatMap { reportLines($0, state) }
         switch commit.phase {
-        case .preview: lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count + plan.zoneRequests.count, "request")); nothing is sent until you confirm:", .plain))
+        case .preview:
+            lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count + plan.zoneRequests.count, "request")); nothing is sent until you confirm:", .plain))
+            if let firing = firingLine(state) { lines.append(firing) }
         case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
         case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
         case .done, .conflicts: lines.append(("The requests that were sent:", .plain))

@@ -238,7 +238,7 @@ struct Harness {
         h.keys(.char("j"), .enter)
         h.page([.record(Harness.detailRecord)], token: "t", more: false)
         h.keys(.enter)
-        #expect(h.effects == [.lookupRecord(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7"))])
+        #expect(h.effects.first == .lookupRecord(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7")))
         h.send(.recordLoaded(RecordKey(zone: h.state.list!.zone, recordName: "artwork-7"), .success((.record(Harness.detailRecord), Harness.detailRecord.json))))
         try assertSnapshot(h.screen, "detail-120x40")
         // Select the REFERENCE line and follow it.

@@ -36,7 +36,9 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     cmp -s "$DL/artwork-0011-image" "$WORK/curl-$size.svg" && grep -q "<svg" "$DL/artwork-0011-image" \
       && ok "$size: the saved file is what the download URL serves" || bad "$size: saved file differs from curl's"
     keys o Enter
-    check "$size: an existing file is never overwritten" "was not saved:" 20
+    check "$size: an existing file is never overwritten" "give another name" 20
+    check "$size: the name typed is kept to be changed" "artwork-0011-image▏"
+    keys Escape
 
     # A local file staged into the field, uploaded on commit.
     head -c 3000000 /dev/urandom > "$DL/scan.bin"
@@ -44,7 +46,8 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     check "$size: e on an asset asks for a file" "(PATH): ▏"
     keys "missing.bin" Enter
     check "$size: a missing file is refused, nothing staged" "nothing staged: no file $DL/missing.bin"
-    keys e "scan.bin" Enter
+    check "$size: the path stays on the line to be fixed" "(PATH): missing.bin▏"
+    keys C-u "scan.bin" Enter
     check "$size: the file is staged, shown as a file" "uploaded on commit"
     keys c
     check "$size: the preview says the file goes first" "is uploaded first" 20

@@ -48,10 +48,13 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys : "query Artwork year " Tab
     check "$size: after the import year offers only the range comparators" "LESS_THAN  LESS_THAN_OR_EQUALS  GREATER_THAN"
     keys E Q U A L S Space 1 9 0 0 Enter
+    # Typed on the schema screen: no zone is open, so which one is asked.
+    check "$size: the query asks for its zone" "run the query in which zone?"
+    keys Gallery Enter
     check "$size: the query is questioned before it is sent" "CloudKit will refuse this query: Field 'year' is not marked"
     keys x
     check "$size: any other key brings the line back to be fixed" ":query Artwork year EQUALS 1900"
-    keys Enter y
+    keys Enter Gallery Enter y
     wait_for "BAD" 15 > /dev/null
     keys '!'
     check "$size: with CloudKit's reason" "reason: Field 'year' is not marked queryable"

@@ -1,0 +1,82 @@
+import CloudKitWeb
+import Testing
+@testable import RecordBrowser
+@testable import TerminalUI
+
+/// Issue 31: what a commit will fire, named in its preview before anything is sent.
+@Suite struct FiringForecastTests {
+    static let gallery = ZoneID(zoneName: "Gallery", ownerRecordName: Harness.owner)
+    static let subscriptions: [Subscription] = [
+        .query("old-artworks", Query(recordType: "Artwork", filterBy: [Filter("year", .lessThan, .int64(1900))]), firesOn: [.create, .update, .delete], zoneID: gallery),
+        .query("artist-changes", Query(recordType: "Artist"), firesOn: [.update], zoneID: gallery),
+        .zone("gallery-zone", gallery),
+    ]
+
+    func operation(year: Int64, kind: StagedOperation.Kind = .update) -> StagedOperation {
+        let zone = ZoneKey(scope: Harness().state.connection.scope, zoneID: Self.gallery)
+        var base = Harness.detailRecord
+        base.fields["year"] = .int64(1831)
+        return StagedOperation(kind: kind, zone: zone, base: base, changes: kind == .update ? ["year": .int64(year)] : [:])
+    }
+
+    @Test func theForecastCountsEachSubscriptionItFires() {
+        let forecast = FiringForecast([operation(year: 1850), operation(year: 1860)], subscriptions: Self.subscriptions)
+        #expect(forecast.summary == "old-artworks (update) × 2, gallery-zone (zone) × 2")
+        // Out of the filter after the update: the query subscription does not fire, the zone's does.
+        let out = FiringForecast([operation(year: 1950)], subscriptions: Self.subscriptions)
+        #expect(out.summary == "gallery-zone (zone)")
+        // A delete fires on the record as it was (1831 matches).
+        let gone = FiringForecast([operation(year: 0, kind: .delete)], subscriptions: Self.subscriptions)
+        #expect(gone.summary == "old-artworks (delete), gallery-zone (zone)")
+        // In another zone, nothing.
+        var elsewhere = operation(year: 1850)
+        elsewhere.key = RecordKey(zone: ZoneKey(scope: Harness().state.connection.scope, zoneID: ZoneID(zoneName: "Drafts")), recordName: "x")
+        #expect(FiringForecast([elsewhere], subscriptions: Self.subscriptions).firings.isEmpty)
+    }
+
+    /// `c` asks for the database's subscriptions, and the preview names what the commit fires; an edit
+    /// that matches no filter names none.
+    @Test func theCommitPreviewNamesWhatItFires() {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.select(field: "year")
+        h.keys(.char("e"), .ctrl("u"))
+        h.type("1850")
+        h.keys(.enter)
+        h.keys(.char("c"))
+        // Asked for when the record opened (else by c).
+        #expect(h.state.subscriptionsLoading)
+        #expect(h.screen.allText.contains("this commit fires: checking the private database's subscriptions…"))
+        h.send(.subscriptionsLoaded(.private, .success(Self.subscriptions.map { .subscription($0) })))
+        #expect(h.screen.allText.contains("this commit fires: old-artworks (update), gallery-zone (zone)"), "\(h.screen.allText)")
+
+        var none = Harness(width: 100, height: 30)
+        none.openDetail()
+        none.select(field: "year")
+        none.keys(.char("e"), .ctrl("u"))
+        none.type("1950")
+        none.keys(.enter)
+        none.keys(.char("c"))
+        none.send(.subscriptionsLoaded(.private, .success([Self.subscriptions[0], Self.subscriptions[1]].map { .subscription($0) })))
+        #expect(none.screen.allText.contains("this commit fires no subscription (2 subscriptions of the private database checked)"), "\(none.screen.allText)")
+    }
+
+    /// A record's view says, per subscription, whether an update or a delete of it fires, or the first
+    /// reason it does not.
+    @Test func aRecordSaysWhatAChangeOfItFires() {
+        var h = Harness(width: 120, height: 40)
+        h.openDetail()
+        #expect(h.effects.contains(.loadSubscriptions(.private)) || h.state.subscriptionsLoading)
+        h.send(.subscriptionsLoaded(.private, .success(Self.subscriptions.map { .subscription($0) })))
+        let text = h.screen.allText
+        #expect(text.contains("SUBSCRIPTIONS"), "\(text)")
+        #expect(text.contains("old-artworks") && text.contains("update, delete: fires"), "\(text)")
+        #expect(text.contains("artist-changes") && text.contains("not: it watches Artist, not Artwork"), "\(text)")
+        h.select(field: "year")
+        h.keys(.char("e"), .ctrl("u"))
+        h.type("1950")
+        h.keys(.enter)
+        let staged = h.screen.allText
+        #expect(staged.contains("update as staged: not: year LESS_THAN does not hold · delete: fires"), "\(staged)")
+    }
+}
