@@ -77,6 +77,11 @@ public enum Format {
         TerminalText.json(value.prettyPrinted())
     }
 
+    /// A JSON value on one line, escaped as `copyJSON` is.
+    public static func compactJSON(_ value: JSON) -> String {
+        TerminalText.json(value.text)
+    }
+
     static func hex(_ data: Data, limit: Int = 16) -> String {
         let bytes = data.prefix(limit).map { String(format: "%02x", $0) }.joined(separator: " ")
         return data.count > limit ? bytes + " …" : bytes

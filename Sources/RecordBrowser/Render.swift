@@ -65,6 +65,7 @@ extension Browser {
         case .conflict: drawConflict(&screen, state)
         case .notifications: drawNotifications(&screen, state)
         case .errors: drawErrors(&screen, state)
+        case .push: drawPush(&screen, state)
         case .inspector: drawInspector(&screen, state)
         }
         if [.records, .recordDetail, .debug, .notifications, .schema].contains(state.pane), let filter = filterText(state, state.pane) {
@@ -111,6 +112,10 @@ extension Browser {
         case .commit: crumbs.append(state.connection.environment == .production ? "Commit to PRODUCTION" : "Commit")
         case .conflict: crumbs.append("Commit › Conflicts")
         case .notifications: crumbs.append("Notifications")
+        case .push:
+            var what = "push"
+            if case .push(let push) = state.stack.top { what = push.item.notification.subscriptionID.map { "push from \($0)" } ?? "push" }
+            crumbs += ["Notifications", what]
         case .errors: crumbs.append("Recent errors")
         case .inspector: crumbs += ["Debug", state.inspected?.operation ?? ""]
         }
@@ -444,7 +449,8 @@ extension Browser {
         case .debug: return "Enter inspect the exchange · / filter · D or Esc back · tokens are never shown"
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
         case .commit, .conflict: return ""
-        case .notifications: return "Enter open the record · R refresh the open zone · X clear · s subscriptions · Esc back"
+        case .notifications: return "Enter the push in full · o open its record · y copy · R refresh the zone · X clear · Esc back"
+        case .push: return "j/k scroll · y copy the payload · o open its record or zone · Esc back"
         case .errors: return "j/k scroll · X clear · ! or Esc back"
         case .inspector: return "j/k scroll · / search · n N next/previous match · y copy (redacted) · Esc back"
         }
@@ -679,8 +685,11 @@ extension Browser {
             own = ["u             unstage the selected operation (a record's or a zone's)", "X             discard every staged operation (asks first)",
                    "Enter         open the record"]
         case .notifications:
-            own = ["Enter         open the notified record (or zone)", "R             refresh the open zone (after a reconnect)",
-                   "X             clear the list"]
+            own = ["Enter         the push in full: its payload as received, each key named",
+                   "o             open the notified record (or zone)", "y             copy the payload",
+                   "R             refresh the open zone (after a reconnect)", "X             clear the list"]
+        case .push:
+            own = ["j k PgDn PgUp scroll", "y             copy the payload as received", "o Enter       open the record or zone it names"]
         case .debug: own = ["Enter         the whole exchange (headers and bodies, secrets redacted)"]
         case .inspector: own = ["/ n N         search the exchange; next / previous match", "y             copy it (secrets redacted)"]
         case .shares: own = ["Enter         open the share record (who, how, and its keys to change them)", "r             reload"]

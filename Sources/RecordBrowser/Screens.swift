@@ -93,6 +93,8 @@ public enum Screen: Sendable {
     case conflict(CommitSession)
     /// Live notifications from the webcourier long-poll (`N`).
     case notifications(ListScreen)
+    /// One push in full.
+    case push(PushScreen)
     /// The recent errors in full (`!`): text that scrolls.
     case errors(scroll: Int)
     case inspector(InspectorScreen)
@@ -112,6 +114,7 @@ public enum Screen: Sendable {
         case .commit: return .commit
         case .conflict: return .conflict
         case .notifications: return .notifications
+        case .push: return .push
         case .errors: return .errors
         case .inspector: return .inspector
         case .shares: return .shares
@@ -131,7 +134,7 @@ public enum Screen: Sendable {
         case .errors: return .errors(scroll: 0)
         case .shares: return .shares(SharesScreen())
         case .schema: return .schema(ListScreen())
-        case .records, .recordDetail, .commit, .conflict, .inspector: return nil
+        case .records, .recordDetail, .commit, .conflict, .inspector, .push: return nil
         }
     }
 
@@ -143,7 +146,7 @@ public enum Screen: Sendable {
             case .records(let s): return s.filter
             case .detail(let s): return s.filter
             case .inspector(let s): return s.filter
-            case .subscriptionDetail, .commit, .conflict, .errors, .shares: return nil
+            case .subscriptionDetail, .commit, .conflict, .errors, .shares, .push: return nil
             }
         }
         set {
@@ -157,7 +160,7 @@ public enum Screen: Sendable {
             case .records(var s): s.filter = newValue; self = .records(s)
             case .detail(var s): s.filter = newValue; self = .detail(s)
             case .inspector(var s): s.filter = newValue; self = .inspector(s)
-            case .subscriptionDetail, .commit, .conflict, .errors, .shares: break
+            case .subscriptionDetail, .commit, .conflict, .errors, .shares, .push: break
             }
         }
     }

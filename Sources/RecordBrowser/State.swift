@@ -37,6 +37,8 @@ public enum Pane: Hashable, Sendable {
     case conflict
     /// Live notifications from the webcourier long-poll (`N`).
     case notifications
+    /// One push in full, its keys named (Enter on the Notifications pane).
+    case push
     /// The recent errors in full (`!`).
     case errors
     /// One request's whole exchange, from the debug pane.

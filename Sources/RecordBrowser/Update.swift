@@ -472,6 +472,7 @@ public enum Browser {
         case .batch: return batchKey(key, &state)
         case .notifications: return notificationsKey(key, &state)
         case .errors: return errorsKey(key, &state)
+        case .push: return pushKey(key, &state)
         case .debug: return debugKey(key, &state)
         case .inspector: return inspectorKey(key, &state)
         case .shares: return sharesKey(key, &state)

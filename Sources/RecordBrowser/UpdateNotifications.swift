@@ -92,8 +92,25 @@ extension Browser {
             }
             return refresh(&state)
         case .enter, .char("l"), .right:
+            // The push in full, its keys named; o there opens what it names.
             guard rows.indices.contains(feed.selection) else { return [] }
-            let n = rows[feed.selection].notification
+            state.stack.push(.push(PushScreen(rows[feed.selection])))
+            return []
+        case .char("o"):
+            guard rows.indices.contains(feed.selection) else { return [] }
+            return openPushTarget(rows[feed.selection].notification, &state)
+        case .char("y"):
+            guard rows.indices.contains(feed.selection) else { return [] }
+            state.message = "copied the push's payload as received"
+            return [.copy(Format.copyJSON(rows[feed.selection].notification.payload))]
+        default: break
+        }
+        return []
+    }
+
+    /// `o` on a push: the record it names (in its zone and database), or its zone, or the zones.
+    static func openPushTarget(_ n: PushNotification, _ state: inout BrowserState) -> [BrowserEffect] {
+        do {
             if let scope = n.database, scope != state.connection.database {
                 state.message = "the notification is from the \(scope.rawValue) database: :db \(scope.rawValue) first"
                 return []
@@ -124,8 +141,6 @@ extension Browser {
                 state.zonesLoading = true
                 return [.loadZones(state.connection.database)]
             }
-        default: break
         }
-        return []
     }
 }

@@ -25,11 +25,44 @@ import Testing
         h.send(.notificationReceived(Self.push("n3", fo: 3, rid: "artwork-3", af: "{}", pruned: true), dropped: 2, at: Self.t0 + 3000))
         #expect(h.state.notifications.items.count == 3, "the same nid is shown once")
         try assertSnapshot(h.screen, "notifications-100x30")
-        // Newest first: the delete; Enter says it was deleted.
-        h.keys(.enter)
+        // Newest first: the delete; o says it was deleted.
+        h.keys(.char("o"))
         #expect(h.state.message?.contains("was deleted") == true && h.effects.isEmpty)
-        h.keys(.char("j"), .enter)
+        h.keys(.char("j"), .char("o"))
         #expect(h.effects.first == .lookupRecord(recordKey(.private, ZoneID(zoneName: "Gallery"), "artwork-9")) && h.state.pane == .recordDetail)
+    }
+
+    /// Enter on a push: its payload in full, each CloudKit key named, y copies it, o opens the record.
+    @Test func enterShowsThePushInFullWithItsKeysNamed() throws {
+        var h = Harness(width: 100, height: 30)
+        h.keys(.char("N"))
+        h.send(.notificationsStatus(.connected, at: Self.t0))
+        h.send(.notificationReceived(Self.push("n1", af: #"{"title":"Wave","year":1831}"#), dropped: 0, at: Self.t0 + 1000))
+        h.keys(.enter)
+        #expect(h.state.pane == .push)
+        try assertSnapshot(h.screen, "push-100x30")
+        let text = h.screen.allText
+        for named in ["ck.qry.rid", "record", "ck.qry.sid", "subscription", "ck.qry.fo", "reason: updated", "ck.qry.dbs",
+                      "database: the private database", "ck.qry.af.title", "field title", "aps.alert.body", "alert text", "ck.ce", "container environment"] {
+            #expect(text.contains(named), "\(named) missing")
+        }
+        h.keys(.char("y"))
+        guard case .copy(let copied)? = h.effects.first else { Issue.record("nothing copied: \(h.effects)"); return }
+        #expect(try JSON(parsing: copied) == Self.push("n1", af: #"{"title":"Wave","year":1831}"#).payload, "the payload as received")
+        // Scrolls as a text view; the end shows the payload as received.
+        h.keys(.char("G"))
+        #expect(h.screen.allText.contains("\"sid\" : \"artwork-changes\"") || h.screen.allText.contains("\"sid\": \"artwork-changes\""), "\(h.screen.allText)")
+        h.keys(.char("o"))
+        #expect(h.effects.first == .lookupRecord(recordKey(.private, ZoneID(zoneName: "Gallery"), "artwork-7")) && h.state.pane == .recordDetail)
+        h.keys(.escape)
+        #expect(h.state.pane == .push, "Esc goes back to the push")
+        // An unknown key under ck is said to be unknown, not hidden.
+        var odd = Harness(width: 80, height: 24)
+        odd.keys(.char("N"))
+        let payload = try JSON(parsing: #"{"ck":{"nid":"x1","zz":7,"qry":{"rid":"a","zid":"Gallery","dbs":2,"fo":1,"sid":"s"}}}"#)
+        odd.send(.notificationReceived(try PushNotification(payload: payload), dropped: 0, at: Self.t0))
+        odd.keys(.enter)
+        #expect(odd.screen.allText.contains("ck.zz") && odd.screen.allText.contains("not a key CloudKit is known to send"))
     }
 
     @Test func disconnectionsShowAndAReconnectSaysWhatIsLost() throws {

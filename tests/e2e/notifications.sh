@@ -36,9 +36,15 @@ if wait_for "title=Pushed" 5; then
 else bad "the push did not arrive"; fi
 check "reason, database, zone and record are shown" "artwork-changes      updated  private Gallery      artwork-0001"
 check "the zone subscription fired too" "gallery-zone         zone     private Gallery"
-# Enter on the query notification opens the record.
+# Enter on the query notification shows the push in full, its keys named; o opens the record.
 keys j Enter
-check "Enter opens the notified record" "Pushed by curl"
+check "Enter shows the push in full" "KEYS, NAMED"
+check "with the record key named" "ck.qry.rid"
+check "and the reason read" "reason: updated"
+keys o
+check "o opens the notified record" "Pushed by curl"
+keys Escape
+check "Esc goes back to the push" "THE PAYLOAD AS RECEIVED"
 keys Escape
 
 # firesOnce: the subscription disappears when it fires.
