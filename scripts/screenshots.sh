@@ -46,7 +46,7 @@ wait_for "3 zones"
 keys j Enter; wait_for "25 loaded"; keys Enter; wait_for "FIELDS 2"
 keys j e C-u "Spring show: final list" Enter; wait_for "staged:"
 keys k e C-u 1 Enter; wait_for "staged: 'pinned'"
-keys j j e; shot inline-editor
+keys j e; shot inline-editor
 keys Escape Escape j d j Enter; wait_for "recordName                           draft-2"
 keys j e C-u "Summer ideas" Enter; wait_for "staged:"; shot staged-detail
 keys b; wait_for "3 staged operations"; shot batch
@@ -58,6 +58,7 @@ keys a N; wait_for "● listening"
 curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/records/modify?ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token" \
     -d '{"zoneID":{"zoneName":"Gallery"},"atomic":false,"operations":[{"operationType":"forceUpdate","record":{"recordName":"artwork-0001","fields":{"title":{"value":"The Great Wave (restored)","type":"STRING"}}}},{"operationType":"create","record":{"recordName":"exhibition-spring","recordType":"Exhibition","fields":{"title":{"value":"Spring show","type":"STRING"},"rating":{"value":4.7,"type":"DOUBLE"}}}}]}' > /dev/null
 wait_for "exhibition-spring"; shot notifications
+keys Enter; wait_for "KEYS, NAMED"; shot push; keys Escape
 # Sharing: the owner's shares and one share's view (an invitation staged), then the guest's shared database.
 keys Escape : shares Enter; wait_for "the whole zone"; shot shares
 keys Enter; wait_for "participants"; keys i; keys -l "ana@example.com READ_WRITE"; keys Enter; wait_for "to invite"; shot share-view

@@ -23,6 +23,7 @@ extension Browser {
         "aps.mutable-content": "mutable-content",
         "ck": "CloudKit's part", "ck.ce": "container environment (1 development, 2 production: unconfirmed)",
         "ck.cid": "container", "ck.nid": "notification ID", "ck.p": "pruned: cut to fit the size limit",
+        "ck.ckbrowse": "ckbrowse serve's mark: dbs numbered 0 public, 1 private, 2 shared (not CloudKit's key)",
         "ck.qry": "a query subscription's push", "ck.qry.rid": "record", "ck.qry.zid": "zone", "ck.qry.zoid": "zone owner",
         "ck.qry.dbs": "database", "ck.qry.fo": "reason", "ck.qry.sid": "subscription", "ck.qry.af": "fields (desiredKeys)",
         "ck.qry.rt": "record type",
