@@ -203,7 +203,7 @@ struct QueryScaling {
             let started = Date()
             try await BulkSeed.fill(
                 service, container: "iCloud.bench", userName: "bench", zoneName: "Q", count: size, recordType: "Item",
-                extraFields: ["cat": { .string("c\($0 % 10)") }])
+                extraFields: ["cat": { .string("c\($0 % 5)") }])
             try await service.addSystemIndexes(container: "iCloud.bench", environment: .development)
             FileHandle.standardError.write(Data(String(format: "filled %d records (with their index) in %.1f s\n", size, Date().timeIntervalSince(started)).utf8))
             var scanConfiguration = configuration
