@@ -119,6 +119,9 @@ public struct LocalServerConfiguration: Sendable {
     /// Refuse queries the schema's indexes do not allow, as CloudKit does (`IndexRules`). Off only
     /// for tests written before schemas were enforced (`serve --no-index-rules`).
     public var enforcesIndexes = true
+    /// Queries are answered from the query index (`FieldIndex`) where it can answer them; false reads
+    /// every candidate of the type, as earlier versions did (the tests' oracle).
+    public var usesQueryIndexes = true
 
     public init() {}
 }
@@ -161,6 +164,9 @@ public final class LocalCloudKit: Sendable {
     let blobIDs = StampedMemo<BlobKey, Int64?>()
     /// Record types' schemas by container, environment and name, as read at one change stamp.
     let typeSchemas = StampedMemo<TypeKey, RecordTypeSchema?>(capacity: 10_000)
+    /// Every container's schema as the server started it (`markStartingState`): a fixture reset puts
+    /// a container back to it.
+    let startingSchemas = Mutex(SchemaRows())
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store
@@ -193,6 +199,7 @@ public final class LocalCloudKit: Sendable {
         tokenKey = SymmetricKey(data: Data(base64Encoded: secret) ?? Data(secret.utf8))
         let now = Int64((configuration.now().timeIntervalSince1970 * 1000).rounded())
         try store.pool.write { db in _ = try Self.collectUnusedAssets(db, now: now) }
+        try markStartingState()
     }
 
     /// The user record name of a user name: `_` and 32 hex digits, as the service's look.

@@ -140,6 +140,33 @@ grep -q '"recordType":"T"' <<< "$out" && ok "--import starts from the snapshot" 
 reset=$(curl -s -X POST "$MURL/admin/1/iCloud.example.Fixture/development/reset?ckAPIToken=fixture-token")
 grep -q '"records":1' <<< "$reset" && ok "POST /admin/1/…/reset wipes the container between tests" || bad "reset: $reset"
 kill $MEM; wait $MEM 2>/dev/null
+# A reset returns the container to what the server started with: the --schema file's types and
+# indexes stay for the next test (they were dropped with the data before).
+cat > "$WORK/fixture.ckdb" <<'CKDB'
+DEFINE SCHEMA
+    RECORD TYPE Task (
+        "___recordID" REFERENCE QUERYABLE,
+        n             INT64 QUERYABLE SORTABLE,
+        GRANT WRITE TO "_creator", GRANT CREATE TO "_icloud", GRANT READ TO "_world"
+    );
+CKDB
+"$BIN" serve --in-memory --port 0 --api-token fx-token --user "fx:fx-user" --container iCloud.example.Fixture2 --schema "$WORK/fixture.ckdb" > "$WORK/fx.log" 2>&1 & FX=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/fx.log" && break; sleep 0.1; done
+FXURL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/fx.log" | head -1)
+FXDB="$FXURL/database/1/iCloud.example.Fixture2/development/private"
+FXQ='{"query":{"recordType":"Task","filterBy":[{"fieldName":"n","comparator":"LESS_THAN","fieldValue":{"value":2,"type":"INT64"}}],"sortBy":[{"fieldName":"n","ascending":false}]}}'
+kept=yes
+for round in 1 2 3; do
+    curl -s -X POST "$FXDB/records/modify?ckAPIToken=fx-token&ckWebAuthToken=fx-user" \
+        -d '{"operations":[{"operationType":"create","record":{"recordName":"t'$round'-0","recordType":"Task","fields":{"n":{"value":0},"jit'$round'":{"value":"x"}}}},{"operationType":"create","record":{"recordName":"t'$round'-1","recordType":"Task","fields":{"n":{"value":1}}}},{"operationType":"create","record":{"recordName":"t'$round'-5","recordType":"Task","fields":{"n":{"value":5}}}}]}' > /dev/null
+    names=$(curl -s -X POST "$FXDB/records/query?ckAPIToken=fx-token&ckWebAuthToken=fx-user" -d "$FXQ" | grep -o '"recordName":"t[^"]*"' | tr '\n' ' ')
+    [ "$names" = '"recordName":"t'$round'-1" "recordName":"t'$round'-0" ' ] || { kept="round $round: $names"; break; }
+    curl -s -X POST "$FXURL/admin/1/iCloud.example.Fixture2/development/reset?ckAPIToken=fx-token" > /dev/null
+done
+schema=$(curl -s "$FXURL/schema/1/iCloud.example.Fixture2/development?ckAPIToken=fx-token")
+[ "$kept" = yes ] && grep -q "INT64 QUERYABLE SORTABLE" <<< "$schema" && ! grep -q jit <<< "$schema" \
+    && ok "a reset keeps the --schema file's types and indexes (what tests created just in time goes)" || bad "reset and --schema: $kept / $schema"
+kill $FX; wait $FX 2>/dev/null
 msg=$("$BIN" serve --data "$WORK/data" --port 0 --import "$WORK/snap" 2>&1); code=$?
 [ $code = 64 ] && grep -q "already holds data" <<< "$msg" && ok "--import refuses a data directory that holds data" || bad "import over data: exit $code: $msg"
 

@@ -37,12 +37,13 @@ extension LocalCloudKit {
         let named = Set((query.filterBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName)
             + (query.sortBy ?? []).filter { $0.systemFieldName == nil }.compactMap(\.fieldName))
         let queryHash = Self.pagingHash(query, zoneWide: request.zoneID == nil && request.zoneWide == true, in: context.dbID, zones: zones)
-        var offset = 0
+        let descriptors = query.sortBy ?? []
+        var position: QueryPosition?
         if let marker = request.continuationMarker {
-            guard let value = OpaqueToken.continuationOffset(marker, queryHash: queryHash) else {
+            guard let after = OpaqueToken.queryPosition(marker, queryHash: queryHash, keys: descriptors.count) else {
                 throw ServiceError.badRequest("continuationMarker does not belong to this query")
             }
-            offset = value
+            position = after
         }
         let reshape = request.desiredKeys != nil || request.numbersAsStrings == true
         let shapes = zones.map { zone, context in
@@ -50,38 +51,29 @@ extension LocalCloudKit {
         }
         var writer = JSONWriter(capacity: (reshape ? 1024 : 1280) * limit + 128)
         writer.raw(#"{"records":["#)
-        let descriptors = query.sortBy ?? []
-        // How many records the page holds, and whether more are coming.
+        // How many records the page holds, whether more are coming, and where the page ended.
         var written = 0
         var more = false
-        if zones.count == 1, (query.filterBy ?? []).isEmpty, zones[0].1.access?.isWholeZone ?? true,
-            reading == .all, let order = QueryCandidate.sqlOrder(descriptors)
+        var last: QueryPosition?
+        if configuration.usesQueryIndexes, zones.count == 1,
+            let plan = try IndexedQuery.plan(query, spec: FieldIndex.Spec(type), db, dbID: zones[0].1.dbID, zone: zones[0].0.name)
         {
-            // One zone, no filters, sorted by the record times, readable in full (the common "newest
-            // first" listing): SQLite sorts and cuts the page on the record-time indexes, and its rows are
-            // written as they are stepped, with one more row to know whether more are coming.
-            let statement = try db.cachedStatement(
-                sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND type = ? AND deleted = 0 ORDER BY \(order) LIMIT ? OFFSET ?")
+            // One zone, every filter and the sort answerable from the query index: SQLite walks the
+            // records in order from where the last page ended (`IndexedQuery`).
             let (zone, zoneContext) = zones[0]
-            let shape = shapes[0]
-            let rows = try Row.fetchCursor(statement, arguments: [zoneContext.dbID, zone.name, query.recordType, limit + 1, offset])
-            while let row = try rows.next() {
-                guard written < limit else {
-                    more = true
-                    continue
-                }
-                if written > 0 { writer.raw(",") }
-                written += 1
-                try writeRow(row, statement.sqliteStatement, db, zoneContext, shape: shape, into: &writer)
-            }
+            let everyRow = plan.exact && (zoneContext.access?.isWholeZone ?? true) && reading == .all
+            // On the event loop only what costs a page: each row SQLite gives is in the answer.
+            if context.boundedOnly && !everyRow { throw NotBoundedWork() }
+            (written, more, last) = try writeIndexedPage(
+                plan, query: query, zone: zone, zoneContext, shape: shapes[0], named: named, reading: reading, everyRow: everyRow,
+                after: position, limit: limit, db, into: &writer)
         } else {
             if context.boundedOnly { throw NotBoundedWork() }
             // Two steps, so a page costs a pass over light rows plus the page itself: first every
             // candidate with only what filters, sorts and access need (its system fields, and the
             // fields the query names, decoded from the stored text one by one); then the page's rows
-            // whole, written as stored. Decoding every record in full for every page made paging a
-            // type of N records cost N decodes a page. A match is kept small (its row, zone, name and
-            // sort keys): sorting moves it around.
+            // whole, written as stored. A match is kept small (its row, zone, name and sort keys):
+            // sorting moves it around.
             var matches: [QueryCandidate] = []
             for (zoneIndex, (zone, context)) in zones.enumerated() {
                 let rows = try Row.fetchCursor(
@@ -96,15 +88,21 @@ extension LocalCloudKit {
                     }
                 }
             }
-            QueryMatcher.sort(&matches, by: descriptors)
-            let page = Array(matches.dropFirst(offset).prefix(limit))
-            more = offset + page.count < matches.count
+            let zoneNames = zones.map(\.0.name)
+            QueryMatcher.sort(&matches, by: descriptors, zones: zoneNames)
+            // The page starts after the position the last page ended at.
+            let start = position.map { p in
+                matches.firstIndex { QueryOrder.precedes((p.keys, p.name, p.zone), ($0.keys, $0.name, zoneNames[$0.zone]), by: descriptors) } ?? matches.count
+            } ?? 0
+            let page = Array(matches[start...].prefix(limit))
+            more = start + page.count < matches.count
             written = try writeQueryPage(page, zones: zones, shapes: shapes, db, into: &writer)
+            last = page.last.map { QueryPosition(keys: $0.keys, name: $0.name, zone: zoneNames[$0.zone]) }
         }
         writer.raw("]")
-        if more {
+        if more, let last {
             writer.raw(#","continuationMarker":"#)
-            writer.writeString(OpaqueToken.continuationMarker(offset: offset + written, queryHash: queryHash))
+            writer.writeString(OpaqueToken.continuationMarker(after: last, queryHash: queryHash))
         }
         writer.raw("}")
         return .encoded(writer.bytes)
@@ -132,6 +130,60 @@ extension LocalCloudKit {
         }
         let scope = zoneWide ? "zoneWide \(dbID)" : zones.map { zone, context in "\(context.dbID)/\(zone.name)" }.joined(separator: ",")
         return OpaqueToken.hash(normalized.json.bytes + [0x1F] + Array(scope.utf8))
+    }
+
+    /// Writes a page of an indexed query (`IndexedQuery`) as SQLite steps its rows: each row is
+    /// checked as the evaluator checks it (share access, READ grants, every filter on the fields the
+    /// query names) unless `everyRow` says each row SQLite gives is in the answer. Answers how many
+    /// were written, whether more are coming, and the last one's position.
+    func writeIndexedPage(
+        _ plan: IndexedQuery, query: Query, zone: ZoneRow, _ context: RequestContext, shape: RowShape, named: Set<String>,
+        reading: ReadAccess, everyRow: Bool, after position: QueryPosition?, limit: Int, _ db: Database, into writer: inout JSONWriter
+    ) throws -> (Int, Bool, QueryPosition?) {
+        let descriptors = query.sortBy ?? []
+        let filters = query.filterBy ?? []
+        // Rows are decoded only where a check or a sort key needs it.
+        let decodes = !everyRow || !filters.isEmpty || descriptors.contains { $0.fieldName != nil }
+        var written = 0
+        var last: QueryPosition?
+        for part in plan.statements(dbID: context.dbID, zone: zone.name, type: query.recordType, after: position) {
+            // Without filters the statements are few and reused (cached, cut by LIMIT); with them
+            // the text varies with the request, so it is prepared for this request only.
+            let statement: Statement
+            var arguments = part.arguments
+            if plan.conditions.isEmpty && everyRow {
+                statement = try db.cachedStatement(sql: part.sql + " LIMIT ?")
+                arguments.append((limit + 1 - written).databaseValue)
+            } else {
+                statement = try db.makeStatement(sql: part.sql)
+            }
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+            while let row = try rows.next() {
+                var keys: [FilterPredicate.Scalar?] = []
+                let name: String = row[1]
+                if decodes {
+                    var record = try StoredRecord(row: row, parsingFields: false)
+                    record.fields = try FieldIndex.decodeFields(record.storedFieldsText, named)
+                    if let access = context.access, access.permission(record.name) == nil { continue }
+                    if !reading.permits(record) { continue }
+                    if try !filters.allSatisfy({ try QueryMatcher.matches(record, $0) }) { continue }
+                    keys = descriptors.map { QueryMatcher.key(record, $0) }
+                } else {
+                    keys = descriptors.map { descriptor in
+                        let ts: Int64? = descriptor.systemFieldName == .modifiedTimestamp ? row[8] : row[5]
+                        return ts.map { .number(Double($0)) }
+                    }
+                }
+                if written == limit {
+                    return (written, true, last)
+                }
+                if written > 0 { writer.raw(",") }
+                try writeRow(row, statement.sqliteStatement, db, context, shape: shape, into: &writer)
+                written += 1
+                last = QueryPosition(keys: keys, name: name, zone: zone.name)
+            }
+        }
+        return (written, false, last)
     }
 
     /// Writes the records of a query's page, in the page's order, from one read of their rows (by
@@ -178,21 +230,6 @@ struct QueryCandidate {
     var zone: Int
     var name: String
     var keys: [QueryMatcher.Scalar?]
-
-    /// The SQL `ORDER BY` of sort descriptors that name only the record times (ties by name, as
-    /// `QueryMatcher.sort` breaks them); nil when SQLite cannot sort as the matcher does.
-    static func sqlOrder(_ descriptors: [SortDescriptor]) -> String? {
-        var terms: [String] = []
-        for descriptor in descriptors {
-            guard descriptor.fieldName == nil else { return nil }
-            switch descriptor.systemFieldName {
-            case .createdTimestamp?: terms.append("created_ts " + (descriptor.isAscending ? "ASC" : "DESC"))
-            case .modifiedTimestamp?: terms.append("modified_ts " + (descriptor.isAscending ? "ASC" : "DESC"))
-            default: return nil
-            }
-        }
-        return (terms + ["name ASC"]).joined(separator: ", ")
-    }
 
     static let lightSQL = """
         SELECT rowid, name, created_ts, created_user, modified_ts, modified_user, parent, share FROM record
@@ -303,18 +340,9 @@ enum QueryMatcher {
     }
 
     /// Sorts candidates by their precomputed keys in descriptor order (missing values last; LOCATION
-    /// with `relativeLocation` by distance, see `key`), ties by record name.
-    static func sort(_ items: inout [QueryCandidate], by descriptors: [SortDescriptor]) {
-        items.sort { a, b in
-            for (i, descriptor) in descriptors.enumerated() {
-                let va = a.keys[i], vb = b.keys[i]
-                if va == vb { continue }
-                guard let va else { return false }
-                guard let vb else { return true }
-                return descriptor.isAscending ? va < vb : va > vb
-            }
-            return a.name < b.name
-        }
+    /// with `relativeLocation` by distance, see `key`), ties by record name, then zone (`QueryOrder`).
+    static func sort(_ items: inout [QueryCandidate], by descriptors: [SortDescriptor], zones: [String]) {
+        items.sort { a, b in QueryOrder.precedes((a.keys, a.name, zones[a.zone]), (b.keys, b.name, zones[b.zone]), by: descriptors) }
     }
 
     static func key(_ record: StoredRecord, _ descriptor: SortDescriptor) -> Scalar? {

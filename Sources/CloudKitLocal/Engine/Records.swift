@@ -52,6 +52,7 @@ extension LocalCloudKit {
                         log.zoneSeqs = zoneSeqs  // its sequence numbers are used again
                         log.seq = seq
                         log.schema = [:]  // schema rows it added are rolled back too
+                        log.indexSpecs = [:]
                         return false
                     }
                 }
@@ -206,7 +207,10 @@ extension LocalCloudKit {
             record.created = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         }
         let recordType = record.type ?? ""
+        let knownFields = log.schema[recordType]?.count
         try checkSchema(db, context, recordType: recordType, fields: &incoming.fields, cache: &log.schema)
+        // A field created just in time changes what the type indexes.
+        if log.schema[recordType]?.count != knownFields { log.indexSpecs[recordType] = nil }
         // Asset values are checked against their receipts (or the field's current asset) and stored
         // without receipt.
         var incomingFields = incoming.fields
@@ -258,6 +262,17 @@ extension LocalCloudKit {
         record.deleted = false
         try saveReferences(record, previous: existing, db, context)
         try record.save(db, dbID: context.dbID, encodedFields: encodedFields, over: stored)
+        // The query index, in the same transaction: every indexed field of a new or replaced record,
+        // the indexed fields an update names (partial updates merged as text decode only those).
+        let spec = try indexSpec(recordType, db, context, log)
+        let replacesAll = existing == nil || [.create, .replace, .forceReplace].contains(type)
+        let touched: Set<String>? = replacesAll ? nil : Set(incoming.fields.keys).filter { spec.fields[$0] != nil }
+        if touched?.isEmpty != true {
+            let fromText = merged != nil ? try FieldIndex.decodeFields(encodedFields, touched ?? Set(spec.fields.keys)) : nil
+            try FieldIndex.write(
+                db, dbID: context.dbID, zone: zone.name, type: recordType, name: name, spec: spec, only: touched, isNew: existing == nil
+            ) { field in fromText.map { $0[field] } ?? record.fields[field] }
+        }
         record.storedFieldsText = encodedFields
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
@@ -266,6 +281,14 @@ extension LocalCloudKit {
     }
 
     static let deviceID = "ckbrowse-local"
+
+    /// The indexed fields of a record type, read once per request (`FieldIndex`).
+    func indexSpec(_ recordType: String, _ db: Database, _ context: RequestContext, _ log: ChangeLog) throws -> FieldIndex.Spec {
+        if let spec = log.indexSpecs[recordType] { return spec }
+        let spec = try FieldIndex.spec(db, container: context.container, environment: context.environment.rawValue, type: recordType)
+        log.indexSpecs[recordType] = spec
+        return spec
+    }
 
     static func shortGUID() -> String {
         let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -290,6 +313,7 @@ extension LocalCloudKit {
         tombstone.seq = seq
         tombstone.fields = [:]
         try tombstone.save(db, dbID: context.dbID, over: record)
+        try FieldIndex.removeRecord(db, dbID: context.dbID, zone: record.zone, name: record.name)
         try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, zone.name, record.name])
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))
@@ -404,6 +428,9 @@ extension LocalCloudKit {
             } else if creates {
                 try SchemaTables.addJustInTimeField(
                     db, container: context.container, environment: context.environment, type: recordType, field: name, wireType: type.rawValue)
+                try FieldIndex.addedField(
+                    db, container: context.container, environment: context.environment.rawValue, type: recordType, field: name,
+                    wireType: type.rawValue, indexes: SchemaFieldType(wireType: type.rawValue)?.justInTimeIndexes ?? [])
                 cache[recordType]?[name] = type.rawValue
             } else {
                 throw ItemError(.badRequest, "Cannot create or modify field '\(name)' in record '\(recordType)' in production schema")

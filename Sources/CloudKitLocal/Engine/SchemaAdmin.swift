@@ -74,7 +74,9 @@ extension LocalCloudKit {
                 report.removedFields += dropped.map { "\(type.name).\($0.name)" }
                 report.strippedRecords += try self.dropValues(of: Set(dropped.map(\.name)), ofType: type.name, in: databases, db)
             }
+            let indexed = try FieldIndex.specs(db, container: container, environment: "development")
             try SchemaTables.replace(db, container: container, environment: .development, with: schema, origin: "imported")
+            try FieldIndex.refresh(db, container: container, environment: "development", before: indexed)
             return report
         }
     }
@@ -87,7 +89,9 @@ extension LocalCloudKit {
             let production = try SchemaTables.load(db, container: container, environment: .production)
             let problems = SchemaCompatibility.destructiveChanges(from: production, to: development)
             guard problems.isEmpty else { throw ServiceError.badRequest("deploy refused: " + problems.joined(separator: "; ")) }
+            let indexed = try FieldIndex.specs(db, container: container, environment: "production")
             try SchemaTables.replace(db, container: container, environment: .production, with: development, origin: "deployed")
+            try FieldIndex.refresh(db, container: container, environment: "production", before: indexed)
         }
     }
 
@@ -102,7 +106,9 @@ extension LocalCloudKit {
                 sql: "DELETE FROM field_schema WHERE container = ? AND environment = 'development' AND record_type LIKE '%.%'", arguments: [container])
             try db.execute(
                 sql: "DELETE FROM type_grant WHERE container = ? AND environment = 'development' AND record_type LIKE '%.%'", arguments: [container])
+            let indexed = try FieldIndex.specs(db, container: container, environment: "development")
             try SchemaTables.replace(db, container: container, environment: .development, with: production, origin: "reset")
+            try FieldIndex.refresh(db, container: container, environment: "development", before: indexed)
             return report
         }
     }
@@ -122,7 +128,9 @@ extension LocalCloudKit {
                 schema.recordTypes[index] = type
             }
             let origin = try SchemaTables.origin(db, container: container, environment: environment) ?? "demo"
+            let indexed = try FieldIndex.specs(db, container: container, environment: environment.rawValue)
             try SchemaTables.replace(db, container: container, environment: environment, with: schema, origin: origin)
+            try FieldIndex.refresh(db, container: container, environment: environment.rawValue, before: indexed)
         }
     }
 

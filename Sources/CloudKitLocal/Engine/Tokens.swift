@@ -35,15 +35,40 @@ enum OpaqueToken {
         return seq
     }
 
-    static func continuationMarker(offset: Int, queryHash: String) -> String {
-        encode(["q1", String(offset), queryHash])
+    /// A query's continuation marker: its query (`queryHash`) and where the page ended (keyset
+    /// paging, `QueryPosition`). Text is base64url inside the marker, so no byte of it can split it;
+    /// numbers are their IEEE bits, so they come back exactly.
+    static func continuationMarker(after position: QueryPosition, queryHash: String) -> String {
+        let keys = position.keys.map { key -> String in
+            switch key {
+            case nil: return "-"
+            case .number(let d)?: return "n" + String(d.bitPattern, radix: 16)
+            case .text(let t)?: return "t" + Base64URL.encode(Array(t.utf8))
+            }
+        }
+        return encode(["q2", queryHash, Base64URL.encode(Array(position.zone.utf8)), Base64URL.encode(Array(position.name.utf8))] + keys)
     }
 
-    static func continuationOffset(_ marker: String, queryHash: String) -> Int? {
-        guard let parts = decode(marker), parts.count == 3, parts[0] == "q1", parts[2] == queryHash,
-            let offset = Int(parts[1]), offset >= 0
+    /// The position a marker names, or nil when it is not one of this query's (another query, a
+    /// marker of an earlier version, or one altered).
+    static func queryPosition(_ marker: String, queryHash: String, keys count: Int) -> QueryPosition? {
+        guard let parts = decode(marker), parts.count == 4 + count, parts[0] == "q2", parts[1] == queryHash,
+            let zone = Base64URL.decode(parts[2]).flatMap({ String(bytes: $0, encoding: .utf8) }),
+            let name = Base64URL.decode(parts[3]).flatMap({ String(bytes: $0, encoding: .utf8) })
         else { return nil }
-        return offset
+        var keys: [FilterPredicate.Scalar?] = []
+        for part in parts[4...] {
+            if part == "-" {
+                keys.append(nil)
+            } else if part.hasPrefix("n"), let bits = UInt64(part.dropFirst(), radix: 16) {
+                keys.append(.number(Double(bitPattern: bits)))
+            } else if part.hasPrefix("t"), let bytes = Base64URL.decode(String(part.dropFirst())), let text = String(bytes: bytes, encoding: .utf8) {
+                keys.append(.text(text))
+            } else {
+                return nil
+            }
+        }
+        return QueryPosition(keys: keys, name: name, zone: zone)
     }
 
     /// FNV-1a of bytes, hex: ties a continuation marker to its query.

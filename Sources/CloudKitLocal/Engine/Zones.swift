@@ -113,6 +113,7 @@ extension LocalCloudKit {
                     sql: "INSERT OR REPLACE INTO zone (db, name, owner, incarnation, seq, deleted) VALUES (?, ?, ?, ?, ?, 0)",
                     arguments: [context.dbID, name, context.zoneOwner, seq, seq])
                 try db.execute(sql: "DELETE FROM record WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
+                try db.execute(sql: "DELETE FROM field_index WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
                 results.append(zoneJSON(try ZoneRow.load(db, context.dbID, name)!, context))
                 changedZones.append(name)
             case .delete:
@@ -127,6 +128,7 @@ extension LocalCloudKit {
                 let seq = try db.nextSeq(context.dbID)
                 // Deleting a zone deletes its records (and their references and subscriptions on it).
                 try db.execute(sql: "DELETE FROM record WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
+                try db.execute(sql: "DELETE FROM field_index WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
                 try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
                 try db.execute(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name = ?", arguments: [seq, context.dbID, name])
                 results.append(zoneJSON(zone, context, deleted: true))

@@ -37,20 +37,28 @@ extension LocalCloudKit {
         ]), uuid: uuid, extra: [])
     }
 
-    /// Wipes one container and environment, as if it had never been used: every database's records,
-    /// custom zones (reported deleted to database change feeds), subscriptions and shares, and its
-    /// schema (types, indexes, grants, roles). Default zones start a new incarnation, so sync tokens
-    /// from before are refused. Other containers and
-    /// environments, users, tokens and keys are kept.
+    /// Puts one container and environment back to the state the server started it in: every
+    /// database's records, custom zones (reported deleted to database change feeds), subscriptions and
+    /// shares are deleted, and its schema (types, fields and their indexes, grants, roles and who holds
+    /// them) becomes what it was when the server started (`markStartingState`: after `serve --schema`
+    /// and `--role`), so what tests created just in time goes and what the server was started with
+    /// stays. Default zones start a new incarnation, so sync tokens from before are refused. Other
+    /// containers and environments, users, tokens and keys are kept.
     public func reset(container: String, environment: CloudKitEnvironment) async throws -> SchemaChangeReport {
-        try await store.pool.write { db in
+        let starting = startingSchemas.withLock { $0 }
+        return try await store.pool.write { db in
             var report = try Self.deleteData(db, container: container, environment: environment)
-            for table in ["field_schema", "type_grant", "schema_role", "role_member", "schema_origin"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE container = ? AND environment = ?", arguments: [container, environment.rawValue])
-            }
+            try starting.restore(db, container: container, environment: environment.rawValue)
             report.removedTypes = [:]
             return report
         }
+    }
+
+    /// Remembers every container's schema as it is now as the state a fixture reset returns to. The
+    /// server's start calls it once its schema file and roles are in (`serve --schema`, `--role`).
+    public func markStartingState() throws {
+        let rows = try store.pool.read { db in try SchemaRows(db) }
+        startingSchemas.withLock { $0 = rows }
     }
 
     /// Deletes the data of every database of a container and environment (the schema is kept).
@@ -63,7 +71,7 @@ extension LocalCloudKit {
             report.deletedZones += try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM zone WHERE db = ? AND deleted = 0 AND name <> ?", arguments: [id, ZoneID.defaultZoneName]) ?? 0
             report.deletedSubscriptions += try Int.fetchOne(db, sql: "SELECT count(*) FROM subscription WHERE db = ?", arguments: [id]) ?? 0
-            for table in ["record", "reference", "subscription", "share", "share_participant"] {
+            for table in ["record", "field_index", "reference", "subscription", "share", "share_participant"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE db = ?", arguments: [id])
             }
             try db.execute(sql: "DELETE FROM shared_zone WHERE shared_db = ? OR owner_db = ?", arguments: [id, id])
@@ -76,5 +84,40 @@ extension LocalCloudKit {
         // Asset files go with the records (receipts for them fail from now on).
         try db.execute(sql: "DELETE FROM asset_blob WHERE container = ? AND environment = ?", arguments: [container, environment.rawValue])
         return report
+    }
+}
+
+/// The rows of the schema tables (`SchemaTables`), every container's, kept in memory.
+struct SchemaRows: Sendable {
+    static let tables = ["field_schema", "type_grant", "schema_role", "role_member", "schema_origin"]
+
+    /// Per table: its columns, and its rows (container and environment are the first two columns).
+    var tables: [String: (columns: [String], rows: [[DatabaseValue]])] = [:]
+
+    init() {}
+
+    init(_ db: Database) throws {
+        for table in Self.tables {
+            let columns = try db.columns(in: table).map(\.name).filter { $0 != "container" && $0 != "environment" }
+            let list = (["container", "environment"] + columns).map { "\"\($0)\"" }.joined(separator: ", ")
+            let rows = try Row.fetchAll(db, sql: "SELECT \(list) FROM \(table)").map { row in (0..<row.count).map { row[$0] as DatabaseValue } }
+            tables[table] = (["container", "environment"] + columns, rows)
+        }
+    }
+
+    /// Replaces a container and environment's schema with the one kept, and the query index with
+    /// what that schema indexes (the data is gone: see `reset`).
+    func restore(_ db: Database, container: String, environment: String) throws {
+        let indexed = try FieldIndex.specs(db, container: container, environment: environment)
+        for table in Self.tables {
+            try db.execute(sql: "DELETE FROM \(table) WHERE container = ? AND environment = ?", arguments: [container, environment])
+            guard let (columns, rows) = tables[table] else { continue }
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
+            for row in rows where row[0] == container.databaseValue && row[1] == environment.databaseValue {
+                try insert.execute(arguments: StatementArguments(row))
+            }
+        }
+        try FieldIndex.refresh(db, container: container, environment: environment, before: indexed)
     }
 }

@@ -57,6 +57,8 @@ final class ChangeLog {
     var schema: [String: [String: String]] = [:]
     /// Record types whose grants were read during the request (public database).
     var grants: [String: RecordTypeSchema] = [:]
+    /// The indexed fields of record types written during the request (`FieldIndex`).
+    var indexSpecs: [String: FieldIndex.Spec] = [:]
     /// The caller's roles in the public database (`_creator` aside), read once per request.
     var roles: Set<String>?
     /// The newest change sequence number per zone written during the request; the zones' rows are

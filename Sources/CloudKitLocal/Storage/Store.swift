@@ -322,6 +322,13 @@ public final class Store: Sendable {
             // Upload URLs already used (each works once), kept until they would have expired anyway.
             try db.execute(sql: "CREATE TABLE used_upload (token TEXT PRIMARY KEY, expires INTEGER NOT NULL)")
         }
+        migrator.registerMigration("v10-field-index") { db in
+            // Queries found and ordered by SQLite (issue 33): the values of every indexed field in
+            // `field_index` (see `FieldIndex`), and the records of a type in name order. A store written
+            // by an earlier version gets them built here, once, with progress on stderr when it is big.
+            try db.execute(sql: FieldIndex.tableSQL)
+            try FieldIndex.buildAll(db)
+        }
         return migrator
     }
 }

@@ -33,8 +33,14 @@ struct ServeBench: AsyncParsableCommand {
     @Option(help: "Records in the zone that is paged through.") var records = 10_000
     @Option(help: "Repetitions per figure (the median is printed).") var runs = 5
     @Option(help: "Concurrent clients for the aggregate paging figure.") var clients = 4
+    @Option(help: "Records per zone for the query-scaling table (comma-separated; the first is the base of the ratios; 0 or empty skips it).")
+    var scaling = "2000,100000"
+    @Flag(help: "Print only the query-scaling table.") var scalingOnly = false
 
     func run() async throws {
+        let sizes = scaling.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+        if !sizes.isEmpty { try await QueryScaling(sizes: sizes, runs: runs).run() }
+        if scalingOnly { return }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-bench-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = LocalServerConfiguration()
@@ -142,5 +148,103 @@ struct ServeBench: AsyncParsableCommand {
         let participantTime = try await medianSeconds(runs) { for try await _ in guest.database(.shared).recordChangePages(zoneID: sharedZone, resultsLimit: 200) {} }
         print(String(format: "records/changes of a shared zone: owner %.1f pages/s, participant (shared database) %.1f pages/s: ratio %.3f",
                      pages / ownerTime, pages / participantTime, ownerTime / participantTime))
+    }
+}
+
+/// The query-scaling table (issue 33): the first page of a query, and a continuation page, in zones
+/// of growing size, computed (no answer cache) over loopback, against the first size. Each answer is
+/// checked to be the right records before it is timed. The scan column is the same query answered
+/// by reading every record of the type (`usesQueryIndexes` false: what earlier versions did).
+struct QueryScaling {
+    let sizes: [Int]
+    let runs: Int
+
+    struct Case: Sendable {
+        var label: String
+        var query: @Sendable (Int) -> Query
+        /// Checks a page's records (the zone's size given); throws when they are not the right ones.
+        var check: @Sendable (Int, [Record]) throws -> Void
+    }
+
+    static func ints(_ records: [Record], _ field: String) -> [Int64] {
+        records.compactMap { if case .int64(let n)? = $0.fields[field] { return n } else { return nil } }
+    }
+
+    static let cases: [Case] = [
+        Case(label: "cat EQUALS", query: { _ in Query(recordType: "Item", filterBy: [Filter("cat", .equals, .string("c3"))]) }) { _, records in
+            guard records.count == 200, records.allSatisfy({ $0.fields["cat"] == .string("c3") }),
+                records.compactMap(\.recordName) == records.compactMap(\.recordName).sorted()
+            else { throw ValidationError("cat EQUALS: wrong page") }
+        },
+        Case(label: "n LESS_THAN, sorted by n", query: { size in
+            Query(recordType: "Item", filterBy: [Filter("n", .lessThan, .int64(Int64(size / 2)))], sortBy: [SortDescriptor("n")])
+        }) { _, records in
+            guard ints(records, "n") == Array(0..<200) else { throw ValidationError("n LESS_THAN: wrong page") }
+        },
+        Case(label: "sorted by n (descending)", query: { _ in Query(recordType: "Item", sortBy: [SortDescriptor("n", ascending: false)]) }) { size, records in
+            guard ints(records, "n") == Array((Int64(size) - 200..<Int64(size)).reversed()) else { throw ValidationError("sorted by n: wrong page") }
+        },
+    ]
+
+    func run() async throws {
+        print("query scaling: first page of 200 records, computed over loopback (median of \(runs)); ratio to \(sizes[0]) records")
+        print("| records per zone | query | indexed ms | ratio | continuation page ms | scan ms (earlier versions) |")
+        print("|---:|---|---:|---:|---:|---:|")
+        var base: [String: Double] = [:]
+        for size in sizes {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-bench-q\(size)-\(getpid())").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var configuration = LocalServerConfiguration()
+            configuration.apiTokens = ["bench"]
+            configuration.users = [(name: "bench", token: "bench-user")]
+            configuration.answerCacheBytes = 0
+            let store = try Store(directory: directory)
+            let service = try LocalCloudKit(store: store, configuration: configuration)
+            let started = Date()
+            try await BulkSeed.fill(
+                service, container: "iCloud.bench", userName: "bench", zoneName: "Q", count: size, recordType: "Item",
+                extraFields: ["cat": { .string("c\($0 % 5)") }])
+            try await service.addSystemIndexes(container: "iCloud.bench", environment: .development)
+            FileHandle.standardError.write(Data(String(format: "filled %d records (with their index) in %.1f s\n", size, Date().timeIntervalSince(started)).utf8))
+            var scanConfiguration = configuration
+            scanConfiguration.usesQueryIndexes = false
+            let scanService = try LocalCloudKit(store: store, configuration: scanConfiguration)
+            let (port, task) = await ServeBench.serve(service)
+            let (scanPort, scanTask) = await ServeBench.serve(scanService)
+            defer {
+                task.cancel()
+                scanTask.cancel()
+            }
+            let db = ServeBench.client(port: port, webAuthToken: "bench-user").database(.private)
+            let scanDB = ServeBench.client(port: scanPort, webAuthToken: "bench-user").database(.private)
+            let zone = ZoneID(zoneName: "Q")
+            for item in Self.cases {
+                let request = QueryRequest(query: item.query(size), zoneID: zone, resultsLimit: 200)
+                let first = try await db.query(request)
+                try item.check(size, first.records.compactMap(\.record))
+                guard let marker = first.continuationMarker else { throw ValidationError("\(item.label): no continuation marker") }
+                // The continuation page must be the records after the first page, in order.
+                let second = try await db.query(QueryRequest(query: item.query(size), zoneID: zone, resultsLimit: 200, continuationMarker: marker))
+                let scanSecond = try await scanDB.query(QueryRequest(query: item.query(size), zoneID: zone, resultsLimit: 200, continuationMarker: marker))
+                guard second.records.count == 200, second.records.compactMap(\.recordName) == scanSecond.records.compactMap(\.recordName),
+                    Set(second.records.compactMap(\.recordName)).isDisjoint(with: first.records.compactMap(\.recordName))
+                else { throw ValidationError("\(item.label): wrong continuation page") }
+                let firstTime = try await medianSeconds(runs, warmUp: true) { _ = try await db.query(request) }
+                let nextTime = try await medianSeconds(runs, warmUp: true) {
+                    _ = try await db.query(QueryRequest(query: item.query(size), zoneID: zone, resultsLimit: 200, continuationMarker: marker))
+                }
+                var scan = "—"
+                if size <= 100_000 {
+                    let scanned = try await scanDB.query(request)
+                    guard scanned.records.compactMap(\.recordName) == first.records.compactMap(\.recordName) else {
+                        throw ValidationError("\(item.label): the scan and the index disagree")
+                    }
+                    scan = String(format: "%.2f", try await medianSeconds(runs) { _ = try await scanDB.query(request) } * 1000)
+                }
+                if base[item.label] == nil { base[item.label] = firstTime }
+                let figures = String(format: "%.2f | %.2f | %.2f", firstTime * 1000, firstTime / base[item.label]!, nextTime * 1000)
+                print("| \(size) | \(item.label) | \(figures) | \(scan) |")
+            }
+        }
     }
 }

@@ -247,6 +247,8 @@ struct Serve: AsyncParsableCommand {
                 try await service.assignRole(parts[1], to: parts[0], container: schemaContainer, environment: environment)
             }
         }
+        // What a fixture reset (POST /admin/1/…/reset) returns a container to: this start's schema.
+        try service.markStartingState()
         if !["127.0.0.1", "localhost", "::1"].contains(host) {
             FileHandle.standardError.write(Data("warning: binding \(host), not loopback: other machines can reach this server\n".utf8))
         }
