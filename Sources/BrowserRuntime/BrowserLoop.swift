@@ -37,8 +37,8 @@ public struct BrowserLoop: Sendable {
         state.now = Int64(Date().timeIntervalSince1970 * 1000)
         let before = state.staged
         let effects = Browser.update(&state, event)
-        persist(after: event, before: before)
-        return effects
+        persist(settled: effects.contains(.commitSettled), before: before)
+        return effects.filter { $0 != .commitSettled }
     }
 
     /// Staged ops from the last session, and a commit that was in flight when it ended. A damaged
@@ -59,18 +59,13 @@ public struct BrowserLoop: Sendable {
 
     /// Mirrors the staged batch to the journal after every change; a commit's answer clears its
     /// in-flight record in the same transaction.
-    mutating func persist(after event: BrowserEvent, before: StagedBatch) {
+    mutating func persist(settled: Bool, before: StagedBatch) {
         guard let journal else { return }
         do {
-            switch event {
-            case .commitFinished(let outcomes, let zones)
-                where !outcomes.contains(where: { if case .unknown = $0.answer { return true } else { return false } })
-                && !zones.contains(where: { if case .unknown = $0.answer { return true } else { return false } }):
+            if settled {
                 try journal.finishCommit(remaining: state.staged)
-            case .commitVerified(_, let failure) where failure == nil:
-                try journal.finishCommit(remaining: state.staged)
-            default:
-                if state.staged != before { try journal.save(state.staged) }
+            } else if state.staged != before {
+                try journal.save(state.staged)
             }
         } catch {
             journalProblem = "the staging journal could not be written: \(error)"

@@ -163,7 +163,7 @@ public struct EffectRunner: Sendable {
             return [checkAssetFile(key, field: field, path: path)]
         case .listPaths(let typed):
             return [listPaths(typed)]
-        case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal, .downloadAsset:
+        case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal, .downloadAsset, .commitSettled:
             return []
         }
     }

@@ -137,6 +137,9 @@ public struct ZoneOutcome: Sendable, Hashable {
     public var request: CommitPlan.ZoneRequest
     public var answer: Answer
 
+    /// Whether the server's answer is known (applied or refused), not lost.
+    public var isKnown: Bool { if case .unknown = answer { return false } else { return true } }
+
     public init(request: CommitPlan.ZoneRequest, answer: Answer) {
         self.request = request
         self.answer = answer
@@ -158,6 +161,9 @@ public struct CommitOutcome: Sendable, Hashable {
 
     public var request: CommitPlan.Request
     public var answer: Answer
+
+    /// Whether the server's answer is known (applied or refused), not lost.
+    public var isKnown: Bool { if case .unknown = answer { return false } else { return true } }
 
     public init(request: CommitPlan.Request, answer: Answer) {
         self.request = request

@@ -56,6 +56,10 @@ public enum BrowserEffect: Sendable, Hashable {
     case checkAssetFile(RecordKey, field: String, path: String)
     /// Tab in a file prompt: the files and directories whose path starts with what was typed.
     case listPaths(String)
+    /// The commit's outcome is known (every answer read, or a lost one checked): the journal drops the
+    /// in-flight commit together with what stays staged, in one transaction. The core decides; the
+    /// runtime, which owns the journal, performs it.
+    case commitSettled
     /// Download an asset to a local file, reporting progress.
     case downloadAsset(AssetDownload)
 }

@@ -315,12 +315,15 @@ public enum Browser {
         case .jsonEdited(let edit, let edited, let status):
             return jsonEdited(edit, edited: edited, status: status, &state)
         case .commitFinished(let outcomes, let zones):
-            return zonesCommitted(zones, &state) + commitFinished(outcomes, &state, zoneReports: zoneReports(zones, state))
+            let effects = zonesCommitted(zones, &state) + commitFinished(outcomes, &state, zoneReports: zoneReports(zones, state))
+            // A lost answer is checked by lookup first (verifyCommit); then the commit settles.
+            let settled = outcomes.allSatisfy(\.isKnown) && zones.allSatisfy(\.isKnown)
+            return effects + (settled ? [.commitSettled] : [])
         case .conflictVersions(let zone, let result):
             return conflictVersions(zone, result, &state)
         case .commitVerified(let verdicts, let failure):
             commitVerified(verdicts, failure: failure, &state)
-            return []
+            return failure == nil ? [.commitSettled] : []
         case .recordsStored(let generation, let total):
             return recordsStored(generation: generation, total: total, &state)
         case .journalRestored(let batch, let inflight):

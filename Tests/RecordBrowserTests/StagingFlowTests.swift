@@ -235,7 +235,7 @@ extension Harness {
     @Test func aConflictShowsBaseMineAndServerAndRebasesOnKeepMine() throws {
         var (h, _) = try conflicted()
         #expect(h.state.pane == .conflict && h.state.staged.operations.count == 2, "nothing was applied, everything stays staged")
-        #expect(h.effects == [.lookupConflicts(zoneKey(.private, Harness.gallery), ["artwork-7"])])
+        #expect(h.effects == [.lookupConflicts(zoneKey(.private, Harness.gallery), ["artwork-7"]), .commitSettled])
         #expect(h.state.commit?.innocent == [recordKey(.private, Harness.gallery, "artwork-1")])
         h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(Self.serverVersion)])))
         try assertSnapshot(h.screen, "conflict-100x30")
