@@ -25,7 +25,7 @@ trap '[ -n "${SPID:-}" ] && kill $SPID 2>/dev/null; [ -n "${UPID:-}" ] && kill $
 for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
 URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
 # The same data, served without the answer cache.
-"$BIN" serve --data "$WORK/data" --port 0 --answer-cache-mb 0 > "$WORK/uncached.log" 2>&1 & UPID=$!
+"$BIN" serve --data "$WORK/data" --port 0 --seed demo --answer-cache-mb 0 > "$WORK/uncached.log" 2>&1 & UPID=$!
 for _ in $(seq 1 300); do grep -q "listening on" "$WORK/uncached.log" && break; sleep 0.1; done
 UURL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/uncached.log" | head -1)
 Q="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
