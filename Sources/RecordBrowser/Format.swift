@@ -23,6 +23,9 @@ public enum Format {
         "\(count(n)) \(noun)\(n == 1 ? "" : "s")"
     }
 
+    /// The word that agrees with a count: `agree(1, "stays", "stay")` is `stays`.
+    public static func agree(_ n: Int, _ one: String, _ many: String) -> String { n == 1 ? one : many }
+
     /// `2024-03-01 12:00:00 UTC`.
     public static func utc(_ milliseconds: Int64) -> String {
         dateString(milliseconds, timeZone: TimeZone(identifier: "UTC")!) + " UTC"

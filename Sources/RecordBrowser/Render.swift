@@ -481,7 +481,7 @@ extension Browser {
                 putUpward(&screen, "Abort the commit and drop the resolutions chosen so far? Nothing was applied. y aborts · any other key returns", style: Theme.error)
             case .discardAll:
                 let n = state.staged.operations.count
-                putUpward(&screen, "Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", style: Theme.error)
+                putUpward(&screen, "Discard \(n == 1 ? "the staged operation" : "all \(Format.plural(n, "staged operation"))")? y discards · any other key keeps \(Format.agree(n, "it", "them"))", style: Theme.error)
             case .refusedQuery(_, _, let reason):
                 putUpward(&screen, "CloudKit will refuse this query: \(reason). y sends it anyway · any other key edits it", style: Theme.error, maxRows: 4)
             }

@@ -98,7 +98,7 @@ check "its field is staged" "staged: 'text' of 'fresh-1'"
 keys c
 check "the preview sends a create" '"operationType": "create"'
 keys y
-check "committed" "applied all 1 operation"
+check "committed" "applied 1 operation"
 out=$(curl -s -X POST "$DB/records/lookup?$API" -d '{"zoneID":{"zoneName":"Burst"},"records":[{"recordName":"fresh-1"}]}')
 grep -q '"written in tmux"' <<< "$out" && ok "the server has fresh-1 with its field" || bad "fresh-1 on the server: $out"
 keys Escape

@@ -69,7 +69,7 @@ struct Changes: AsyncParsableCommand {
                 }
                 count += page.records.count
                 last = page
-                progress.update("\(count) records…")
+                progress.update("\(Format.plural(count, "record"))…")
                 if !all { break }
             }
             progress.done()
@@ -88,7 +88,7 @@ struct Changes: AsyncParsableCommand {
                 let trailer: JSON = ["syncToken": .string(last.syncToken), "moreComing": .bool(last.moreComing)]
                 if out.format == .json { Out.json(trailer) } else {
                     Out.line("")
-                    Out.line("\(count) records · sync token \(last.syncToken)\(last.moreComing ? " · more coming (--all reads to the end)" : "")")
+                    Out.line("\(Format.plural(count, "record")) · sync token \(last.syncToken)\(last.moreComing ? " · more coming (--all reads to the end)" : "")")
                 }
             }
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
@@ -154,7 +154,7 @@ struct QueryCommand: AsyncParsableCommand {
             for try await page in db.queryPages(request) {
                 for result in page.records { printer.add(json: result.json, cells: Cells.record(result)) }
                 count += page.records.count
-                progress.update("\(count) records…")
+                progress.update("\(Format.plural(count, "record"))…")
                 if !all { break }
             }
             progress.done()
