@@ -29,4 +29,28 @@ import Testing
         h.keys(.char("b"), .char("X"))
         #expect(h.screen.snapshot.contains("Discard the staged operation? y discards · any other key keeps it"))
     }
+
+    // MARK: 2. the $EDITOR form says what was wrong in the user's words
+
+    @Test func editorFormErrorsSayWhatWasWrongPerType() {
+        func error(_ fields: String, base: [String: FieldValue] = ["year": .int64(1831)]) -> String {
+            do {
+                _ = try FieldsJSON.changes(from: fields, base: base)
+                return "no error"
+            } catch { return error.description }
+        }
+        #expect(error(#"{"year": {"value": "twenty", "type": "INT64"}}"#) == #"year: "twenty" is not an integer (INT64)"#)
+        #expect(error(#"{"year": {"value": "twenty"}}"#) == #"year: "twenty" is not an integer (INT64)"#, "the type kept from the record")
+        #expect(error(#"{"year": {"value": 1.5}}"#) == "year: 1.5 is not an integer (INT64)")
+        #expect(error(#"{"title": {"value": 42, "type": "STRING"}}"#) == "title: 42 is not a string (STRING)")
+        #expect(error(#"{"price": {"value": "cheap", "type": "DOUBLE"}}"#) == #"price: "cheap" is not a number (DOUBLE)"#)
+        #expect(error(#"{"at": {"value": "yesterday", "type": "TIMESTAMP"}}"#) == #"at: "yesterday" is not a time (whole milliseconds since 1970) (TIMESTAMP)"#)
+        #expect(error(#"{"thumb": {"value": "not base64!", "type": "BYTES"}}"#) == #"thumb: "not base64!" is not base64 data (BYTES)"#)
+        #expect(error(#"{"artist": {"value": {"name": "x"}, "type": "REFERENCE"}}"#)
+                .hasPrefix(#"artist: {"name":"x"} is not a reference ({"recordName": …, "action": "NONE"}) (REFERENCE): "#))
+        #expect(error(#"{"place": {"value": "Tokyo", "type": "LOCATION"}}"#).hasPrefix(#"place: "Tokyo" is not a location"#))
+        #expect(error(#"{"tags": {"value": ["a", "b", 3], "type": "STRING_LIST"}}"#) == "tags[2]: 3 is not a string (STRING_LIST)")
+        #expect(error(#"{"tags": {"value": "a", "type": "STRING_LIST"}}"#) == #"tags: "a" is not a list (STRING_LIST: a JSON array)"#)
+        #expect(error(#"{"year": {"value": 1, "type": 3}}"#).hasPrefix(#"year: "type" names a type"#))
+    }
 }
