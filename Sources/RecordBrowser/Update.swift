@@ -849,8 +849,8 @@ public enum Browser {
         case .char("n") where state.filter?.isEmpty ?? true:
             // No filter: n makes a new record (with a filter, n and N step through the matches).
             guard writable(&state) else { return [] }
-            let types = Array(Set(list.window.compactMap(\.recordType))).sorted()
-            state.input = InputLine(.newRecord(types: types))
+            let here = Array(Set(list.window.compactMap(\.recordType))).sorted()
+            state.input = InputLine(.newRecord(here: here, schema: creatableTypes(state).filter { !here.contains($0) }))
             return []
         case .char("n"), .char("N"):
             guard state.filter?.isEmpty == false else { return [] }

@@ -53,4 +53,22 @@ import Testing
         #expect(error(#"{"tags": {"value": "a", "type": "STRING_LIST"}}"#) == #"tags: "a" is not a list (STRING_LIST: a JSON array)"#)
         #expect(error(#"{"year": {"value": 1, "type": 3}}"#).hasPrefix(#"year: "type" names a type"#))
     }
+
+    // MARK: 4. n offers the schema's record types too, those seen here first
+
+    @Test func newRecordOffersTheSchemasTypesAfterThoseSeenHere() {
+        var h = Harness(width: 120, height: 30)
+        h.state.schema = KnownSchema(schema: CloudKitSchema(recordTypes: [
+            RecordTypeSchema(name: "Artwork"), RecordTypeSchema(name: "Exhibition"), RecordTypeSchema(name: "Users"),
+            RecordTypeSchema(name: "Artist"), RecordTypeSchema(name: "cloudkit.share"),
+        ]), origin: .server, environment: .development)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<5), token: "t", more: false)
+        h.keys(.char("n"))
+        #expect(h.state.input?.prompt == "new record (TYPE [NAME]; here: Artist, Artwork; also Exhibition): ")
+        h.type("Ex")
+        h.keys(.tab)
+        #expect(h.state.input?.text == "Exhibition ")
+    }
 }

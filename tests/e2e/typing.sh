@@ -85,7 +85,7 @@ keys q
 run tmux-256color
 open_burst
 keys n
-check "n asks for the new record's type" "new record (TYPE [NAME]; here: Note)"
+check "n asks for the new record's type (those seen here first)" "new record (TYPE [NAME]; here: Note"
 keys -l "Note fresh-1"
 keys Enter
 check "the new record opens" "staged: a new Note 'fresh-1'"
