@@ -71,4 +71,26 @@ import Testing
         h.keys(.tab)
         #expect(h.state.input?.text == "Exhibition ")
     }
+
+    // MARK: 5. o offers a file name with the extension the download URL says
+
+    @Test func theOfferedAssetFileNameHasTheDownloadURLsExtension() {
+        func offered(_ url: String, recordName: String = "artwork-0011") -> String? {
+            var record = Record(recordName: recordName, recordType: "Artwork", recordChangeTag: "1")
+            record.fields = ["image": .asset(Asset(fileChecksum: "AXa", size: 10, downloadURL: url))]
+            var h = Harness(width: 100, height: 30)
+            h.openDetail(record)
+            h.select(field: "image")
+            h.keys(.char("o"))
+            return h.state.input?.text
+        }
+        #expect(offered("https://cdn.example/B/abc/Great%20Wave.JPG?o=1&v=2") == "artwork-0011-image.jpg")
+        #expect(offered("https://cvws.icloud-content.com/B/AQ/${f}?o=A&response-content-type=image%2Fpng") == "artwork-0011-image.png")
+        #expect(offered("https://cvws.icloud-content.com/B/AQ/${f}?o=A&v=1") == "artwork-0011-image", "no name, no type: no extension")
+        #expect(offered("http://127.0.0.1:8080/assets/1/tok/${f}") == "artwork-0011-image", "ckbrowse serve's URLs say neither")
+        #expect(offered("https://x/a/file.p/ng?x") == "artwork-0011-image", "a separator never enters the extension")
+        #expect(offered("https://x/a/b.tar.gz") == "artwork-0011-image.gz")
+        #expect(offered("https://x/a/evil.j%0Ag") == "artwork-0011-image", "a control character is no extension")
+        #expect(offered("https://x/a/b.png", recordName: "a/b\u{7}\u{202E}c") == "a_b__c-image.png", "the record's name kept safe")
+    }
 }
