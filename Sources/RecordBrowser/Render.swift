@@ -206,7 +206,16 @@ extension Browser {
     /// record name.
     static func ownerName(_ state: BrowserState, _ zoneID: ZoneID) -> String {
         guard let owner = zoneID.ownerRecordName else { return "" }
-        return state.userNames[owner] ?? owner
+        return userName(owner, state)
+    }
+
+    /// A user record name as people read it: `you` for the signed-in user (CloudKit's
+    /// `__defaultOwner__` too), a discovered user's name and email, else the record name itself.
+    static func userName(_ recordName: String, _ state: BrowserState) -> String {
+        if recordName == state.connection.account.identity.userRecordName || recordName == "__defaultOwner__" {
+            return state.userNames[recordName].map { "\($0) (you)" } ?? "you"
+        }
+        return state.userNames[recordName] ?? recordName
     }
 
     static func drawRecords(_ screen: inout CellGrid, _ state: BrowserState) {
@@ -260,7 +269,11 @@ extension Browser {
                 if record.deleted {
                     return (row(["✝ " + record.recordName, record.recordType ?? "", "deleted", "", ""], cols), Theme.tombstone)
                 }
-                let by = record.modifiedBy.map { String($0.prefix(13)) } ?? ""
+                // A name as known; a bare record name cut as before (its start tells users apart).
+                let by = record.modifiedBy.map { raw in
+                    let name = userName(raw, state)
+                    return name == raw ? String(raw.prefix(13)) : name
+                } ?? ""
                 return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
             }
         }

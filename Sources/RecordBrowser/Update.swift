@@ -983,7 +983,7 @@ public enum Browser {
             let lines = rawLines(detail, width: layout.width).map { DetailLine(field: "", type: "", text: $0) }
             return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count), isRaw: true)
         }
-        var lines = detailLines(detail, staged: detailOperation(state))
+        var lines = detailLines(detail, staged: detailOperation(state)) { userName($0, state) }
         if let record = detail.record, record.isShare {
             lines = shareLines(record, state) + lines
         }
@@ -1044,7 +1044,8 @@ public enum Browser {
             return openRecord(RecordKey(zone: zone, recordName: reference.recordName), &state, following: true)
         case .char("y"):
             if !detail.showRaw, lines.indices.contains(detail.selection), let json = lines[detail.selection].copyJSON {
-                state.message = "copied field '\(lines[detail.selection].field)' as JSON"
+                let line = lines[detail.selection]
+                state.message = line.owner == nil && line.field == "  by" ? "copied the user record name \(json)" : "copied field '\(line.field)' as JSON"
                 return [.copy(json)]
             }
             guard let raw = detail.raw ?? detail.record?.json else { return [] }

@@ -93,4 +93,34 @@ import Testing
         #expect(offered("https://x/a/evil.j%0Ag") == "artwork-0011-image", "a control character is no extension")
         #expect(offered("https://x/a/b.png", recordName: "a/b\u{7}\u{202E}c") == "a_b__c-image.png", "the record's name kept safe")
     }
+
+    // MARK: 6. owners and "by" lines say who, where the name is known
+
+    @Test func ownersAndAuthorsAreNamedWhereKnownAndTheRecordNameIsCopied() throws {
+        var h = Harness(width: 120, height: 30)
+        h.state.connection.account.identity = .user(recordName: Harness.owner)
+        let other = "_9f00aa11bb22cc33dd44ee55ff667788"
+        h.send(.usersDiscovered([other: "Ada Lovelace <ada@example.com>"]))
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        #expect(h.screen.snapshot.contains("you"), "the signed-in user's zones: OWNER says you")
+        #expect(!h.screen.snapshot.contains(String(Harness.owner.prefix(9))))
+        // The records list's MODIFIED BY column too.
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<3), token: "t", more: false)
+        #expect(h.screen.snapshot.contains("MODIFIED BY") && !h.screen.snapshot.contains(String(Harness.owner.prefix(9))))
+        h = Harness(width: 120, height: 30)
+        h.state.connection.account.identity = .user(recordName: Harness.owner)
+        h.send(.usersDiscovered([other: "Ada Lovelace <ada@example.com>"]))
+        var record = Harness.detailRecord
+        record.modified = RecordStamp(timestamp: 1_709_294_500_000, userRecordName: other, deviceID: "3")
+        h.openDetail(record)
+        let lines = Browser.detailPage(h.state)!.lines
+        #expect(lines.contains { $0.field == "  by" && $0.text == "you · device 2" }, "created by the signed-in user")
+        #expect(lines.contains { $0.field == "  by" && $0.text == "Ada Lovelace <ada@example.com> · device 3" })
+        // y on a by line copies the record name.
+        let index = try #require(lines.firstIndex { $0.text.hasPrefix("Ada Lovelace") })
+        while h.state.detail!.selection < index { h.keys(.char("j")) }
+        h.keys(.char("y"))
+        #expect(h.effects == [.copy(other)])
+    }
 }
