@@ -230,11 +230,11 @@ extension Browser {
                 }
             }
         }
-        // Chosen columns, else one column of each type's first STRING field (named after those fields).
+        // Chosen columns, else one column of each type's label field (ListView.labelField) (named after those fields).
         let labelNames = Set(list.view.labels.values.filter { !$0.isEmpty }).sorted()
         let fields = list.view.columns.map { Array($0.prefix(4)) } ?? (labelNames.isEmpty ? [] : [labelNames.joined(separator: "/")])
         if !fields.isEmpty {
-            // Chosen fields (or the type's first STRING field) between the name and the type, so
+            // Chosen fields (or the type's label field) between the name and the type, so
             // records can be told apart by their content; the sort column says its direction.
             // Columns as wide as what the window holds (within limits), so rows are packed to the left
             // and the selection bar does not run over blank cells (each one is written in reverse).

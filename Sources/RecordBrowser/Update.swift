@@ -221,7 +221,7 @@ public enum Browser {
             list.window = rows
             list.windowStart = start
             list.matching = matching
-            // The columns the cache chose (remembered, or the first STRING field) stay with the list once
+            // The columns the cache chose (remembered, or the label field) stay with the list once
             // there were rows to choose them from.
             if list.view.columns == nil, !columns.isEmpty { list.view.columns = columns }
             if list.view.columns == nil { list.view.labels = labels }

@@ -123,4 +123,39 @@ import Testing
         h.keys(.char("y"))
         #expect(h.effects == [.copy(other)])
     }
+
+    // MARK: 7. the default column is the STRING field most records of the window have, per type
+
+    @Test func theDefaultColumnIsTheStringFieldMostRecordsHave() {
+        var h = Harness(width: 120, height: 30)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        // As `ckbrowse serve` writes them: fields in name order, so `notes` comes before `title`.
+        let records: [RecordResult] = (0..<6).map { i in
+            var r = Record(recordName: "artwork-\(i)", recordType: "Artwork", recordChangeTag: "\(i)")
+            r.fields = ["title": .string("Title \(i)")]
+            if i == 0 { r.fields["notes"] = .string("only this one") }
+            if i == 1 { r.fields["notes"] = .string("") }
+            return .record(r)
+        } + [.record(Record(recordName: "artist-1", recordType: "Artist", recordChangeTag: "a", fields: ["name": .string("Hokusai")]))]
+        h.page(records, token: "t", more: false)
+        #expect(h.state.list?.view.labels == ["Artwork": "title", "Artist": "name"])
+        #expect(h.screen.snapshot.contains("Title 3"))
+    }
+
+    @Test func labelFieldCountsNonEmptyStringsAndBreaksTiesByOrder() {
+        func fields(_ pairs: [(String, JSON)]) -> JSONObject {
+            var o = JSONObject()
+            for (k, v) in pairs { o.set(k, v) }
+            return o
+        }
+        let string: (String) -> JSON = { ["value": .string($0), "type": "STRING"] }
+        #expect(ListView.labelField(among: []) == nil)
+        #expect(ListView.labelField(among: [fields([("a", string("x")), ("b", string("y"))])]) == "a")
+        #expect(ListView.labelField(among: [fields([("a", string("")), ("b", string("y"))])]) == "b")
+        #expect(ListView.labelField(among: [fields([("n", ["value": 3, "type": "INT64"])])]) == nil)
+        let none = fields([])
+        #expect(ListView.labelField(among: [fields([("a", string("x"))]), none]) == "a", "half is enough")
+        #expect(ListView.labelField(among: [fields([("a", string("x"))]), none, none]) == nil, "a mostly blank column is not chosen")
+    }
 }
