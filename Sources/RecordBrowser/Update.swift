@@ -134,10 +134,17 @@ public enum Browser {
                 let what = share.rootRecordName.map { "'\($0)' in zone \(share.zoneID?.zoneName ?? "?")" } ?? "zone \(share.zoneID?.zoneName ?? "?")"
                 state.message = "accepted: \(what), shared by \(owner) (\(share.participantPermission?.rawValue ?? "?"))"
                     + (state.connection.database == .shared ? "" : " · 3 opens the shared database")
+                var effects: [BrowserEffect] = []
                 if state.connection.database == .shared {
                     state.zonesLoading = true
-                    return [.loadZones(.shared)]
+                    effects.append(.loadZones(.shared))
                 }
+                // A `:shares` screen (shown or set aside) lists the shares as they were: read them again.
+                if state.stack.find(.shares) != nil {
+                    state.sharesLoading = true
+                    effects.append(.loadShares(state.connection.database))
+                }
+                return effects
             case .failure(let failure):
                 var failure = failure
                 failure.message = "the share \(guid) was not accepted: \(failure.message)"

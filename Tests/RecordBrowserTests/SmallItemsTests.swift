@@ -158,4 +158,30 @@ import Testing
         #expect(ListView.labelField(among: [fields([("a", string("x"))]), none]) == "a", "half is enough")
         #expect(ListView.labelField(among: [fields([("a", string("x"))]), none, none]) == nil, "a mostly blank column is not chosen")
     }
+
+    // MARK: 8. :shares reads the shares again after :accept
+
+    @Test func sharesReloadAfterAnAccept() {
+        var h = Harness()
+        h.state.connection.database = .shared
+        h.keys(.char(":"))
+        h.type("shares")
+        h.keys(.enter)
+        #expect(h.effects == [.loadShares(.shared)])
+        h.send(.sharesLoaded(.shared, .success([])))
+        h.keys(.char(":"))
+        h.type("accept 0AbCdEf")
+        h.keys(.enter)
+        #expect(h.effects == [.acceptShare("0AbCdEf")])
+        var result = ShortGUIDResult()
+        result.zoneID = ZoneID(zoneName: "Notes", ownerRecordName: "_alice")
+        result.participantPermission = .readWrite
+        h.send(.shareAccepted("0AbCdEf", .success(result)))
+        #expect(h.effects.contains(.loadShares(.shared)), "the shares screen is read again: \(h.effects)")
+        #expect(h.state.sharesLoading)
+        // Without a shares screen nothing more is read.
+        var plain = Harness()
+        plain.send(.shareAccepted("0AbCdEf", .success(result)))
+        #expect(plain.effects.isEmpty)
+    }
 }
