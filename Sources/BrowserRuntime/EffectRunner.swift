@@ -356,7 +356,8 @@ public struct EffectRunner: Sendable {
     }
 
     /// Reads a window of a list from the cache, with its field columns: the view's, else the ones
-    /// remembered for the record type of the first row, else that type's first STRING field.
+    /// remembered for the record type of the first row, else per type the STRING field at least half
+    /// of the window's records of that type have (none: no field column, the system columns instead).
     public static func window(
         _ cache: RecordCache, _ key: ListKey, filter: String?, start: Int, count: Int, generation: Int, request: Int, view: ListView
     ) -> [BrowserEvent] {
@@ -366,7 +367,7 @@ public struct EffectRunner: Sendable {
                 return [.windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching, columns: columns)]
             }
             var window = try cache.window(key, filter: filter, start: start, count: count, sort: view.sort, labels: view.labels)
-            // Columns remembered for the first type shown win; else each type's first STRING field.
+            // Columns remembered for the first type shown win; else each type's label field.
             let types = Set(window.rows.filter { !$0.deleted }.compactMap(\.recordType))
             if let first = window.rows.first(where: { !$0.deleted && $0.recordType != nil })?.recordType, let remembered = try cache.columns(for: first) {
                 window = try cache.window(key, filter: filter, start: start, count: count, fields: remembered, sort: view.sort)
@@ -374,7 +375,10 @@ public struct EffectRunner: Sendable {
             }
             var labels = view.labels
             for type in types.sorted() where labels[type] == nil {
-                labels[type] = try cache.firstStringField(key, recordType: type) ?? ""
+                // The STRING field most of this type's rows in the window have (a server that writes
+                // fields in name order would otherwise offer a mostly blank `notes`).
+                let names = window.rows.filter { !$0.deleted && $0.recordType == type }.map(\.recordName)
+                labels[type] = try ListView.labelField(among: cache.fields(key, names: names)) ?? ""
             }
             if labels != view.labels {
                 window = try cache.window(key, filter: filter, start: start, count: count, sort: view.sort, labels: labels)

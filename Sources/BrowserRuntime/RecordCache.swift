@@ -279,19 +279,23 @@ public final class RecordCache: Sendable {
         }
     }
 
-    /// The first STRING field of a record of this type in the list (as the server ordered its fields).
-    public func firstStringField(_ key: ListKey, recordType: String) throws -> String? {
-        try pool.read { db in
-            guard let data = try Data.fetchOne(
-                db, sql: "SELECT json FROM record WHERE key = ? AND type = ? AND deleted = 0 AND json IS NOT NULL LIMIT 1",
-                arguments: [key.description, recordType])
-            else { return nil }
-            guard case .object(let record) = try JSON(parsing: Array(data)), case .object(let fields)? = record["fields"] else { return nil }
-            for (name, value) in fields {
-                guard case .object(let field) = value else { continue }
-                if field["type"]?.stringValue == "STRING" || (field["type"] == nil && field["value"]?.stringValue != nil) { return name }
+    /// The `fields` dictionaries of the named records of a list (those it holds, in no order).
+    public func fields(_ key: ListKey, names: [String]) throws -> [JSONObject] {
+        guard !names.isEmpty else { return [] }
+        return try pool.read { db in
+            var result: [JSONObject] = []
+            // In chunks: SQLite's limit on bound parameters.
+            for start in stride(from: 0, to: names.count, by: 500) {
+                let chunk = Array(names[start..<min(names.count, start + 500)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Data.fetchAll(
+                    db, sql: "SELECT json FROM record WHERE key = ? AND deleted = 0 AND json IS NOT NULL AND name IN (\(marks))",
+                    arguments: StatementArguments([key.description] + chunk))
+                for data in rows {
+                    if case .object(let record) = try JSON(parsing: Array(data)), case .object(let fields)? = record["fields"] { result.append(fields) }
+                }
             }
-            return nil
+            return result
         }
     }
 

@@ -1,4 +1,5 @@
 import CloudKitModels
+import Foundation
 
 /// Assets as the browser handles them: progress text, and values staged from a local file.
 public enum AssetProgress {
@@ -34,4 +35,65 @@ extension Asset {
         guard fileChecksum == nil, receipt == nil, let url = downloadURL, url.hasPrefix("file://") else { return nil }
         return String(url.dropFirst("file://".count))
     }
+}
+
+/// The file name `o` offers for an asset: `artwork-0011-image.jpg`. The extension comes from the
+/// download URL when it says one: a file name in its last path component (Apple's URLs end in the
+/// `${f}` placeholder instead, as `ckbrowse serve`'s do), else a content type in its query
+/// (`response-content-type=image/png`). Without either the name has no extension.
+public enum AssetFileName {
+    public static func offer(_ base: String, downloadURL: String?) -> String {
+        var name = String(base.map { c in
+            c.unicodeScalars.contains { unsafe($0) } || "/\\:*?\"<>| ".contains(c) ? "_" : c
+        })
+        if name.hasPrefix(".") { name = "_" + name.dropFirst() }
+        if let ext = downloadURL.flatMap(fileExtension(ofURL:)), !name.lowercased().hasSuffix("." + ext) { name += "." + ext }
+        return name
+    }
+
+    /// Controls, format characters (bidi overrides, zero widths) and separators other than a space.
+    static func unsafe(_ s: Unicode.Scalar) -> Bool {
+        switch s.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return true
+        default: return false
+        }
+    }
+
+    /// A lower-case extension of 1 to 8 ASCII letters and digits, or nil.
+    public static func fileExtension(ofURL url: String) -> String? {
+        let noFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? url
+        let parts = noFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = parts.first.map(String.init) ?? ""
+        if let last = path.split(separator: "/").last, let file = percentDecoded(String(last)), !file.contains("${f}"),
+           let dot = file.lastIndex(of: "."), let ext = valid(String(file[file.index(after: dot)...])) {
+            return ext
+        }
+        guard parts.count == 2 else { return nil }
+        for item in parts[1].split(separator: "&") {
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2, let value = percentDecoded(String(pair[1]).replacingOccurrences(of: "+", with: " ")) else { continue }
+            switch pair[0].lowercased() {
+            case "response-content-type", "content-type", "contenttype", "rsct":
+                let mime = value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+                if let ext = mimeExtensions[mime] { return ext }
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    static func valid(_ ext: String) -> String? {
+        guard (1...8).contains(ext.count), ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        return ext.lowercased()
+    }
+
+    static func percentDecoded(_ s: String) -> String? { s.removingPercentEncoding }
+
+    static let mimeExtensions: [String: String] = [
+        "image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp", "image/heic": "heic",
+        "image/heif": "heif", "image/svg+xml": "svg", "image/tiff": "tiff", "image/bmp": "bmp",
+        "video/mp4": "mp4", "video/quicktime": "mov", "audio/mpeg": "mp3", "audio/mp4": "m4a", "audio/wav": "wav",
+        "application/pdf": "pdf", "application/json": "json", "application/zip": "zip", "text/plain": "txt",
+        "text/csv": "csv", "text/html": "html", "text/markdown": "md", "application/xml": "xml", "text/xml": "xml",
+    ]
 }

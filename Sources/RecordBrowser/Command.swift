@@ -138,7 +138,7 @@ extension String {
 
 extension Browser {
     /// `:columns a,b` shows fields a and b as columns for the selected record's type (remembered for
-    /// that type on this account); `:columns` alone goes back to the default (the first STRING field).
+    /// that type on this account); `:columns` alone goes back to the default (the STRING field most records hold).
     static func columnsCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
         guard var list = state.list, state.pane == .records || state.pane == .recordDetail else {
             refuse(":columns works on a records list: open a zone first", &state)

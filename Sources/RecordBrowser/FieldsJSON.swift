@@ -74,8 +74,11 @@ public enum FieldsJSON {
             } else if !value.isNull {
                 throw FieldInputError("field '\(name)': expected {\"value\": …, \"type\": …} or null, found \(value.kindName)")
             }
+            if case .object(let dict) = valueJSON, let type = dict["type"], type.stringValue == nil {
+                throw FieldInputError("\(name): \"type\" names a type such as INT64 or STRING, not \(shown(type))")
+            }
             let field: FieldValue
-            do { field = try FieldValue(json: valueJSON) } catch { throw FieldInputError("field '\(name)': \(error)") }
+            do { field = try FieldValue(json: valueJSON) } catch { throw parseError(name, valueJSON, error) }
             if let old = base[name], old != .null, field != .null, old.type != field.type {
                 throw FieldInputError("field '\(name)' is \(old.type.rawValue) in this record; the file gives \(field.type.rawValue)")
             }
@@ -93,6 +96,57 @@ public enum FieldsJSON {
         for (name, value) in edited where !StagedOperation.isNoChange(value, base: base[name]) { changes[name] = value }
         for name in base.keys where edited[name] == nil && base[name] != .null { changes[name] = .null }
         return changes
+    }
+}
+
+extension FieldsJSON {
+    /// What was wrong with a field's value, in the words the user typed it in:
+    /// `year: "twenty" is not an integer (INT64)`, `tags[2]: 3 is not a string (STRING_LIST)`.
+    static func parseError(_ name: String, _ field: JSON, _ error: Error) -> FieldInputError {
+        guard case .object(let dict) = field, let value = dict["value"] else { return FieldInputError("\(name): \(error)") }
+        let type = dict["type"]?.stringValue.map(FieldType.init(rawValue:)) ?? FieldValue.inferType(of: value)
+        guard type.isList, let elementType = type.elementType else { return wrong(name, value, as: type, shownType: type, error) }
+        guard case .array(let elements) = value else {
+            return FieldInputError("\(name): \(shown(value)) is not a list (\(type.rawValue): a JSON array)")
+        }
+        for (i, element) in elements.enumerated() {
+            do { _ = try FieldValue.decode(element, as: elementType) } catch { return wrong("\(name)[\(i)]", element, as: elementType, shownType: type, error) }
+        }
+        return FieldInputError("\(name): \(error)")
+    }
+
+    private static func wrong(_ name: String, _ value: JSON, as type: FieldType, shownType: FieldType, _ error: Error) -> FieldInputError {
+        var text = "\(name): \(shown(value)) is not \(noun(type))"
+        if type == .int64, case .double(let d) = value, d.rounded() == d { text = "\(name): \(shown(value)) is outside the range of an integer" }
+        text += " (\(shownType.rawValue))"
+        // An object's missing or wrong key says which, in the model's words (recordName, latitude…).
+        if case .object = value, let decoding = error as? JSONDecodingError {
+            var inner = decoding
+            if inner.path.first == "value" { inner.path.removeFirst() }
+            text += ": \(inner.description)"
+        }
+        return FieldInputError(text)
+    }
+
+    /// What a value of `type` is, for "is not …".
+    static func noun(_ type: FieldType) -> String {
+        switch type {
+        case .string: return "a string"
+        case .int64: return "an integer"
+        case .double: return "a number"
+        case .timestamp: return "a time (whole milliseconds since 1970)"
+        case .bytes, .encryptedBytes: return "base64 data"
+        case .reference: return "a reference ({\"recordName\": …, \"action\": \"NONE\"})"
+        case .location: return "a location ({\"latitude\": …, \"longitude\": …})"
+        case .assetID, .asset: return "an asset"
+        default: return "a \(type.rawValue) value"
+        }
+    }
+
+    /// The value as the file has it, cut short.
+    static func shown(_ value: JSON) -> String {
+        let text = value.text
+        return text.count > 40 ? String(text.prefix(39)) + "…" : text
     }
 }
 

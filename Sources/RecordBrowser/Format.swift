@@ -23,6 +23,9 @@ public enum Format {
         "\(count(n)) \(noun)\(n == 1 ? "" : "s")"
     }
 
+    /// The word that agrees with a count: `agree(1, "stays", "stay")` is `stays`.
+    public static func agree(_ n: Int, _ one: String, _ many: String) -> String { n == 1 ? one : many }
+
     /// `2024-03-01 12:00:00 UTC`.
     public static func utc(_ milliseconds: Int64) -> String {
         dateString(milliseconds, timeZone: TimeZone(identifier: "UTC")!) + " UTC"
@@ -131,7 +134,9 @@ public enum Format {
 extension Browser {
     /// The detail view's lines: fields (lists expanded, long strings wrapped later by the renderer),
     /// then the system fields.
-    public static func detailLines(_ detail: RecordDetail, staged: StagedOperation? = nil) -> [DetailLine] {
+    /// `userName` says a user record name as people read it (`userName(_:_:)`); `y` on a "by" line
+    /// copies the record name itself.
+    public static func detailLines(_ detail: RecordDetail, staged: StagedOperation? = nil, userName: (String) -> String = { $0 }) -> [DetailLine] {
         guard let record = detail.record else { return [] }
         var fields = record.fields
         var marks: [String: StageMark] = [:]
@@ -178,8 +183,8 @@ extension Browser {
             }
         }
         lines.append(DetailLine(field: "SYSTEM", type: "", text: "", isHeading: true))
-        func add(_ field: String, _ text: String?) {
-            if let text { lines.append(DetailLine(field: field, type: "", text: text)) }
+        func add(_ field: String, _ text: String?, copy: String? = nil) {
+            if let text { lines.append(DetailLine(field: field, type: "", text: text, copyJSON: copy)) }
         }
         add("recordName", record.recordName)
         add("recordType", record.recordType)
@@ -187,11 +192,11 @@ extension Browser {
         add("zone", detail.zoneID.zoneName)
         if let c = record.created {
             add("created", Format.utcAndLocal(c.timestamp))
-            add("  by", [c.userRecordName, c.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "))
+            add("  by", [c.userRecordName.map(userName), c.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "), copy: c.userRecordName)
         }
         if let m = record.modified {
             add("modified", Format.utcAndLocal(m.timestamp))
-            add("  by", [m.userRecordName, m.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "))
+            add("  by", [m.userRecordName.map(userName), m.deviceID.map { "device \($0)" }].compactMap { $0 }.joined(separator: " · "), copy: m.userRecordName)
         }
         add("shortGUID", record.shortGUID)
         if let share = record.share {

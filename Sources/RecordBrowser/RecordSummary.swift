@@ -46,18 +46,41 @@ public struct ListKey: Sendable, Hashable, CustomStringConvertible {
 
 /// What a records list shows besides its system columns, and how it is ordered.
 public struct ListView: Sendable, Hashable {
-    /// Field columns; nil: the ones remembered for the record type, else its first STRING field (the
-    /// cache answers which, and the list keeps them).
+    /// Field columns; nil: the ones remembered for the record type, else the STRING field most of its
+    /// records hold (`labelField`; the cache answers which, and the list keeps them).
     public var columns: [String]?
     /// Order the loaded rows by a field (nil: as fetched).
     public var sort: ListSort?
-    /// Without chosen columns: each record type's first STRING field, as found so far (type → field),
-    /// shown in one column.
+    /// Without chosen columns: each record type's label field (`labelField`), as found so far
+    /// (type → field, "" for none), shown in one column.
     public var labels: [String: String] = [:]
 
     public init(columns: [String]? = nil, sort: ListSort? = nil) {
         self.columns = columns
         self.sort = sort
+    }
+}
+
+extension ListView {
+    /// The label column of one record type: the STRING field that most of `records` (their `fields`
+    /// dictionaries) hold a non-empty value in; a tie goes to the field the server put first. Nil when
+    /// no STRING field is held by at least half of them: a mostly blank column tells rows apart no
+    /// better than the system columns shown instead.
+    public static func labelField(among records: [JSONObject]) -> String? {
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for fields in records {
+            for (name, value) in fields.pairs {
+                guard case .object(let field) = value, case .string(let text)? = field["value"] else { continue }
+                guard field["type"]?.stringValue == "STRING" || field["type"] == nil, !text.isEmpty else { continue }
+                if counts[name] == nil { order.append(name) }
+                counts[name, default: 0] += 1
+            }
+        }
+        var best: String?
+        for name in order where best == nil || counts[name]! > counts[best!]! { best = name }
+        guard let best, counts[best]! * 2 >= records.count else { return nil }
+        return best
     }
 }
 

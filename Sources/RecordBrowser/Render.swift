@@ -206,7 +206,16 @@ extension Browser {
     /// record name.
     static func ownerName(_ state: BrowserState, _ zoneID: ZoneID) -> String {
         guard let owner = zoneID.ownerRecordName else { return "" }
-        return state.userNames[owner] ?? owner
+        return userName(owner, state)
+    }
+
+    /// A user record name as people read it: `you` for the signed-in user (CloudKit's
+    /// `__defaultOwner__` too), a discovered user's name and email, else the record name itself.
+    static func userName(_ recordName: String, _ state: BrowserState) -> String {
+        if recordName == state.connection.account.identity.userRecordName || recordName == "__defaultOwner__" {
+            return state.userNames[recordName].map { "\($0) (you)" } ?? "you"
+        }
+        return state.userNames[recordName] ?? recordName
     }
 
     static func drawRecords(_ screen: inout CellGrid, _ state: BrowserState) {
@@ -221,11 +230,11 @@ extension Browser {
                 }
             }
         }
-        // Chosen columns, else one column of each type's first STRING field (named after those fields).
+        // Chosen columns, else one column of each type's label field (ListView.labelField) (named after those fields).
         let labelNames = Set(list.view.labels.values.filter { !$0.isEmpty }).sorted()
         let fields = list.view.columns.map { Array($0.prefix(4)) } ?? (labelNames.isEmpty ? [] : [labelNames.joined(separator: "/")])
         if !fields.isEmpty {
-            // Chosen fields (or the type's first STRING field) between the name and the type, so
+            // Chosen fields (or the type's label field) between the name and the type, so
             // records can be told apart by their content; the sort column says its direction.
             // Columns as wide as what the window holds (within limits), so rows are packed to the left
             // and the selection bar does not run over blank cells (each one is written in reverse).
@@ -260,7 +269,11 @@ extension Browser {
                 if record.deleted {
                     return (row(["✝ " + record.recordName, record.recordType ?? "", "deleted", "", ""], cols), Theme.tombstone)
                 }
-                let by = record.modifiedBy.map { String($0.prefix(13)) } ?? ""
+                // A name as known; a bare record name cut as before (its start tells users apart).
+                let by = record.modifiedBy.map { raw in
+                    let name = userName(raw, state)
+                    return name == raw ? String(raw.prefix(13)) : name
+                } ?? ""
                 return (row([record.recordName, record.recordType ?? "", Format.short(record.modified), by, record.changeTag ?? ""], cols), .plain)
             }
         }
@@ -481,7 +494,7 @@ extension Browser {
                 putUpward(&screen, "Abort the commit and drop the resolutions chosen so far? Nothing was applied. y aborts · any other key returns", style: Theme.error)
             case .discardAll:
                 let n = state.staged.operations.count
-                putUpward(&screen, "Discard all \(n) staged operation\(n == 1 ? "" : "s")? y discards · any other key keeps them", style: Theme.error)
+                putUpward(&screen, "Discard \(n == 1 ? "the staged operation" : "all \(Format.plural(n, "staged operation"))")? y discards · any other key keeps \(Format.agree(n, "it", "them"))", style: Theme.error)
             case .refusedQuery(_, _, let reason):
                 putUpward(&screen, "CloudKit will refuse this query: \(reason). y sends it anyway · any other key edits it", style: Theme.error, maxRows: 4)
             }

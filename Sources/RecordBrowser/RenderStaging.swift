@@ -206,7 +206,7 @@ extension Browser {
         case .record(let server):
             serverFields = server.fields
             var who = "server now: change tag \(server.recordChangeTag ?? "?")"
-            if let m = server.modified { who += ", modified \(Format.utc(m.timestamp))" + (m.userRecordName.map { " by \($0)" } ?? "") }
+            if let m = server.modified { who += ", modified \(Format.utc(m.timestamp))" + (m.userRecordName.map { " by \(userName($0, state))" } ?? "") }
             line(who)
         }
         y += 1

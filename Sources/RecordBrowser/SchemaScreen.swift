@@ -268,6 +268,12 @@ extension Browser {
         state.input = input
     }
 
+    /// The schema's record types a user may create with `n`, sorted (not Users, not shares: the server
+    /// makes those).
+    static func creatableTypes(_ state: BrowserState) -> [String] {
+        (state.schema?.schema.recordTypes.map(\.name) ?? []).filter { $0 != "Users" && $0 != Record.shareRecordType }.sorted()
+    }
+
     /// Tab in an input line: completes from the schema (and the commands), showing the candidates.
     static func tabComplete(_ input: inout InputLine, _ state: inout BrowserState) -> [BrowserEffect] {
         var effects: [BrowserEffect] = []
@@ -277,9 +283,8 @@ extension Browser {
         switch input.mode {
         case .command:
             result = Completing.command(text, schema: state.schema)
-        case .newRecord(let types):
-            let known = (state.schema?.schema.recordTypes.map(\.name).filter { $0 != "Users" } ?? [])
-            let all = Array(Set(known + types)).sorted()
+        case .newRecord(let here, let schema):
+            let all = Array(Set(creatableTypes(state) + here + schema)).sorted()
             result = text.contains(" ") ? (nil, "type the record's name, or leave it out") : (Completing.word(text, all), "no record type starts so")
         case .addField:
             guard let recordType = state.detail?.record?.recordType, let type = state.schema?.schema.recordType(recordType) else {

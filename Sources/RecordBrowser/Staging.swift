@@ -359,7 +359,7 @@ public struct CommitPlan: Sendable, Hashable {
             }
             let atomic = zone.database != .public && zone.zoneName != ZoneID.defaultZoneName
             if !atomic {
-                notes.append("\(zone.database.rawValue) \(zone.displayName): CloudKit cannot apply these \(operations.count) operations atomically (a default zone); each succeeds or fails on its own.")
+                notes.append("\(zone.database.rawValue) \(zone.displayName): CloudKit cannot apply \(operations.count == 1 ? "this operation" : "these \(operations.count) operations") atomically (a default zone); each succeeds or fails on its own.")
             }
             requests.append(Request(zone: zone, body: ModifyRecordsRequest(operations: operations.map(\.recordOperation), zoneID: zone.zoneID, atomic: atomic)))
         }

@@ -204,8 +204,9 @@ public struct InputLine: Sendable, Hashable {
         case filter
         /// `a` in a record: `NAME TYPE` of a field to add.
         case addField
-        /// `n` in a zone's records: `TYPE [NAME]` of a record to create (`types`: those seen here).
-        case newRecord(types: [String])
+        /// `n` in a zone's records: `TYPE [NAME]` of a record to create (`here`: the types seen in the
+        /// loaded rows; `schema`: the schema's other record types).
+        case newRecord(here: [String], schema: [String])
         /// `n` on the zones screen: the name of a zone to create.
         case newZone
         /// `d` on the zones screen: the zone's name, typed to confirm its deletion.
@@ -280,8 +281,13 @@ public struct InputLine: Sendable, Hashable {
         case .saveAsset(let download): return "save \(download.label) to (PATH): "
         case .queryZone(_, let zones):
             return "run the query in which zone? (" + zones.prefix(4).joined(separator: ", ") + (zones.count > 4 ? ", … Tab completes" : "") + "): "
-        case .newRecord(let types):
-            return "new record (TYPE [NAME]" + (types.isEmpty ? "" : "; here: " + types.prefix(4).joined(separator: ", ")) + "): "
+        case .newRecord(let here, let schema):
+            // At most four names: those seen here first, then the schema's others.
+            let shownHere = Array(here.prefix(4)), shownSchema = Array(schema.prefix(4 - shownHere.count))
+            var offer = shownHere.isEmpty ? "" : "; here: " + shownHere.joined(separator: ", ")
+            if !shownSchema.isEmpty { offer += (shownHere.isEmpty ? "; " : "; also ") + shownSchema.joined(separator: ", ") }
+            if here.count + schema.count > 4 { offer += ", … Tab completes" }
+            return "new record (TYPE [NAME]" + offer + "): "
         }
     }
 }

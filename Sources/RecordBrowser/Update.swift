@@ -134,10 +134,17 @@ public enum Browser {
                 let what = share.rootRecordName.map { "'\($0)' in zone \(share.zoneID?.zoneName ?? "?")" } ?? "zone \(share.zoneID?.zoneName ?? "?")"
                 state.message = "accepted: \(what), shared by \(owner) (\(share.participantPermission?.rawValue ?? "?"))"
                     + (state.connection.database == .shared ? "" : " · 3 opens the shared database")
+                var effects: [BrowserEffect] = []
                 if state.connection.database == .shared {
                     state.zonesLoading = true
-                    return [.loadZones(.shared)]
+                    effects.append(.loadZones(.shared))
                 }
+                // A `:shares` screen (shown or set aside) lists the shares as they were: read them again.
+                if state.stack.find(.shares) != nil {
+                    state.sharesLoading = true
+                    effects.append(.loadShares(state.connection.database))
+                }
+                return effects
             case .failure(let failure):
                 var failure = failure
                 failure.message = "the share \(guid) was not accepted: \(failure.message)"
@@ -221,7 +228,7 @@ public enum Browser {
             list.window = rows
             list.windowStart = start
             list.matching = matching
-            // The columns the cache chose (remembered, or the first STRING field) stay with the list once
+            // The columns the cache chose (remembered, or the label field) stay with the list once
             // there were rows to choose them from.
             if list.view.columns == nil, !columns.isEmpty { list.view.columns = columns }
             if list.view.columns == nil { list.view.labels = labels }
@@ -852,8 +859,8 @@ public enum Browser {
         case .char("n") where state.filter?.isEmpty ?? true:
             // No filter: n makes a new record (with a filter, n and N step through the matches).
             guard writable(&state) else { return [] }
-            let types = Array(Set(list.window.compactMap(\.recordType))).sorted()
-            state.input = InputLine(.newRecord(types: types))
+            let here = Array(Set(list.window.compactMap(\.recordType))).sorted()
+            state.input = InputLine(.newRecord(here: here, schema: creatableTypes(state).filter { !here.contains($0) }))
             return []
         case .char("n"), .char("N"):
             guard state.filter?.isEmpty == false else { return [] }
@@ -986,7 +993,7 @@ public enum Browser {
             let lines = rawLines(detail, width: layout.width).map { DetailLine(field: "", type: "", text: $0) }
             return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count), isRaw: true)
         }
-        var lines = detailLines(detail, staged: detailOperation(state))
+        var lines = detailLines(detail, staged: detailOperation(state)) { userName($0, state) }
         if let record = detail.record, record.isShare {
             lines = shareLines(record, state) + lines
         }
@@ -1047,7 +1054,8 @@ public enum Browser {
             return openRecord(RecordKey(zone: zone, recordName: reference.recordName), &state, following: true)
         case .char("y"):
             if !detail.showRaw, lines.indices.contains(detail.selection), let json = lines[detail.selection].copyJSON {
-                state.message = "copied field '\(lines[detail.selection].field)' as JSON"
+                let line = lines[detail.selection]
+                state.message = line.owner == nil && line.field == "  by" ? "copied the user record name \(json)" : "copied field '\(line.field)' as JSON"
                 return [.copy(json)]
             }
             guard let raw = detail.raw ?? detail.record?.json else { return [] }

@@ -28,8 +28,8 @@ extension Browser {
             state.message = "'\(field)' has no download URL (the server sent none): r reloads the record"
             return []
         }
-        let name = (detail.recordName + "-" + field + suffix).map { "/\\:*?\"<>| ".contains($0) ? "_" : $0 }
-        state.input = InputLine(.saveAsset(AssetDownload(asset: asset, path: "", label: label)), text: String(name))
+        let name = AssetFileName.offer(detail.recordName + "-" + field + suffix, downloadURL: asset.downloadURL)
+        state.input = InputLine(.saveAsset(AssetDownload(asset: asset, path: "", label: label)), text: name)
         return []
     }
 

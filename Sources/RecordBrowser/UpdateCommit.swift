@@ -102,7 +102,7 @@ extension Browser {
         case .request(let zone, let atomic, let result):
             let label = "\(zone.database.rawValue) zone \(state.zoneName(zone))"
             switch result {
-            case .appliedAll(let n): return [("\(label): applied all \(Format.plural(n, "operation"))\(atomic ? " atomically" : "").", .good)]
+            case .appliedAll(let n): return [("\(label): applied \(Format.agree(n, "", "all "))\(Format.plural(n, "operation"))\(atomic ? " atomically" : "").", .good)]
             case .nothingApplied(let refused): return [("\(label): NOTHING was applied (the batch is atomic): \(Format.plural(refused, "operation")) refused.", .bad)]
             case .partial(let applied, let failed): return [("\(label): \(applied) applied, \(failed) failed (not atomic: each on its own).", .bad)]
             case .refused(let failure): return [("\(label): the request was refused, nothing applied: \(failure.message)", .bad)]
@@ -127,7 +127,7 @@ extension Browser {
             if notApplied == 0 && unclear == 0 {
                 return [("The commit WAS applied (\(Format.plural(applied, "operation"))): cleared from the staged batch.", .good)]
             } else if applied == 0 && unclear == 0 {
-                return [("The commit was NOT applied: its \(Format.plural(notApplied, "operation")) stay staged; c sends them again.", .bad)]
+                return [("The commit was NOT applied: its \(Format.plural(notApplied, "operation")) \(Format.agree(notApplied, "stays", "stay")) staged; c sends \(Format.agree(notApplied, "it", "them")) again.", .bad)]
             }
             return [("The commit was partly confirmed: \(applied) applied (cleared), \(notApplied) not applied, \(unclear) unclear (staged).", .note)]
         case .verdict(let v):
@@ -344,7 +344,7 @@ extension Browser {
         commit.failed = failed
         commit.selection = 0
         var summary = "committed \(Format.plural(updated + deleted, "operation")) (\(updated) saved, \(deleted) deleted)"
-        if !failed.isEmpty { summary += "; \(failed.count) failed and stay staged" }
+        if !failed.isEmpty { summary += "; \(failed.count) failed and \(Format.agree(failed.count, "stays", "stay")) staged" }
         if !conflicts.isEmpty {
             commit.phase = .conflicts
             state.stack.remove([.commit, .conflict])
@@ -363,7 +363,7 @@ extension Browser {
         } else {
             commit.phase = .done
             state.commit = commit
-            state.show(updated + deleted == 0 && !failed.isEmpty ? "nothing committed: \(failed.count) failed and stay staged" : summary, kind: .outcome)
+            state.show(updated + deleted == 0 && !failed.isEmpty ? "nothing committed: \(failed.count) failed and \(Format.agree(failed.count, "stays", "stay")) staged" : summary, kind: .outcome)
         }
         return effects
     }
@@ -574,7 +574,8 @@ extension Browser {
     static func abortConflicts(_ state: inout BrowserState) {
         closeCommit(&state)
         state.stack.open(.batch)
-        state.message = "commit aborted: nothing was applied; \(Format.plural(state.staged.operations.count, "operation")) stay staged on their original change tags"
+        let n = state.staged.operations.count
+        state.message = "commit aborted: nothing was applied; \(Format.plural(n, "operation")) \(Format.agree(n, "stays staged on its original change tag", "stay staged on their original change tags"))"
     }
 
     /// Shows the next unresolved conflict, or applies every resolution and previews the new commit.
@@ -647,7 +648,7 @@ extension Browser {
         }
         if !batch.isEmpty {
             let n = batch.count
-            state.message = "restored \(n) staged operation\(n == 1 ? "" : "s") from the journal, on the change tags they were based on — b reviews, c commits"
+            state.message = "restored \(Format.plural(n, "staged operation")) from the journal, on the \(Format.agree(n, "change tag it was", "change tags they were")) based on — b reviews, c commits"
         }
         return []
     }
@@ -662,7 +663,8 @@ extension Browser {
             var effects: [BrowserEffect] = [.removeLegacyJournal(path: legacy.path)]
             effects = journalRestored(legacy.batch, inflight: legacy.inflight, &state) + effects
             if legacy.inflight.isEmpty {
-                state.message = "kept \(Format.plural(legacy.batch.operations.count, "staged operation")) for \(state.connection.server.displayName) — b reviews them"
+                let n = legacy.batch.operations.count
+                state.message = "kept \(Format.plural(n, "staged operation")) for \(state.connection.server.displayName) — b reviews \(Format.agree(n, "it", "them"))"
             }
             return effects
         case .char("D"):

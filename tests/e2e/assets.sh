@@ -52,7 +52,7 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys c
     check "$size: the preview says the file goes first" "is uploaded first" 20
     keys y
-    check "$size: the commit applies it" "applied all 1 operation" 30
+    check "$size: the commit applies it" "applied 1 operation" 30
     keys Escape
     check "$size: the record shows the uploaded size" "3,000,000 bytes" 20
     env $ENVS "$BIN" get artwork-0011 --zone Gallery --asset image --to "$WORK/get-$size.bin" 2> "$WORK/get.err"

@@ -37,6 +37,11 @@ out=$("$BIN" get artwork-0001 artwork-0002 --zone Gallery); code=$?
 [ $code = 0 ] && [ "$(echo "$out" | jsonl 'len(rows)')" = 2 ] && ok "get: two records, exit 0" || bad "get: exit $code"
 "$BIN" get artwork-0001 missing-one --zone Gallery > "$WORK/get.jsonl"; code=$?
 [ $code = 3 ] && grep -q '"serverErrorCode":"NOT_FOUND"' "$WORK/get.jsonl" && ok "get a missing record: its error dictionary, exit 3" || bad "get missing: exit $code"
+out=$("$BIN" get artwork-0001 missing-one --zone Gallery --output table 2> "$WORK/err"); code=$?
+[ $code = 3 ] && echo "$out" | grep -q "^missing-one  *error: NOT_FOUND" && ! echo "$out" | grep "^missing-one" | grep -q "  NOT_FOUND" \
+    && grep -q "^ckbrowse: 'missing-one': error: NOT_FOUND" "$WORK/err" \
+    && ok "get --output table: a missing record says error: NOT_FOUND across its row (not under MODIFIED) and on stderr, exit 3" \
+    || bad "get table missing: exit $code $out $(cat "$WORK/err")"
 "$BIN" changes NoSuchZone > /dev/null 2> "$WORK/err"; code=$?
 [ $code = 3 ] && grep -q "ZONE_NOT_FOUND" "$WORK/err" && ok "an unknown zone: exit 3 and the server's reason" || bad "unknown zone: exit $code $(cat "$WORK/err")"
 CLOUDKIT_WEB_AUTH_TOKEN=expired "$BIN" zones > /dev/null 2> "$WORK/err"; code=$?

@@ -133,7 +133,7 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys t
     check "$size: t takes the server's version; the re-based batch is previewed" "y send"
     keys y
-    check "$size: committed" "applied all 1 operation"
+    check "$size: committed" "applied 1 operation"
     keys Escape
     [ "$(field "$(lookup Drafts "$D1")" text)" = "\"mine $D1\"" ] && ok "$size: mine kept for $D1" || bad "$size: $D1 on the server"
     [ "$(field "$(lookup Drafts "$D2")" text)" = "\"theirs $D2\"" ] && ok "$size: the server's kept for $D2" || bad "$size: $D2 on the server"

@@ -59,7 +59,7 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys c
     check "$size: the preview goes to the shared database" "/shared/records/modify"
     keys y
-    check "$size: committed to the owner's zone" "applied all 1"
+    check "$size: committed to the owner's zone" "applied 1 operation"
     keys Escape
     owner=$(curl -s -X POST "$DB/records/lookup?$OWNER_API" -d '{"zoneID":{"zoneName":"Drafts"},"records":[{"recordName":"draft-5"}]}')
     grep -q "edited by guest at $size" <<< "$owner" && ok "$size: the owner sees the guest's edit" || bad "$size: the owner's draft-5: $owner"
@@ -95,7 +95,7 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys c
     check "$size: the preview creates the share record" '"recordType": "cloudkit.share"'
     keys y
-    check "$size: the share is committed" "applied all 1"
+    check "$size: the share is committed" "applied 1 operation"
     keys Escape
     share=$(curl -s -X POST "$DB/records/lookup?$OWNER_API" -d '{"zoneID":{"zoneName":"Gallery"},"records":[{"recordName":"share-exhibition-2"}]}')
     grep -q '"emailAddress":"guest@example.com"' <<< "$share" && grep -q '"READ_WRITE"' <<< "$share" && ok "$size: the server has the share and its participant" || bad "$size: share-exhibition-2: $share"

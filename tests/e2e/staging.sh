@@ -88,7 +88,7 @@ check "the server's value is shown" "Theirs"
 keys m
 check "keep mine: a new preview, re-based" "keep mine, re-based on the server's tag"
 keys y
-check "the re-based batch is committed" "applied all 1 operation atomically"
+check "the re-based batch is committed" "applied 1 operation atomically"
 lookup draft-3 | grep -q '"Mine"' && ok "mine is on the server" || bad "draft-3: $(lookup draft-3)"
 keys Enter
 
@@ -103,7 +103,7 @@ check "the innocent op is explained" "failed only with ATOMIC_ERROR"
 keys t
 check "take the server's: my op dropped" "the server's version kept, my operation dropped"
 keys y
-check "the rest is committed" "applied all 1 operation atomically"
+check "the rest is committed" "applied 1 operation atomically"
 lookup draft-5 | grep -q NOT_FOUND && ok "the innocent delete went through" || bad "draft-5: $(lookup draft-5)"
 lookup draft-4 | grep -q '"value":9' && bad "my dropped update was sent" || ok "the server's draft-4 stays"
 keys Enter
@@ -118,7 +118,7 @@ keys f
 check "force is said in the preview" "FORCED"
 check "and sent as forceUpdate" '"operationType": "forceUpdate"'
 keys y
-check "forced commit applied" "applied all 1 operation"
+check "forced commit applied" "applied 1 operation"
 lookup draft-6 | grep -q '"Forced"' && ok "the forced value is on the server" || bad "draft-6: $(lookup draft-6)"
 keys Enter
 
@@ -131,7 +131,7 @@ check "deleted on the server: its own prompt" "DELETED on the server"
 keys r
 check "re-create goes out as create" '"operationType": "create"'
 keys y
-check "re-created" "applied all 1 operation"
+check "re-created" "applied 1 operation"
 lookup draft-8 | grep -q '"Recreated"' && lookup draft-8 | grep -q '"pinned"' && ok "re-created with my version, all fields" || bad "draft-8: $(lookup draft-8)"
 keys Enter
 
@@ -160,7 +160,7 @@ check "merge mode lists my fields" "MERGE: j/k field"
 keys j Space Enter
 check "the merge is said in the preview" "merged field by field"
 keys y
-check "the merged batch is committed" "applied all 1 operation"
+check "the merged batch is committed" "applied 1 operation"
 lookup draft-13 | grep -q '"MergeTheirs"' && lookup draft-13 | grep -q '"pinned":{"value":4' && ok "merged: my pinned, the server's text" || bad "draft-13: $(lookup draft-13)"
 keys Enter
 
@@ -174,7 +174,7 @@ keys e
 check "edit again opens the record, re-based" "re-based 'draft-15' on the server's version"
 check "showing my staged value over the server's" "was: EditTheirs"
 keys c y
-check "committed after editing again" "applied all 1 operation"
+check "committed after editing again" "applied 1 operation"
 lookup draft-15 | grep -q '"EditMine"' && ok "my edit is on the server" || bad "draft-15: $(lookup draft-15)"
 keys Enter
 

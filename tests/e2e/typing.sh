@@ -85,7 +85,7 @@ keys q
 run tmux-256color
 open_burst
 keys n
-check "n asks for the new record's type" "new record (TYPE [NAME]; here: Note)"
+check "n asks for the new record's type (those seen here first)" "new record (TYPE [NAME]; here: Note"
 keys -l "Note fresh-1"
 keys Enter
 check "the new record opens" "staged: a new Note 'fresh-1'"
@@ -98,7 +98,7 @@ check "its field is staged" "staged: 'text' of 'fresh-1'"
 keys c
 check "the preview sends a create" '"operationType": "create"'
 keys y
-check "committed" "applied all 1 operation"
+check "committed" "applied 1 operation"
 out=$(curl -s -X POST "$DB/records/lookup?$API" -d '{"zoneID":{"zoneName":"Burst"},"records":[{"recordName":"fresh-1"}]}')
 grep -q '"written in tmux"' <<< "$out" && ok "the server has fresh-1 with its field" || bad "fresh-1 on the server: $out"
 keys Escape

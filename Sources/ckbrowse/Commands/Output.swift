@@ -54,7 +54,10 @@ struct Printer {
     let columns: [String]
     /// One JSON array at the end instead of JSON lines as they come (`--json`).
     let asArray: Bool
-    private var rows: [[String]] = []
+    /// A table row: cells under the columns, or an error, which says what it is across the row instead
+    /// of putting its code under a column that means something else (`missing-one  error: NOT_FOUND …`).
+    private enum Row { case cells([String]), failure(name: String, text: String) }
+    private var rows: [Row] = []
     private var items: [JSON] = []
 
     init(format: OutputFormat, columns: [String], asArray: Bool = false) {
@@ -72,7 +75,25 @@ struct Printer {
         switch format {
         case .json where asArray: items.append(json)
         case .json: Out.json(json)
-        case .table: rows.append(cells().map { TerminalText.visible($0) })
+        case .table: rows.append(.cells(cells().map { TerminalText.visible($0) }))
+        }
+    }
+
+    /// A record, a tombstone or a record's error.
+    mutating func add(record result: RecordResult) {
+        if case .failure(let e) = result {
+            add(json: result.json, failure: e.recordName ?? "?", code: e.serverErrorCode, reason: e.reason)
+        } else {
+            add(json: result.json, cells: Cells.record(result))
+        }
+    }
+
+    /// A failed item: its JSON (the error dictionary) and, in a table, its name then `error: CODE (reason)`.
+    mutating func add(json: JSON, failure name: String, code: ServerErrorCode, reason: String?) {
+        switch format {
+        case .json where asArray: items.append(json)
+        case .json: Out.json(json)
+        case .table: rows.append(.failure(name: TerminalText.visible(name), text: TerminalText.visible(Cells.failure(code, reason))))
         }
     }
 
@@ -81,7 +102,11 @@ struct Printer {
         guard format == .table else { return }
         var widths = columns.map(TextWidth.width)
         for row in rows {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], TextWidth.width(cell)) }
+            switch row {
+            case .cells(let cells):
+                for (i, cell) in cells.enumerated() where i < widths.count { widths[i] = max(widths[i], TextWidth.width(cell)) }
+            case .failure(let name, _): widths[0] = max(widths[0], TextWidth.width(name))
+            }
         }
         let terminalWidth = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 160
         func line(_ cells: [String]) -> String {
@@ -93,7 +118,12 @@ struct Printer {
             return out
         }
         print(line(columns))
-        for row in rows { print(line(row)) }
+        for row in rows {
+            switch row {
+            case .cells(let cells): print(line(cells))
+            case .failure(let name, let text): print(line([name, text]))
+            }
+        }
     }
 }
 
@@ -121,8 +151,13 @@ enum Cells {
         case .deleted(let name, _):
             return [name, "", "", "deleted", ""]
         case .failure(let e):
-            return [e.recordName ?? "?", "error", "", e.serverErrorCode.rawValue, e.reason ?? ""]
+            return [e.recordName ?? "?", failure(e.serverErrorCode, e.reason)]
         }
+    }
+
+    /// How an error reads in a table row and on standard error: `error: NOT_FOUND (Record not found)`.
+    static func failure(_ code: ServerErrorCode, _ reason: String?) -> String {
+        "error: \(code.rawValue)" + (reason.map { $0.isEmpty ? "" : " (\($0))" } ?? "")
     }
 
     static let recordColumns = ["RECORD NAME", "TYPE", "TAG", "MODIFIED", "FIELDS"]
@@ -130,6 +165,15 @@ enum Cells {
 
 /// Maps failures to the documented exit statuses and one line on stderr.
 enum Failure {
+    /// The exit status for per-item errors, as for a request's: 4 authentication, 3 not found, else 1;
+    /// nil for none.
+    static func status(_ codes: [ServerErrorCode]) -> Int32? {
+        guard !codes.isEmpty else { return nil }
+        if codes.contains(where: { $0 == .authenticationRequired || $0 == .authenticationFailed }) { return ExitStatus.authentication }
+        if codes.allSatisfy({ $0 == .notFound || $0 == .zoneNotFound }) { return ExitStatus.notFound }
+        return ExitStatus.failure
+    }
+
     static func exit(_ error: any Error) -> Never {
         let status: Int32
         var message = String(describing: error)

@@ -24,7 +24,7 @@ struct Zones: AsyncParsableCommand {
                 case .zone(let z):
                     printer.add(json: z.json, cells: [z.zoneID.zoneName, z.zoneID.ownerRecordName ?? "", z.zoneID.zoneType?.rawValue ?? "", z.atomic == true ? "yes" : "no"])
                 case .failure(let e):
-                    printer.add(json: e.json, cells: [e.zoneID?.zoneName ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? ""])
+                    printer.add(json: e.json, failure: e.zoneID?.zoneName ?? "?", code: e.serverErrorCode, reason: e.reason)
                 }
             }
             printer.finish()
@@ -65,11 +65,11 @@ struct Changes: AsyncParsableCommand {
             var last: RecordChangesPage?
             for try await page in db.recordChangePages(zoneID: ZoneID(zoneName: zone), syncToken: since, resultsLimit: limit) {
                 for result in page.records {
-                    if out.json { collected.append(result.json) } else { printer.add(json: result.json, cells: Cells.record(result)) }
+                    if out.json { collected.append(result.json) } else { printer.add(record: result) }
                 }
                 count += page.records.count
                 last = page
-                progress.update("\(count) records…")
+                progress.update("\(Format.plural(count, "record"))…")
                 if !all { break }
             }
             progress.done()
@@ -88,7 +88,7 @@ struct Changes: AsyncParsableCommand {
                 let trailer: JSON = ["syncToken": .string(last.syncToken), "moreComing": .bool(last.moreComing)]
                 if out.format == .json { Out.json(trailer) } else {
                     Out.line("")
-                    Out.line("\(count) records · sync token \(last.syncToken)\(last.moreComing ? " · more coming (--all reads to the end)" : "")")
+                    Out.line("\(Format.plural(count, "record")) · sync token \(last.syncToken)\(last.moreComing ? " · more coming (--all reads to the end)" : "")")
                 }
             }
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
@@ -152,9 +152,9 @@ struct QueryCommand: AsyncParsableCommand {
             let progress = Progress()
             var count = 0
             for try await page in db.queryPages(request) {
-                for result in page.records { printer.add(json: result.json, cells: Cells.record(result)) }
+                for result in page.records { printer.add(record: result) }
                 count += page.records.count
-                progress.update("\(count) records…")
+                progress.update("\(Format.plural(count, "record"))…")
                 if !all { break }
             }
             progress.done()
@@ -191,18 +191,20 @@ struct Get: AsyncParsableCommand {
 
     func run() async throws {
         if let asset, let output { return try await writeAsset(asset, to: output) }
-        var missing = false
+        var errors: [RecordError] = []
         do {
             let resolved = try await connection.resolve()
             let results = try await resolved.client.database(resolved.info.database).lookupRecords(names, zoneID: zone.map { ZoneID(zoneName: $0) })
             var printer = Printer(out, columns: Cells.recordColumns)
             for result in results {
-                if result.error != nil { missing = true }
-                printer.add(json: result.json, cells: Cells.record(result))
+                if let error = result.error { errors.append(error) }
+                printer.add(record: result)
             }
             printer.finish()
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
-        if missing { throw ExitCode(ExitStatus.notFound) }
+        // Each error also on standard error, where a script's user sees it whatever stdout feeds.
+        for error in errors { Out.error("ckbrowse: '\(error.recordName ?? "?")': \(Cells.failure(error.serverErrorCode, error.reason))") }
+        if let status = Failure.status(errors.map(\.serverErrorCode)) { throw ExitCode(status) }
     }
 }
 
@@ -214,7 +216,7 @@ extension Get {
             let results = try await resolved.client.database(resolved.info.database).lookupRecords(names, zoneID: zone.map { ZoneID(zoneName: $0) })
             guard let result = results.first else { throw BrowserFailure(message: "records/lookup answered nothing") }
             guard let record = result.record else {
-                Out.error("ckbrowse: \(Cells.record(result).joined(separator: " "))")
+                Out.error("ckbrowse: '\(result.error?.recordName ?? names[0])': \(result.error.map { Cells.failure($0.serverErrorCode, $0.reason) } ?? "no such record")")
                 throw ExitCode(ExitStatus.notFound)
             }
             let chosen: Asset

@@ -64,7 +64,7 @@ struct Subscriptions: AsyncParsableCommand {
             case .failure(let e):
                 missing = missing || e.serverErrorCode == .notFound
                 refused = true
-                printer.add(json: e.json, cells: [e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", ""])
+                printer.add(json: e.json, failure: e.subscriptionID ?? "?", code: e.serverErrorCode, reason: e.reason)
             }
         }
         printer.finish()
