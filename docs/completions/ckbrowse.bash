@@ -948,9 +948,9 @@ _ckbrowse_bench_decode() {
 
 _ckbrowse_bench_serve() {
     repeating_flags=()
-    non_repeating_flags=(--version -h --help)
+    non_repeating_flags=(--scaling-only --version -h --help)
     repeating_options=()
-    non_repeating_options=(--records --runs --clients)
+    non_repeating_options=(--records --runs --clients --scaling)
     __ckbrowse_offer_flags_options 0
 
     # Offer option value completions
@@ -962,6 +962,9 @@ _ckbrowse_bench_serve() {
         return
         ;;
     '--clients')
+        return
+        ;;
+    '--scaling')
         return
         ;;
     esac

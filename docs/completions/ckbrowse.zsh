@@ -540,6 +540,8 @@ _ckbrowse_bench_serve() {
         '--records[Records in the zone that is paged through.]:records:'
         '--runs[Repetitions per figure (the median is printed).]:runs:'
         '--clients[Concurrent clients for the aggregate paging figure.]:clients:'
+        '--scaling[Records per zone for the query-scaling table (comma-separated; the first is the base of the ratios; 0 or empty skips it).]:scaling:'
+        '--scaling-only[Print only the query-scaling table.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
