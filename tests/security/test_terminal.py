@@ -114,7 +114,7 @@ def strings_in(value, found):
 
 def json_documents(data):
     """JSON lines (or one document) from output: parsed values, or None if anything is not JSON."""
-    data = re.sub(rb"\r\x1b\[K(?:\d+ records\xe2\x80\xa6)?", b"", data)  # the progress line (stderr, same pty)
+    data = re.sub(rb"\r\x1b\[K(?:\d+ records?\xe2\x80\xa6)?", b"", data)  # the progress line (stderr, same pty)
     text = data.decode("utf-8").replace("\r\n", "\n").strip()
     try:
         return [json.loads(text)]
