@@ -194,35 +194,28 @@ public enum Screen: Sendable {
 /// by a jump (`z`, Tab) are kept aside, so coming back to a zone's records or to the subscriptions
 /// finds them where they were.
 public struct ScreenStack: Sendable {
-    public private(set) var screens: [Screen] = [.zones(ListScreen())] {
-        // The kinds, kept beside the screens: `pane` and `find` are read on every key and frame, and
-        // reading a kind out of the array must not copy a screen's payload (a list's rows).
-        didSet { if screens.count != panes.count { resyncKinds() } }
-    }
-    /// The kind of each screen, bottom to top.
-    public private(set) var panes: [Pane] = [.zones]
+    public private(set) var screens: [Screen] = [.zones(ListScreen())]
     /// Screens taken off by a jump, newest last; one per kind.
     private var aside: [Screen] = []
 
     public init() {}
 
     public var top: Screen { screens[screens.count - 1] }
-    public var pane: Pane { panes[panes.count - 1] }
+    public var pane: Pane { top.pane }
+    public var panes: [Pane] { screens.map(\.pane) }
     public var count: Int { screens.count }
-    public func contains(_ pane: Pane) -> Bool { panes.contains(pane) }
+    public func contains(_ pane: Pane) -> Bool { screens.contains { $0.pane == pane } }
 
     /// The newest screen of a kind on the stack, else the one set aside.
     public func find(_ pane: Pane) -> Screen? {
-        if let i = panes.lastIndex(of: pane) { return screens[i] }
-        return aside.last { $0.pane == pane }
+        screens.last { $0.pane == pane } ?? aside.last { $0.pane == pane }
     }
 
     /// Changes the newest screen of a kind (on the stack, else aside); false when there is none.
     @discardableResult
     public mutating func modify(_ pane: Pane, _ body: (inout Screen) -> Void) -> Bool {
-        if let i = panes.lastIndex(of: pane) {
+        if let i = screens.lastIndex(where: { $0.pane == pane }) {
             body(&screens[i])
-            if screens[i].pane != pane { resyncKinds() }
             return true
         }
         if let i = aside.lastIndex(where: { $0.pane == pane }) {
@@ -282,12 +275,7 @@ public struct ScreenStack: Sendable {
 
     /// Replaces the newest screen of a kind by another (the commit becoming its conflict prompt).
     public mutating func replace(_ pane: Pane, with screen: Screen) {
-        if let i = panes.lastIndex(of: pane) {
-            screens[i] = screen
-            resyncKinds()
-        } else {
-            push(screen)
-        }
+        if let i = screens.lastIndex(where: { $0.pane == pane }) { screens[i] = screen } else { push(screen) }
     }
 
     /// Keeps a screen aside (replacing one of its kind there), to be shown by `open`.
@@ -300,11 +288,7 @@ public struct ScreenStack: Sendable {
     mutating func set(_ index: Int, _ screen: Screen) {
         guard screens.indices.contains(index), index > 0 || screen.pane == .zones else { return }
         screens[index] = screen
-        resyncKinds()
     }
-
-    /// After an operation that may change a screen's kind in place (the count changing does it itself).
-    private mutating func resyncKinds() { panes = screens.map(\.pane) }
 
     /// Drops a screen of a kind (and aside).
     public mutating func discard(_ pane: Pane) { remove([pane]) }

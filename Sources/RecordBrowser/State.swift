@@ -696,16 +696,15 @@ extension BrowserState {
     /// The commit being previewed, sent or resolved (its screen's).
     public var commit: CommitSession? {
         get {
-            guard let i = stack.panes.lastIndex(where: { $0 == .commit || $0 == .conflict }) else { return nil }
-            switch stack.screens[i] {
-            case .commit(let c), .conflict(let c): return c
+            switch stack.screens.last(where: { $0.pane == .commit || $0.pane == .conflict }) {
+            case .commit(let c)?, .conflict(let c)?: return c
             default: return nil
             }
         }
         set {
             guard let newValue else { return stack.remove([.commit, .conflict]) }
-            if let i = stack.panes.lastIndex(where: { $0 == .commit || $0 == .conflict }) {
-                stack.set(i, stack.panes[i] == .conflict ? .conflict(newValue) : .commit(newValue))
+            if let i = stack.screens.lastIndex(where: { $0.pane == .commit || $0.pane == .conflict }) {
+                stack.set(i, stack.screens[i].pane == .conflict ? .conflict(newValue) : .commit(newValue))
             } else {
                 stack.push(.commit(newValue))
             }
