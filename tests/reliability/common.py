@@ -14,6 +14,20 @@ def binary():
     return os.path.join(out.stdout.strip(), "ckbrowse")
 
 
+def wait_listening(proc, timeout):
+    """Reads a starting `ckbrowse serve`'s stdout until it says it is listening. Returns (True, line) then,
+    or (False, last line read) when it exited or `timeout` seconds went by first."""
+    deadline = time.time() + timeout
+    line = b""
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if b"listening on" in line:
+            return True, line
+        if proc.poll() is not None:
+            break
+    return False, line
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -37,15 +51,9 @@ class Server:
         for name, token in USERS.items():
             args += ["--user", f"{name}:{token}"]
         self.proc = subprocess.Popen(args + self.extra, stdout=subprocess.PIPE, stderr=self.log)
-        deadline = time.time() + timeout
-        line = b""
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if b"listening on" in line:
-                return
-            if self.proc.poll() is not None:
-                break
-        raise RuntimeError(f"serve did not start: {line!r}")
+        listening, line = wait_listening(self.proc, timeout)
+        if not listening:
+            raise RuntimeError(f"serve did not start: {line!r}")
 
     def kill(self):
         if self.proc and self.proc.poll() is None:

@@ -17,7 +17,7 @@ Prints, for the binary in CKBROWSE_BIN (else the debug build):
 Loopback only; every step bounded in count and time. The functions are shared with
 tests/security/test_greedy.py, which runs smaller versions with pass/fail thresholds."""
 import json, os, resource, select, socket, sys, time, urllib.parse
-from common import CONTAINER, Client, Server, binary, path, percentile, query
+from common import CONTAINER, Client, Server, binary, path, percentile, query, wait_listening
 
 TICKS = os.sysconf("SC_CLK_TCK")
 # GREEDY_OLD_BINARY=1 leaves out the flags older binaries lack (--header-timeout, --write-timeout,
@@ -311,14 +311,8 @@ class LimitedServer(Server):
         args = [binary(), "serve", "--data", self.data, "--port", str(self.port), "--api-token", "greedy-token"]
         limit = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (self.files, self.files))
         self.proc = subprocess.Popen(args + self.extra, stdout=subprocess.PIPE, stderr=self.log, preexec_fn=limit)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if b"listening on" in line:
-                return
-            if self.proc.poll() is not None:
-                break
-        raise RuntimeError("serve did not start")
+        if not wait_listening(self.proc, timeout)[0]:
+            raise RuntimeError("serve did not start")
 
 
 def fd_flood(files=256, connections=600, hold=4.0, extra=()):

@@ -3,7 +3,7 @@ READ, a world-readable `Note`), users alice and bob (bob a Moderator), and `Serv
 with its own port and log whose requests return (status, body, headers)."""
 import http.client, json, os, subprocess, tempfile, time, urllib.parse
 
-from common import binary, free_port
+from common import binary, free_port, wait_listening
 
 C = "iCloud.com.example.Security"
 API = "security-api-token"
@@ -50,13 +50,8 @@ class Serve:
         cmd = [binary(), "serve", "--port", str(self.port)] + (["--data", data] if data else []) + args
         self.log = open(os.path.join(work, f"serve-{self.port}.log"), "wb")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, env=env)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if b"listening on" in line:
-                return
-            if self.proc.poll() is not None:
-                break
+        if wait_listening(self.proc, 60)[0]:
+            return
         raise RuntimeError("serve did not start: " + open(self.log.name, "rb").read().decode(errors="replace")[-500:])
 
     def stop(self):

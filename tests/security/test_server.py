@@ -3,7 +3,7 @@ as an attacker would against the real `ckbrowse serve` on loopback. Every check 
 server before issue 28. Tokens are never printed."""
 import http.client, json, os, re, shutil, sqlite3, stat, subprocess, sys, tempfile, time, urllib.parse
 
-from common import Checks, binary, free_port
+from common import Checks, binary, free_port, wait_listening
 
 from fixture import ALICE, API, BOB, C, SCHEMA, Serve, schema_file, standard, upload, work
 
@@ -228,11 +228,7 @@ def import_(snap, extra=()):
     port = free_port()
     proc = subprocess.Popen([binary(), "serve", "--in-memory", "--port", str(port), "--import", snap, "--api-token", f"{API}@{C}",
                              "--user", f"alice:{ALICE}"] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if b"listening on" in line or proc.poll() is not None:
-            break
+    wait_listening(proc, 60)  # a refused import exits: the caller reads its status
     return proc, port
 
 
