@@ -24,7 +24,7 @@ extension Browser {
             return openRecord(RecordKey(zone: zone, recordName: words[1]), &state)
         case "query":
             do {
-                _ = try parseQuery(Array(words.dropFirst()))
+                let query = try parseQuery(Array(words.dropFirst()))
                 guard let zoneID = queryZone(state) else {
                     // Not in a zone (the schema, the subscriptions…): which one is asked, never guessed.
                     let names = state.zones.compactMap { $0.zone?.zoneID.zoneName }
@@ -35,7 +35,7 @@ extension Browser {
                     state.input = InputLine(.queryZone(command: text, zones: names))
                     return []
                 }
-                return startQuery(text, in: zoneID, &state)
+                return startQuery(text, query, in: zoneID, &state)
             } catch let failure as BrowserFailure {
                 refuse(failure.message, &state)
                 return []
@@ -67,8 +67,7 @@ extension Browser {
     }
 
     /// A parsed `:query` in its zone: questioned first when the schema says CloudKit will refuse it.
-    static func startQuery(_ text: String, in zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard let query = try? parseQuery(Array(text.split(separator: " ").map(String.init).dropFirst())) else { return [] }
+    static func startQuery(_ text: String, _ query: Query, in zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
         if let warning = schemaWarning(query, state) {
             state.confirmation = .refusedQuery(text: text, zone: zoneID, reason: warning)
             return []

@@ -296,7 +296,7 @@ extension Browser {
             if let wide = s.zoneWide { lines.append("zoneWide           \(wide)") }
             if let info = s.notificationInfo, case .object(let object) = info.json {
                 lines.append("notificationInfo")
-                for (key, value) in object.pairs { lines.append("  \(key)\(String(repeating: " ", count: max(1, 28 - key.count)))\(TerminalText.json(value.text))") }
+                for (key, value) in object.pairs { lines.append("  \(key)\(String(repeating: " ", count: max(1, 28 - key.count)))\(Format.compactJSON(value))") }
             } else {
                 lines.append("notificationInfo   (none)")
             }

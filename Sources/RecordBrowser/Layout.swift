@@ -34,7 +34,7 @@ public struct Layout: Sendable, Hashable {
     /// The page above a prompt that wraps upwards from the hint line over `promptRows` rows.
     public func page(promptRows: Int) -> Range<Int> { 1..<max(2, hint - max(0, promptRows - 1)) }
     /// The width text wraps to on those screens and in the lists' messages (a space stands before it).
-    public var textWidth: Int { max(10, width - 2) }
+    public var textWidth: Int { Self.wrapWidth(width) }
 
     /// A row's text: a margin column is left on the right.
     public var rowWidth: Int { max(0, width - 1) }

@@ -961,7 +961,9 @@ public enum Browser {
             refuse(name.isEmpty ? "name the zone to run the query in" : "no zone '\(name)' in the \(state.connection.database.rawValue) database", &state)
             return []
         }
-        return startQuery(command, in: zoneID, &state)
+        // The command was parsed when it was typed; it is read again from its text here.
+        guard let query = try? parseQuery(Array(command.split(separator: " ").map(String.init).dropFirst())) else { return [] }
+        return startQuery(command, query, in: zoneID, &state)
     }
 
     // MARK: Record detail

@@ -34,29 +34,29 @@ import Testing
         #expect(FiringForecast([elsewhere], subscriptions: Self.subscriptions).firings.isEmpty)
     }
 
-    /// `c` asks for the database's subscriptions, and the preview names what the commit fires; an edit
-    /// that matches no filter names none.
-    @Test func theCommitPreviewNamesWhatItFires() {
+    /// The record opened, its year edited to `year` and staged, and `c` pressed.
+    func commitPreview(year: String) -> Harness {
         var h = Harness(width: 100, height: 30)
         h.openDetail()
         h.select(field: "year")
         h.keys(.char("e"), .ctrl("u"))
-        h.type("1850")
+        h.type(year)
         h.keys(.enter)
         h.keys(.char("c"))
+        return h
+    }
+
+    /// `c` asks for the database's subscriptions, and the preview names what the commit fires; an edit
+    /// that matches no filter names none.
+    @Test func theCommitPreviewNamesWhatItFires() {
+        var h = commitPreview(year: "1850")
         // Asked for when the record opened (else by c).
         #expect(h.state.subscriptionsLoading)
         #expect(h.screen.allText.contains("this commit fires: checking the private database's subscriptions…"))
         h.send(.subscriptionsLoaded(.private, .success(Self.subscriptions.map { .subscription($0) })))
         #expect(h.screen.allText.contains("this commit fires: old-artworks (update), gallery-zone (zone)"), "\(h.screen.allText)")
 
-        var none = Harness(width: 100, height: 30)
-        none.openDetail()
-        none.select(field: "year")
-        none.keys(.char("e"), .ctrl("u"))
-        none.type("1950")
-        none.keys(.enter)
-        none.keys(.char("c"))
+        var none = commitPreview(year: "1950")
         none.send(.subscriptionsLoaded(.private, .success([Self.subscriptions[0], Self.subscriptions[1]].map { .subscription($0) })))
         #expect(none.screen.allText.contains("this commit fires no subscription (2 subscriptions of the private database checked)"), "\(none.screen.allText)")
     }
