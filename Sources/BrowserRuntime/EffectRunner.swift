@@ -149,9 +149,11 @@ public struct EffectRunner: Sendable {
             let zonesFailed = zones.contains { if case .answered = $0.answer { return false } else { return true } }
             if zonesFailed {
                 // The records wait for their zones: none is sent.
-                return [.commitFinished(plan.requests.map { CommitOutcome(request: $0, answer: .notSent) }, zones: zones)]
+                return [.commitFinished(plan.requests.map { CommitOutcome(request: $0, answer: .notSent) }, zones: zones,
+                                        subscriptions: plan.subscriptionRequests.map { SubscriptionOutcome(request: $0, answer: .refused(BrowserFailure(message: "not sent: the zones/modify before it failed"))) })]
             }
-            return [.commitFinished(await commit(plan), zones: zones)]
+            let subscriptions = await commitSubscriptions(plan)
+            return [.commitFinished(await commit(plan), zones: zones, subscriptions: subscriptions)]
         case .lookupConflicts(let zone, let names):
             do {
                 let results = try await client.database(zone.database).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zone.zoneID))
@@ -272,6 +274,47 @@ public struct EffectRunner: Sendable {
             }
         }
         return outcomes
+    }
+
+    /// Sends a commit's subscriptions/modify requests (after its zones, before its records). Each
+    /// operation succeeds or fails on its own; a refused one stays staged with its reason.
+    public func commitSubscriptions(_ plan: CommitPlan) async -> [SubscriptionOutcome] {
+        var outcomes: [SubscriptionOutcome] = []
+        for request in plan.subscriptionRequests {
+            do {
+                outcomes.append(SubscriptionOutcome(request: request, answer: .answered(try await client.database(request.database).modifySubscriptions(request.body.operations))))
+            } catch let error as CloudKitError where error.httpStatus == nil {
+                // The answer was lost: what the server holds now says what was applied.
+                guard let results = await lookUpSubscriptionOutcomes(request) else {
+                    outcomes.append(SubscriptionOutcome(request: request, answer: .unknown(BrowserFailure(error))))
+                    continue
+                }
+                outcomes.append(SubscriptionOutcome(request: request, answer: .answered(results)))
+            } catch {
+                outcomes.append(SubscriptionOutcome(request: request, answer: .refused(BrowserFailure(error))))
+            }
+        }
+        return outcomes
+    }
+
+    /// What a subscriptions/modify whose answer was lost did, from subscriptions/lookup: a created
+    /// or changed subscription that holds the sent definition, and a deleted one that is gone, were
+    /// applied; the others were not (and stay staged).
+    func lookUpSubscriptionOutcomes(_ request: CommitPlan.SubscriptionRequest) async -> [SubscriptionResult]? {
+        guard let found = try? await client.database(request.database).lookupSubscriptions(request.operations.map(\.subscriptionID)) else { return nil }
+        return request.operations.map { op in
+            let current = found.compactMap(\.subscription).first { $0.subscriptionID == op.subscriptionID }
+            switch op.kind {
+            case .delete where current == nil: return .subscription(Subscription(subscriptionID: op.subscriptionID, subscriptionType: ""))
+            case .create, .update:
+                if let current, current.query == op.subscription.query, current.firesOn == op.subscription.firesOn, current.subscriptionType == op.subscription.subscriptionType {
+                    return .subscription(current)
+                }
+            default: break
+            }
+            let reason = "not applied: the answer was lost, and subscriptions/lookup shows the subscription \(current == nil ? "does not exist" : "as it was")"
+            return .failure(SubscriptionError(subscriptionID: op.subscriptionID, info: ServerErrorInfo(serverErrorCode: .internalError, reason: reason)))
+        }
     }
 
     /// What a zones/modify whose answer was lost did, from zones/lookup: a created zone that exists

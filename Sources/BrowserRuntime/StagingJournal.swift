@@ -125,6 +125,15 @@ public final class StagingJournal: Sendable {
             object.set("zoneName", z.zone.zoneName)
             texts.append(JSON.object(object).text)
         }
+        for op in batch.subscriptionOperations {
+            var object = JSONObject()
+            object.set("kind", op.kind.rawValue + "Subscription")
+            object.set("database", op.database.rawValue)
+            object.set("subscription", op.subscription.json)
+            if let base = op.base { object.set("base", base.json) }
+            if op.recreatesFired { object.set("recreatesFired", true) }
+            texts.append(JSON.object(object).text)
+        }
         for (i, text) in texts.enumerated() {
             try db.execute(sql: "INSERT INTO staged (position, operation) VALUES (?, ?)", arguments: [i, text])
         }
@@ -140,6 +149,15 @@ public final class StagingJournal: Sendable {
                 }
                 let zone = ZoneKey(scope: Scope(account: account, database: database), owner: o["owner"]?.stringValue ?? "", zoneName: name)
                 batch.stage(zone: StagedZoneOperation(kind: kind == "createZone" ? .create : .delete, zone: zone))
+            } else if case .object(let o) = json, let kind = o["kind"]?.stringValue, kind.hasSuffix("Subscription"),
+                let opKind = StagedSubscriptionOperation.Kind(rawValue: String(kind.dropLast("Subscription".count))) {
+                guard let database = o["database"]?.stringValue.flatMap(DatabaseScope.init(rawValue:)), let definition = o["subscription"] else {
+                    throw JSONDecodingError(message: "damaged journal entry: a subscription operation without its database or subscription")
+                }
+                var op = StagedSubscriptionOperation(kind: opKind, scope: Scope(account: account, database: database),
+                                                     subscription: try Subscription(json: definition), base: try o["base"].map(Subscription.init(json:)))
+                op.recreatesFired = o["recreatesFired"] == .bool(true)
+                batch.stage(subscription: op)
             } else {
                 batch.stage(try decode(json, account: account))
             }

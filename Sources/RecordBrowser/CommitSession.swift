@@ -59,6 +59,9 @@ public enum CommitReport: Sendable, Hashable {
     case request(zone: ZoneKey, atomic: Bool, RequestResult)
     /// A zones/modify: which zones were created or deleted, which failed and why.
     case zones(DatabaseScope, done: [StagedZoneOperation], failed: [StagedZoneOperation: String], refused: BrowserFailure?)
+    /// A subscriptions/modify: which subscriptions were created, changed or deleted, which were
+    /// refused (each with its error, shown where it belongs), or why the request as a whole failed.
+    case subscriptions(DatabaseScope, done: [StagedSubscriptionOperation], failed: [StagedSubscriptionOperation: FailedOperation], refused: BrowserFailure?)
     /// An operation refused for another reason than a conflict: it stays staged.
     case failedOperation(RecordKey, FailedOperation)
     /// A commit whose answer was lost could not be checked.
@@ -141,6 +144,24 @@ public struct ZoneOutcome: Sendable, Hashable {
     public var isKnown: Bool { if case .unknown = answer { return false } else { return true } }
 
     public init(request: CommitPlan.ZoneRequest, answer: Answer) {
+        self.request = request
+        self.answer = answer
+    }
+}
+
+/// What a commit's subscriptions/modify came back with.
+public struct SubscriptionOutcome: Sendable, Hashable {
+    public enum Answer: Sendable, Hashable {
+        case answered([SubscriptionResult])
+        case refused(BrowserFailure)
+        /// No answer, and subscriptions/lookup could not tell either: the operations stay staged.
+        case unknown(BrowserFailure)
+    }
+
+    public var request: CommitPlan.SubscriptionRequest
+    public var answer: Answer
+
+    public init(request: CommitPlan.SubscriptionRequest, answer: Answer) {
         self.request = request
         self.answer = answer
     }

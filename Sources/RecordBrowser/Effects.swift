@@ -112,7 +112,7 @@ public enum BrowserEvent: Sendable {
     case recordToDelete(RecordKey, Record?)
     /// `$EDITOR` returned: the file's content (nil if it could not be read) and the editor's exit status.
     case jsonEdited(JSONEdit, edited: String?, status: Int32)
-    case commitFinished([CommitOutcome], zones: [ZoneOutcome] = [])
+    case commitFinished([CommitOutcome], zones: [ZoneOutcome] = [], subscriptions: [SubscriptionOutcome] = [])
     case conflictVersions(ZoneKey, Result<[RecordResult], BrowserFailure>)
     case commitVerified([CommitVerdict], failure: BrowserFailure?)
     /// Records were written to the open list in the cache.

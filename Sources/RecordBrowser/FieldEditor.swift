@@ -90,15 +90,24 @@ public enum Confirmation: Sendable, Hashable {
 
 /// A whole-record edit in `$EDITOR`: the text handed to the editor, and the record it was made from.
 public struct JSONEdit: Sendable, Hashable {
-    public var zone: ZoneKey
-    /// The record as the server sent it (the base, unless the record is already staged).
-    public var record: Record
-    /// The file's content: a `//` header (with the last error, if any) and the fields as JSON.
+    /// What the file edits.
+    public enum Subject: Sendable, Hashable {
+        /// A record's fields: the record as the server sent it (the base, unless already staged).
+        case fields(ZoneKey, Record)
+        /// A subscription of the database `scope` names: `base` is the server's (nil for a new one).
+        case subscription(Scope, base: Subscription?)
+    }
+
+    public var subject: Subject
+    /// The file's content: a `//` header (with the last error, if any) and the JSON.
     public var text: String
 
-    public init(zone: ZoneKey, record: Record, text: String) {
-        self.zone = zone
-        self.record = record
+    public init(subject: Subject, text: String) {
+        self.subject = subject
         self.text = text
+    }
+
+    public init(zone: ZoneKey, record: Record, text: String) {
+        self.init(subject: .fields(zone, record), text: text)
     }
 }

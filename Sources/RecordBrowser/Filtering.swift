@@ -44,7 +44,14 @@ extension Browser {
 
     static func visibleSubscriptions(_ state: BrowserState) -> [Int] {
         let filter = filterText(state, .subscriptions)
-        return state.subscriptions.indices.filter { matches(subscriptionText(state.subscriptions[$0]), filter) }
+        let rows = subscriptionList(state)
+        return rows.indices.filter { i in
+            switch rows[i] {
+            case .listed(let result, _): return matches(subscriptionText(result), filter)
+            case .new(let op): return matches(subscriptionText(.subscription(op.subscription)) + " staged new", filter)
+            case .fired(let s): return matches(subscriptionText(.subscription(s)) + " fired", filter)
+            }
+        }
     }
 
     /// Requests newest first, filtered.

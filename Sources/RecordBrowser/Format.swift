@@ -267,40 +267,55 @@ extension Browser {
 
     /// The subscription detail: the whole definition.
     public static func subscriptionLines(_ state: BrowserState) -> [String] {
-        guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
+        guard let row = Browser.selectedSubscriptionRow(state) else { return [] }
+        var head: [String] = []
+        switch row {
+        case .fired: head = ["FIRED: firesOnce, so the server deleted it after it fired — R stages it to be created again", ""]
+        case .listed(_, let op?), .new(let op):
+            switch op.kind {
+            case .create: head.append("STAGED: \(op.recreatesFired ? "to be created again" : "new") — c commits, u unstages, E edits")
+            case .update: head.append("STAGED: a change — c commits, u unstages, E edits again")
+            case .delete: head.append("STAGED: deletion — c commits, u unstages")
+            }
+            if op.kind == .update { head += op.diff.map { "  \($0.key): \($0.old ?? "—") → \($0.new ?? "—")" } }
+            if let failure = op.failure {
+                head.append("REFUSED by the last commit: " + (failure.code.map { "\($0.rawValue): \(failure.reason ?? "")" } ?? (failure.reason ?? "no result for it")))
+            }
+            head.append("")
+        case .listed(_, nil): break
+        }
         if state.subscriptionRaw {
-            return ["RAW JSON as received: keys, order and values unchanged, re-indented — v: the summary", ""]
-                + Format.copyJSON(state.subscriptions[state.subscriptionSelection].json).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            return head + ["RAW JSON as received: keys, order and values unchanged, re-indented — v: the summary", ""]
+                + Format.copyJSON(row.json).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
-        switch state.subscriptions[state.subscriptionSelection] {
-        case .failure(let error):
+        if case .listed(.failure(let error), _) = row {
             return ["error for \(error.subscriptionID ?? "?"): \(error.serverErrorCode.rawValue)", error.reason ?? ""]
-        case .subscription(let s):
-            var lines = ["subscriptionID     \(s.subscriptionID ?? "")", "subscriptionType   \(s.subscriptionType.rawValue)"]
-            if let zone = s.zoneID { lines.append("zoneID             \(zone.zoneName)\(zone.ownerRecordName.map { " (owner \($0))" } ?? "")") }
-            if let q = s.query {
-                lines.append("query.recordType   \(q.recordType)")
-                for (i, f) in (q.filterBy ?? []).enumerated() {
-                    let field = f.fieldName ?? "system:" + (f.systemFieldName?.rawValue ?? "?")
-                    var text = "filter[\(i)]          \(field) \(f.comparator.rawValue) \(f.fieldValue.type.rawValue) \(Format.scalar(f.fieldValue))"
-                    if f.fieldValue.isList { text += " " + f.fieldValue.listElements.map(Format.scalar).joined(separator: ", ") }
-                    if let d = f.distance { text += " within \(d.description) m" }
-                    lines.append(text)
-                }
-                for (i, sort) in (q.sortBy ?? []).enumerated() {
-                    lines.append("sort[\(i)]            \(sort.fieldName ?? sort.systemFieldName?.rawValue ?? "?") \(sort.isAscending ? "ascending" : "descending")")
-                }
-            }
-            if let firesOn = s.firesOn { lines.append("firesOn            \(firesOn.map(\.rawValue).joined(separator: ", "))") }
-            if let once = s.firesOnce { lines.append("firesOnce          \(once)") }
-            if let wide = s.zoneWide { lines.append("zoneWide           \(wide)") }
-            if let info = s.notificationInfo, case .object(let object) = info.json {
-                lines.append("notificationInfo")
-                for (key, value) in object.pairs { lines.append("  \(key)\(String(repeating: " ", count: max(1, 28 - key.count)))\(Format.compactJSON(value))") }
-            } else {
-                lines.append("notificationInfo   (none)")
-            }
-            return lines + subscriptionNotificationLines(state, id: s.subscriptionID)
         }
+        guard let s = row.subscription else { return head }
+        var lines = head + ["subscriptionID     \(s.subscriptionID ?? "")", "subscriptionType   \(s.subscriptionType.rawValue)"]
+        if let zone = s.zoneID { lines.append("zoneID             \(zone.zoneName)\(zone.ownerRecordName.map { " (owner \($0))" } ?? "")") }
+        if let q = s.query {
+            lines.append("query.recordType   \(q.recordType)")
+            for (i, f) in (q.filterBy ?? []).enumerated() {
+                let field = f.fieldName ?? "system:" + (f.systemFieldName?.rawValue ?? "?")
+                var text = "filter[\(i)]          \(field) \(f.comparator.rawValue) \(f.fieldValue.type.rawValue) \(Format.scalar(f.fieldValue))"
+                if f.fieldValue.isList { text += " " + f.fieldValue.listElements.map(Format.scalar).joined(separator: ", ") }
+                if let d = f.distance { text += " within \(d.description) m" }
+                lines.append(text)
+            }
+            for (i, sort) in (q.sortBy ?? []).enumerated() {
+                lines.append("sort[\(i)]            \(sort.fieldName ?? sort.systemFieldName?.rawValue ?? "?") \(sort.isAscending ? "ascending" : "descending")")
+            }
+        }
+        if let firesOn = s.firesOn { lines.append("firesOn            \(firesOn.map(\.rawValue).joined(separator: ", "))") }
+        if let once = s.firesOnce { lines.append("firesOnce          \(once)") }
+        if let wide = s.zoneWide { lines.append("zoneWide           \(wide)") }
+        if let info = s.notificationInfo, case .object(let object) = info.json {
+            lines.append("notificationInfo")
+            for (key, value) in object.pairs { lines.append("  \(key)\(String(repeating: " ", count: max(1, 28 - key.count)))\(Format.compactJSON(value))") }
+        } else {
+            lines.append("notificationInfo   (none)")
+        }
+        return lines + subscriptionNotificationLines(state, id: s.subscriptionID)
     }
 }

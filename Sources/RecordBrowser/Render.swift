@@ -106,7 +106,7 @@ extension Browser {
             case nil: source = ""
             }
             crumbs.append("Schema (\(state.connection.environment.rawValue)\(source))")
-        case .subscriptionDetail: crumbs += ["Subscriptions", state.subscriptions.indices.contains(state.subscriptionSelection) ? (state.subscriptions[state.subscriptionSelection].subscription?.subscriptionID ?? "error") : ""]
+        case .subscriptionDetail: crumbs += ["Subscriptions", selectedSubscriptionRow(state).map { $0.subscription?.subscriptionID ?? "error" } ?? ""]
         case .debug: crumbs.append("Debug: recent requests")
         case .batch: crumbs.append("Staged batch")
         case .commit: crumbs.append(state.connection.environment == .production ? "Commit to PRODUCTION" : "Commit")
@@ -335,8 +335,10 @@ extension Browser {
     }
 
     static func drawSubscriptions(_ screen: inout CellGrid, _ state: BrowserState) {
-        if state.subscriptions.isEmpty {
-            screen.put(state.subscriptionsLoading ? " loading subscriptions…" : " no subscriptions in the \(state.connection.database.rawValue) database", x: 0, y: 2, style: Theme.dim)
+        let rows = subscriptionList(state)
+        if rows.isEmpty {
+            let text = state.subscriptionsLoading ? " loading subscriptions…" : " no subscriptions in the \(state.connection.database.rawValue) database (n makes one)"
+            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
             return
         }
         let visible = visibleSubscriptions(state)
@@ -345,22 +347,38 @@ extension Browser {
             screen.put(" no subscription matches the filter (Esc clears it)", x: 0, y: 2, style: Theme.dim)
             return
         }
-        let widths = [0, 6, 24, 20, 5]
+        let widths = [0, 8, 16, 20, 4, 8]
         let cols = columns(widths, total: Layout(screen).rowWidth)
         let height = Layout(screen).bodyHeight
         let scroll = min(state.subscriptionListScroll, max(0, visible.count - height))
-        drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "RECORD TYPE / ZONE", "FIRES ON", "ONCE"], widths: widths,
+        drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "WATCHES", "FIRES ON", "ONCE", "STAGED"], widths: widths,
                  count: visible.count, selection: visible.firstIndex(of: state.subscriptionSelection) ?? -1, scroll: scroll) { i in
-            switch state.subscriptions[visible[i]] {
-            case .subscription(let s):
-                let target = s.query?.recordType ?? s.zoneID?.zoneName ?? ""
-                let fires = (s.firesOn ?? []).map(\.rawValue).joined(separator: ",")
-                return (row([s.subscriptionID ?? "", s.subscriptionType.rawValue, target, fires, s.firesOnce == true ? "yes" : ""], cols), .plain)
-            case .failure(let e):
-                return (row([e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", ""], cols), Theme.error)
+            let row = rows[visible[i]]
+            if case .listed(.failure(let e), _) = row {
+                return (self.row([e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", "", ""], cols), Theme.error)
             }
+            guard let s = row.subscription else { return ("", .plain) }
+            let target = s.query?.recordType ?? s.zoneID?.zoneName ?? ""
+            let fires = (s.firesOn ?? []).map(\.rawValue).joined(separator: ",")
+            let (word, style) = subscriptionState(row)
+            return (self.row([s.subscriptionID ?? "", s.subscriptionType.rawValue, target, fires, s.firesOnce == true ? "yes" : "", word], cols), style)
         }
         for y in Layout(screen).body.lowerBound..<min(Layout(screen).body.upperBound, 2 + visible.count - scroll) { highlightMatch(&screen, y: y, filter: filter) }
+    }
+
+    /// The STAGED column of a subscription row and the row's colour.
+    static func subscriptionState(_ row: SubscriptionRow) -> (String, Style) {
+        switch row {
+        case .fired: return ("fired·R", Theme.dim)
+        case .listed(_, nil): return ("", .plain)
+        case .listed(_, let op?), .new(let op):
+            if op.failure != nil { return ("refused", Theme.error) }
+            switch op.kind {
+            case .create: return (op.recreatesFired ? "again" : "new", Theme.staged)
+            case .update: return ("changed", Theme.staged)
+            case .delete: return ("delete", Theme.stagedDelete)
+            }
+        }
     }
 
     static func drawShares(_ screen: inout CellGrid, _ state: BrowserState) {
@@ -455,10 +473,10 @@ extension Browser {
         case .zones: return "Enter open · 1 public 2 private 3 shared · s subscriptions · r refresh · D debug · : command"
         case .records: return "Enter open · / filter · r refresh · G all · d delete · u unstage · b batch · ? more"
         case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u/U unstage field/record · b batch · c commit · v raw"
-        case .subscriptions: return "Enter details · r refresh · y copy · z zones · Esc back"
+        case .subscriptions: return "Enter details · n new · E edit · d delete · u unstage · R re-create · ? more"
         case .shares: return "Enter open the share · r refresh · z zones · Esc back"
         case .schema: return "Enter query the type / filter by the field · r reload · :schema load FILE"
-        case .subscriptionDetail: return "j/k scroll · v raw JSON · y copy · Esc back"
+        case .subscriptionDetail: return "j/k scroll · E edit · d delete · u unstage · v raw JSON · y copy · Esc back"
         case .debug: return "Enter inspect the exchange · / filter · D or Esc back · tokens are never shown"
         case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
         case .commit, .conflict: return ""
@@ -570,7 +588,7 @@ extension Browser {
             parts.append(shown + Format.plural(state.zones.count, "zone"))
         } else if state.pane == .subscriptions || state.pane == .subscriptionDetail {
             let shown = filterText(state, .subscriptions) == nil ? "" : "\(visibleSubscriptions(state).count) of "
-            parts.append(shown + Format.plural(state.subscriptions.count, "subscription"))
+            parts.append(shown + Format.plural(subscriptionList(state).count, "subscription"))
         } else if state.pane == .debug, filterText(state, .debug) != nil {
             parts.append("\(visibleRequests(state).count) of " + Format.plural(state.requests.count, "request"))
         }
@@ -693,9 +711,15 @@ extension Browser {
                    "o             save the selected asset to a file (asks where)",
                    "e on an ASSETID field (or a NAME ASSETID): a local file, uploaded on commit"]
         case .subscriptions, .subscriptionDetail:
-            own = ["Enter         the whole definition", "v             raw JSON", "r             reload", "y             copy as JSON"]
+            own = ["Enter         the whole definition (what is staged for it, why a commit refused it)",
+                   "n             new subscription: query TYPE [ZONE] · zone ZONE · database, then $EDITOR",
+                   "E (or e)      edit it as JSON in $EDITOR (staged as an update)",
+                   "d             stage its deletion   u   unstage what is staged for it",
+                   "R             re-create a firesOnce subscription that fired (STAGED: fired·R)",
+                   "c             commit (subscriptions/modify with the records)   b   the batch",
+                   "v             raw JSON", "r             reload", "y             copy as JSON"]
         case .batch:
-            own = ["u             unstage the selected operation (a record's or a zone's)", "X             discard every staged operation (asks first)",
+            own = ["u             unstage the selected operation (a record's, a zone's or a subscription's)", "X             discard every staged operation (asks first)",
                    "Enter         open the record"]
         case .notifications:
             own = ["Enter         the push in full: its payload as received, each key named",

@@ -54,13 +54,15 @@ extension Browser {
     static func drawBatch(_ screen: inout CellGrid, _ state: BrowserState) {
         let ops = state.staged.operations
         let zoneOps = state.staged.zoneOperations
-        guard !ops.isEmpty || !zoneOps.isEmpty else {
+        guard !state.staged.isEmpty else {
             screen.put(" Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).innerWidth)
             return
         }
         let zones = Set(ops.map(\.zone)).count
         var header = " \(Format.plural(ops.count, "staged operation")) in \(Format.plural(zones, "zone"))"
         if !zoneOps.isEmpty { header += " + \(Format.plural(zoneOps.count, "zone operation"))" }
+        let subscriptionOps = state.staged.subscriptionOperations.count
+        if subscriptionOps > 0 { header += " + \(Format.plural(subscriptionOps, "subscription"))" }
         // Staged edits belong to one server: say which, unless it is Apple's.
         let server = state.connection.server
         if !server.isAppleDefault { header += " on \(server.displayName)" }
@@ -71,7 +73,9 @@ extension Browser {
             (i, z.kind == .create ? "CREATE ZONE \(z.zone.database.rawValue) › \(state.zoneName(z.zone))" : "DELETE ZONE \(z.zone.database.rawValue) › \(state.zoneName(z.zone)) and every record in it",
              z.kind == .create ? Theme.staged : Theme.stagedDelete)
         }
-        let lines = zoneLines + batchLines(state, width: Layout(screen).innerWidth).map { ($0.op + zoneOps.count, $0.text, $0.style) }
+        let subscriptionLines = subscriptionBatchLines(state, width: Layout(screen).innerWidth).map { ($0.op + zoneOps.count, $0.text, $0.style) }
+        let before = zoneOps.count + state.staged.subscriptionOperations.count
+        let lines = zoneLines + subscriptionLines + batchLines(state, width: Layout(screen).innerWidth).map { ($0.op + before, $0.text, $0.style) }
         let layout = Layout(state)
         // The operations as a list whose items take several rows, moved as the keys move it.
         var list = batchMovement(state)
@@ -85,13 +89,40 @@ extension Browser {
         }
     }
 
-    /// The batch's operations (zone operations first) as one list, each taking the rows it is drawn on.
+    /// A staged subscription operation's lines: what it does, then old → new per key.
+    static func subscriptionBatchLines(_ state: BrowserState, width: Int = Int.max) -> [(op: Int, text: String, style: Style)] {
+        var lines: [(Int, String, Style)] = []
+        func add(_ op: Int, _ text: String, _ style: Style) {
+            guard width < Int.max else { return lines.append((op, text, style)) }
+            let indent = String(text.prefix { $0 == " " }) + "  "
+            for (i, part) in TextWidth.wrap(text, to: max(10, width)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
+        }
+        for (i, op) in state.staged.subscriptionOperations.enumerated() {
+            let verb = op.kind == .create ? (op.recreatesFired ? "CREATE AGAIN" : "CREATE") : (op.kind == .update ? "UPDATE" : "DELETE")
+            let what = op.subscription.query?.recordType ?? op.subscription.zoneID?.zoneName ?? op.subscription.subscriptionType.rawValue
+            add(i, "\(verb) SUBSCRIPTION \(op.database.rawValue) › \(op.subscriptionID) (\(op.subscription.subscriptionType.rawValue): \(what))",
+                op.kind == .delete ? Theme.stagedDelete : Theme.staged)
+            if let failure = op.failure {
+                add(i, "    refused by the last commit: " + (failure.code.map { "\($0.rawValue): \(failure.reason ?? "")" } ?? (failure.reason ?? "no result")), Theme.error)
+            }
+            if op.kind != .delete {
+                for d in op.diff { add(i, "    \(d.key): \(d.old ?? "—") → \(d.new ?? "—")", .plain) }
+            }
+        }
+        return lines
+    }
+
+    /// The batch's operations (zone operations first, then subscriptions, then records) as one list,
+    /// each taking the rows it is drawn on.
     static func batchMovement(_ state: BrowserState) -> ListMovement {
         let layout = Layout(state)
-        let zoneOps = state.staged.zoneOperations.count
+        let zoneOps = state.staged.zoneOperations.count + state.staged.subscriptionOperations.count
         var rows = Array(repeating: 1, count: zoneOps + state.staged.operations.count)
+        for line in subscriptionBatchLines(state, width: layout.textWidth) where rows.indices.contains(line.op + state.staged.zoneOperations.count) {
+            rows[line.op + state.staged.zoneOperations.count] += 1
+        }
         for line in batchLines(state, width: layout.textWidth) where rows.indices.contains(line.op + zoneOps) { rows[line.op + zoneOps] += 1 }
-        for i in zoneOps..<rows.count { rows[i] -= 1 }
+        for i in state.staged.zoneOperations.count..<rows.count { rows[i] -= 1 }
         var list = ListMovement(count: rows.count, selection: state.batchSelection, scroll: state.batchScroll, pageHeight: layout.bodyHeight)
         list.rows = { rows.indices.contains($0) ? max(1, rows[$0]) : 1 }
         return list

@@ -309,6 +309,18 @@ extension Browser {
             return effects + [.listPaths(text)]
         case .queryZone(_, let zones):
             result = (Completing.word(text, zones).map { Completion(text: $0.text.trimmingWhitespace(), candidates: $0.candidates) }, "no zone starts so")
+        case .newSubscription:
+            let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            let position = text.hasSuffix(" ") || text.isEmpty ? words.count : words.count - 1
+            let zones = state.zones.compactMap { $0.zone?.zoneID.zoneName }
+            switch (position, words.first) {
+            case (0, _): result = (Completing.word(text, ["query", "zone", "database"]), "a subscription is query, zone or database")
+            case (1, "query"?):
+                let types = Set(creatableTypes(state) + state.subscriptions.compactMap { $0.subscription?.query?.recordType })
+                result = (Completing.word(text, types.sorted()), state.schema == nil ? "the schema is not loaded yet" : "no record type starts so")
+            case (1, "zone"?), (2, "query"?): result = (Completing.word(text, zones), zones.isEmpty ? "no zone is known yet (z lists them)" : "no zone starts so")
+            default: result = (nil, "Enter opens the editor")
+            }
         default:
             result = (nil, "nothing to complete here")
         }

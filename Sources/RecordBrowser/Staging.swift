@@ -194,9 +194,12 @@ public struct StagedBatch: Sendable, Hashable {
     public private(set) var operations: [StagedOperation] = []
     /// Zones to create or delete: sent first, through zones/modify, in the same commit.
     public private(set) var zoneOperations: [StagedZoneOperation] = []
+    /// Subscriptions to create, change or delete: sent after the zones, before the records (so a
+    /// record change of the same commit can fire a subscription it creates).
+    public internal(set) var subscriptionOperations: [StagedSubscriptionOperation] = []
 
-    /// Record and zone operations.
-    public var count: Int { operations.count + zoneOperations.count }
+    /// Record, zone and subscription operations.
+    public var count: Int { operations.count + zoneOperations.count + subscriptionOperations.count }
 
     /// Stages a zone operation (a second one for the same zone replaces the first; deleting a zone only
     /// staged for creation drops both).
@@ -218,7 +221,7 @@ public struct StagedBatch: Sendable, Hashable {
         for operation in operations { stage(operation) }
     }
 
-    public var isEmpty: Bool { operations.isEmpty && zoneOperations.isEmpty }
+    public var isEmpty: Bool { operations.isEmpty && zoneOperations.isEmpty && subscriptionOperations.isEmpty }
 
     /// Stages an operation. A second update of the same record merges into the first (keeping the
     /// first base tag and base fields); a delete replaces an update; an update of a record staged for
@@ -293,6 +296,7 @@ public struct StagedBatch: Sendable, Hashable {
     public mutating func discardAll() {
         operations.removeAll()
         zoneOperations.removeAll()
+        subscriptionOperations.removeAll()
     }
 
     public func operation(for key: RecordKey) -> StagedOperation? { operations.first { $0.key == key } }
@@ -328,7 +332,20 @@ public struct CommitPlan: Sendable, Hashable {
         }
     }
 
+    /// One subscriptions/modify per database, sent after the zones and before the records.
+    public struct SubscriptionRequest: Sendable, Hashable {
+        public var database: DatabaseScope
+        public var operations: [StagedSubscriptionOperation]
+        public var body: ModifySubscriptionsRequest { ModifySubscriptionsRequest(operations: operations.map(\.operation)) }
+
+        public init(database: DatabaseScope, operations: [StagedSubscriptionOperation]) {
+            self.database = database
+            self.operations = operations
+        }
+    }
+
     public var zoneRequests: [ZoneRequest] = []
+    public var subscriptionRequests: [SubscriptionRequest] = []
     public var requests: [Request]
     /// Notes for the preview: atomicity per zone only, non-atomic zones.
     public var notes: [String]
@@ -391,8 +408,23 @@ public struct CommitPlan: Sendable, Hashable {
                 throw BrowserFailure(message: "'\(touched.recordName)' is staged in zone \(touched.zone.displayName), which is staged for deletion: unstage one of them")
             }
         }
+        var subscriptionRequests: [SubscriptionRequest] = []
+        for operation in batch.subscriptionOperations {
+            if let i = subscriptionRequests.firstIndex(where: { $0.database == operation.database }) {
+                subscriptionRequests[i].operations.append(operation)
+            } else {
+                subscriptionRequests.append(SubscriptionRequest(database: operation.database, operations: [operation]))
+            }
+        }
+        for request in subscriptionRequests where request.operations.count > ModifyRecordsRequest.maximumOperations {
+            throw BrowserFailure(message: "\(request.operations.count) staged subscription operations in the \(request.database.rawValue) database: one request allows at most \(ModifyRecordsRequest.maximumOperations). Unstage some and commit in parts.")
+        }
+        if !subscriptionRequests.isEmpty {
+            notes.append("subscriptions/modify is not atomic: each subscription is created, changed or deleted on its own, and one refused stays staged with its reason.")
+        }
         var plan = CommitPlan(requests: requests, notes: notes)
         plan.zoneRequests = zoneRequests
+        plan.subscriptionRequests = subscriptionRequests
         return plan
     }
 }

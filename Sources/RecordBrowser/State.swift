@@ -219,6 +219,8 @@ public struct InputLine: Sendable, Hashable {
         case saveAsset(AssetDownload)
         /// `:query` typed where no zone is open: the zone to run it in (`zones`: those known).
         case queryZone(command: String, zones: [String])
+        /// `n` on the Subscriptions screen: `query TYPE [ZONE]`, `zone ZONE` or `database`.
+        case newSubscription
     }
 
     public var mode: Mode
@@ -275,6 +277,7 @@ public struct InputLine: Sendable, Hashable {
         case .filter: return "/"
         case .addField: return "add field (NAME TYPE): "
         case .newZone: return "new zone (NAME): "
+        case .newSubscription: return "new subscription (query TYPE [ZONE] · zone ZONE · database; Tab completes): "
         case .deleteZone(let zone): return "delete zone \(zone.zoneName) and every record in it? type its name: "
         case .invite: return "invite (EMAIL [READ_ONLY|READ_WRITE]): "
         case .assetFile(let field): return "upload a file into '\(field)' on commit (PATH): "
@@ -408,6 +411,9 @@ public struct Knowledge: Sendable {
     public var cachedZones: Set<ZoneKey> = []
     /// The subscriptions of the database (the Subscriptions screen, and what a change will fire).
     public var subscriptions = Loadable<[SubscriptionResult]>([])
+    /// `firesOnce` subscriptions of the database that fired and were deleted by the server this
+    /// session: listed (dim) on the Subscriptions screen so `R` can make them again.
+    public var firedOnce: [Subscription] = []
     /// The container's schema for this environment, once loaded: Tab completes `:query` from it and a
     /// query it says CloudKit will refuse is questioned before it is sent.
     public var schema = Loadable<KnownSchema?>(nil)

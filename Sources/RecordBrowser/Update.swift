@@ -296,9 +296,19 @@ public enum Browser {
             state.subscriptionsLoading = false
             switch result {
             case .success(let subscriptions):
+                // A firesOnce subscription listed before and gone now fired (our own deletes were
+                // taken off the list when they were committed): kept, so R can make it again.
+                let now = Set(subscriptions.compactMap { $0.subscription?.subscriptionID })
+                if state.known.subscriptions.loaded {
+                    for old in state.subscriptions.compactMap(\.subscription) where old.firesOnce == true {
+                        guard let id = old.subscriptionID, !now.contains(id), !state.known.firedOnce.contains(where: { $0.subscriptionID == id }) else { continue }
+                        state.known.firedOnce.append(old)
+                    }
+                }
+                state.known.firedOnce.removeAll { now.contains($0.subscriptionID ?? "") }
                 state.known.subscriptions.loaded = true
                 state.subscriptions = subscriptions
-                state.subscriptionSelection = min(state.subscriptionSelection, max(0, subscriptions.count - 1))
+                clampSubscriptionSelection(&state)
             case .failure(let failure): fail(&state, failure)
             }
             return []
@@ -321,8 +331,10 @@ public enum Browser {
             return []
         case .jsonEdited(let edit, let edited, let status):
             return jsonEdited(edit, edited: edited, status: status, &state)
-        case .commitFinished(let outcomes, let zones):
-            let effects = zonesCommitted(zones, &state) + commitFinished(outcomes, &state, zoneReports: zoneReports(zones, state))
+        case .commitFinished(let outcomes, let zones, let subscriptions):
+            let subscriptionReports = subscriptionReports(subscriptions)
+            let effects = zonesCommitted(zones, &state) + subscriptionsCommitted(subscriptionReports, &state)
+                + commitFinished(outcomes, &state, zoneReports: zoneReports(zones, state) + subscriptionReports)
             // A lost answer is checked by lookup first (verifyCommit); then the commit settles.
             let settled = outcomes.allSatisfy(\.isKnown) && zones.allSatisfy(\.isKnown)
             return effects + (settled ? [.commitSettled] : [])
@@ -737,6 +749,7 @@ public enum Browser {
         state.connection.database = scope
         state.zones = []
         state.known.subscriptions = Loadable([])
+        state.known.firedOnce = []
         state.stack = ScreenStack()
         state.zonesLoading = true
         state.lastError = nil
@@ -1089,6 +1102,7 @@ public enum Browser {
         // Every movement key, G included (issue 30: G did nothing here).
         let h = listHeight(state)
         if state.withPosition(.subscriptions, { moveVisible(key, &$0, &$1, visible: visible, height: h) }) { return [] }
+        if let effects = subscriptionStagingKey(key, &state) { return effects }
         switch key {
         case .char("n"), .char("N"):
             state.withPosition(.subscriptions) { moveVisible(&$0, &$1, visible: visible, delta: key == .char("n") ? 1 : -1, height: h) }
@@ -1098,8 +1112,8 @@ public enum Browser {
         case .char("r"):
             return openSubscriptions(&state)
         case .char("y"):
-            guard state.subscriptions.indices.contains(state.subscriptionSelection) else { return [] }
-            return [.copy(Format.copyJSON(state.subscriptions[state.subscriptionSelection].json))]
+            guard let row = selectedSubscriptionRow(state) else { return [] }
+            return [.copy(Format.copyJSON(row.json))]
         default: break
         }
         return []
@@ -1112,9 +1126,13 @@ public enum Browser {
         } else if key == .char("v") {
             state.subscriptionRaw.toggle()
             state.subscriptionScroll = 0
-        } else if key == .char("y"), state.subscriptions.indices.contains(state.subscriptionSelection) {
+        } else if key == .char("y"), let row = selectedSubscriptionRow(state) {
             state.message = "copied the subscription as JSON"
-            return [.copy(Format.copyJSON(state.subscriptions[state.subscriptionSelection].json))]
+            return [.copy(Format.copyJSON(row.json))]
+        } else if key != .char("n"), let effects = subscriptionStagingKey(key, &state) {
+            // E, d, u and R act on the subscription shown; its row may go (a new one unstaged).
+            if selectedSubscriptionRow(state) == nil { state.stack.discard(.subscriptionDetail) }
+            return effects
         }
         return []
     }
@@ -1136,6 +1154,7 @@ public enum Browser {
             case .addField: effects = addField(input.text, &state)
             case .newRecord: effects = newRecord(input.text, &state)
             case .newZone: effects = newZone(input.text, &state)
+            case .newSubscription: effects = newSubscription(input.text, &state)
             case .deleteZone(let zone): effects = deleteZone(zone, typed: input.text, &state)
             case .invite: effects = invite(input.text, &state)
             case .assetFile(let field): effects = stageAssetFile(field, path: input.text, &state)

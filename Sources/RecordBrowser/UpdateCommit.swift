@@ -18,6 +18,10 @@ extension Browser {
             state.message = "read-only: \(reason). Nothing sent."
             return []
         }
+        if state.connection.environment == .production, let create = state.staged.subscriptionOperations.first(where: { $0.kind == .create }) {
+            state.message = "subscription '\(create.subscriptionID)' is staged for creation, and CloudKit creates subscriptions in development only: u unstages it on the batch screen (b). Nothing sent."
+            return []
+        }
         do {
             let session = CommitSession(plan: try CommitPlan.make(state.staged))
             state.stack.remove([.commit, .conflict])
@@ -45,10 +49,12 @@ extension Browser {
         var lines: [(text: String, tone: Tone)] = []
         let plan = commit.plan
         let count = plan.requests.reduce(0) { $0 + $1.body.operations.count } + plan.zoneRequests.reduce(0) { $0 + $1.operations.count }
+            + plan.subscriptionRequests.reduce(0) { $0 + $1.operations.count }
+        let requestCount = plan.requests.count + plan.zoneRequests.count + plan.subscriptionRequests.count
         lines += commit.outcome.flatMap { reportLines($0, state) }
         switch commit.phase {
         case .preview:
-            lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count + plan.zoneRequests.count, "request")); nothing is sent until you confirm:", .plain))
+            lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(requestCount, "request")); nothing is sent until you confirm:", .plain))
             if let firing = firingLine(state) { lines.append(firing) }
         case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
         case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
@@ -60,6 +66,17 @@ extension Browser {
         for request in plan.zoneRequests {
             let path = Endpoint.zonesModify.path(container: c.container, environment: c.environment, database: request.database)
             lines.append(("zones · \(Format.plural(request.operations.count, "operation")) (sent first)", .emphasis))
+            lines.append(("POST \(path)", .emphasis))
+            lines += Format.copyJSON(request.body.json).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
+            lines.append(("", .plain))
+        }
+        for request in plan.subscriptionRequests {
+            let path = Endpoint.subscriptionsModify.path(container: c.container, environment: c.environment, database: request.database)
+            let kinds = [StagedSubscriptionOperation.Kind.create, .update, .delete].compactMap { kind -> String? in
+                let n = request.operations.filter { $0.kind == kind }.count
+                return n == 0 ? nil : "\(n) \(kind.rawValue)"
+            }
+            lines.append(("subscriptions · \(kinds.joined(separator: ", ")) · each on its own", .emphasis))
             lines.append(("POST \(path)", .emphasis))
             lines += Format.copyJSON(request.body.json).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
             lines.append(("", .plain))
@@ -115,6 +132,20 @@ extension Browser {
             for op in done { lines.append(("\(database.rawValue) zone \(state.zoneName(op.zone)): \(op.kind == .create ? "created" : "deleted, with its records").", .good)) }
             for (op, why) in failed.sorted(by: { $0.key.zone.zoneName < $1.key.zone.zoneName }) {
                 lines.append(("\(database.rawValue) zone \(state.zoneName(op.zone)): not \(op.kind == .create ? "created" : "deleted"): \(why) — stays staged", .bad))
+            }
+            return lines
+        case .subscriptions(let database, let done, let failed, let refused):
+            if let refused {
+                return [("\(database.rawValue) subscriptions/modify: refused or unanswered, nothing applied: \(refused.message) — \(Format.agree(failed.count, "it stays", "they stay")) staged", .bad)]
+            }
+            var lines: [(String, Tone)] = []
+            for op in done {
+                let word = op.kind == .create ? (op.recreatesFired ? "re-created" : "created") : (op.kind == .update ? "changed" : "deleted")
+                lines.append(("\(database.rawValue) subscription '\(op.subscriptionID)': \(word).", .good))
+            }
+            for (op, why) in failed.sorted(by: { $0.key.subscriptionID < $1.key.subscriptionID }) {
+                let code = why.code.map { "\($0.rawValue): \(why.reason ?? "")" } ?? "the answer has no result for it"
+                lines.append(("\(database.rawValue) subscription '\(op.subscriptionID)': not \(op.kind == .create ? "created" : op.kind == .update ? "changed" : "deleted"): \(code) — stays staged", .bad))
             }
             return lines
         case .failedOperation(let key, let failure):
@@ -273,6 +304,48 @@ extension Browser {
         return []
     }
 
+    /// The reports of a commit's subscriptions/modify requests: results are aligned with the
+    /// operations (the reference's rule for batch endpoints), else found by subscription ID.
+    static func subscriptionReports(_ outcomes: [SubscriptionOutcome]) -> [CommitReport] {
+        outcomes.map { outcome in
+            switch outcome.answer {
+            case .answered(let results):
+                var done: [StagedSubscriptionOperation] = [], failed: [StagedSubscriptionOperation: FailedOperation] = [:]
+                for (i, op) in outcome.request.operations.enumerated() {
+                    func id(_ r: SubscriptionResult) -> String? { r.subscription?.subscriptionID ?? r.error?.subscriptionID }
+                    let result = results.indices.contains(i) && (id(results[i]) == nil || id(results[i]) == op.subscriptionID)
+                        ? results[i] : results.first { id($0) == op.subscriptionID }
+                    switch result {
+                    case .subscription?: done.append(op)
+                    case .failure(let error)?: failed[op] = FailedOperation(code: error.serverErrorCode, reason: error.reason)
+                    case nil: failed[op] = FailedOperation(code: nil, reason: nil)
+                    }
+                }
+                return .subscriptions(outcome.request.database, done: done, failed: failed, refused: nil)
+            case .refused(let failure), .unknown(let failure):
+                let all = Dictionary(uniqueKeysWithValues: outcome.request.operations.map { ($0, FailedOperation(code: nil, reason: failure.message)) })
+                return .subscriptions(outcome.request.database, done: [], failed: all, refused: failure)
+            }
+        }
+    }
+
+    /// Subscription operations that were applied leave the batch; a refused one keeps its reason
+    /// (the Subscriptions screen and the batch show it); the subscriptions are listed again.
+    static func subscriptionsCommitted(_ reports: [CommitReport], _ state: inout BrowserState) -> [BrowserEffect] {
+        guard !reports.isEmpty else { return [] }
+        for case .subscriptions(_, let done, let failed, _) in reports {
+            for op in done {
+                state.staged.unstage(subscription: op.key)
+                state.known.firedOnce.removeAll { $0.subscriptionID == op.subscriptionID }
+                // Deleted by us: not "fired" when the list comes back without it.
+                if op.kind == .delete { state.subscriptions.removeAll { $0.subscription?.subscriptionID == op.subscriptionID } }
+            }
+            for (op, why) in failed { state.staged.setFailure(why, for: op.key) }
+        }
+        state.subscriptionsLoading = true
+        return [.loadSubscriptions(state.connection.database)]
+    }
+
     static func commitFinished(_ outcomes: [CommitOutcome], _ state: inout BrowserState, zoneReports: [CommitReport] = []) -> [BrowserEffect] {
         var commit = state.commit ?? CommitSession(plan: CommitPlan(requests: outcomes.map(\.request), notes: []))
         var report: [CommitReport] = zoneReports
@@ -343,8 +416,15 @@ extension Browser {
         commit.innocent = innocent
         commit.failed = failed
         commit.selection = 0
-        var summary = "committed \(Format.plural(updated + deleted, "operation")) (\(updated) saved, \(deleted) deleted)"
-        if !failed.isEmpty { summary += "; \(failed.count) failed and \(Format.agree(failed.count, "stays", "stay")) staged" }
+        var subscriptionsDone = 0, subscriptionsFailed = 0
+        for case .subscriptions(_, let done, let notDone, _) in zoneReports {
+            subscriptionsDone += done.count
+            subscriptionsFailed += notDone.count
+        }
+        var summary = "committed \(Format.plural(updated + deleted + subscriptionsDone, "operation")) (\(updated) saved, \(deleted) deleted"
+            + (subscriptionsDone > 0 ? ", \(Format.plural(subscriptionsDone, "subscription"))" : "") + ")"
+        let failedCount = failed.count + subscriptionsFailed
+        if failedCount > 0 { summary += "; \(failedCount) failed and \(Format.agree(failedCount, "stays", "stay")) staged" }
         if !conflicts.isEmpty {
             commit.phase = .conflicts
             state.stack.remove([.commit, .conflict])
@@ -363,7 +443,7 @@ extension Browser {
         } else {
             commit.phase = .done
             state.commit = commit
-            state.show(updated + deleted == 0 && !failed.isEmpty ? "nothing committed: \(failed.count) failed and \(Format.agree(failed.count, "stays", "stay")) staged" : summary, kind: .outcome)
+            state.show(updated + deleted + subscriptionsDone == 0 && failedCount > 0 ? "nothing committed: \(failedCount) failed and \(Format.agree(failedCount, "stays", "stay")) staged" : summary, kind: .outcome)
         }
         return effects
     }

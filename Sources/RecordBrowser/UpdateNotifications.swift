@@ -45,7 +45,8 @@ extension Browser {
         if dropped > 0 { state.message = "the server dropped \(dropped) notification\(dropped == 1 ? "" : "s") from a full queue" }
         // A firesOnce subscription is gone once it fired: show that in the subscriptions list.
         if let s = state.subscriptions.compactMap(\.subscription).first(where: { $0.subscriptionID == sid }), s.firesOnce == true {
-            state.show("subscription '\(sid)' fired once: the server deleted it", kind: .subscriptionFiredOnce)
+            if !state.known.firedOnce.contains(where: { $0.subscriptionID == sid }) { state.known.firedOnce.append(s) }
+            state.show("subscription '\(sid)' fired once: the server deleted it (R on the Subscriptions screen makes it again)", kind: .subscriptionFiredOnce)
             effects.append(.loadSubscriptions(state.connection.database))
         } else if state.pane != .notifications, !(state.message != nil && state.messageKind == .subscriptionFiredOnce) {
             state.message = "push: \(summary(notification)) (N shows all)"

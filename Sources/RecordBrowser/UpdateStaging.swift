@@ -315,18 +315,29 @@ extension Browser {
             state.message = "the editor exited with status \(status): nothing staged"
             return []
         }
+        let zone: ZoneKey, record: Record
+        switch edit.subject {
+        case .fields(let z, let r): (zone, record) = (z, r)
+        case .subscription(_, let base?) where edited == edit.text:
+            _ = base
+            state.message = "no change: nothing staged"
+            return []
+        case .subscription(let scope, let base):
+            // A new subscription's template saved as it came is a subscription to stage.
+            return subscriptionEdited(edit, edited, scope: scope, base: base, &state)
+        }
         if edited == edit.text {
             state.message = "no change: nothing staged"
             return []
         }
-        let op = state.staged.operation(for: RecordKey(zone: edit.zone, recordName: edit.record.recordName))
-        let base = op?.baseFields ?? edit.record.fields
+        let op = state.staged.operation(for: RecordKey(zone: zone, recordName: record.recordName))
+        let base = op?.baseFields ?? record.fields
         do throws(FieldInputError) {
             guard let changes = try FieldsJSON.changes(from: edited, base: base) else {
                 state.message = "the file was emptied: edit cancelled, nothing staged"
                 return []
             }
-            var update = StagedOperation(kind: .update, zone: edit.zone, base: edit.record, changes: changes)
+            var update = StagedOperation(kind: .update, zone: zone, base: record, changes: changes)
             if let op {
                 update.baseTag = op.baseTag
                 update.baseFields = op.baseFields
@@ -334,12 +345,12 @@ extension Browser {
             }
             state.staged.replaceChanges(update)
             let count = state.staged.operation(for: update.key)?.changes.count ?? 0
-            state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(edit.record.recordName)'"
-                : "staged \(count) field change\(count == 1 ? "" : "s") to '\(edit.record.recordName)' · \(state.staged.operations.count) staged (b batch, c commit)"
+            state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(record.recordName)'"
+                : "staged \(count) field change\(count == 1 ? "" : "s") to '\(record.recordName)' · \(state.staged.operations.count) staged (b batch, c commit)"
         } catch {
             // The editor opens again with the error on top; the user's text is kept as it was.
             var again = edit
-            again.text = FieldsJSON.reopen(edited, record: edit.record, error: error.description)
+            again.text = FieldsJSON.reopen(edited, record: record, error: error.description)
             return [.editJSON(again)]
         }
         return []
@@ -393,7 +404,7 @@ extension Browser {
             state.stack.remove([.commit, .conflict])
             state.stack.open(.batch)
         }
-        state.batchSelection = min(state.batchSelection, max(0, state.staged.operations.count - 1))
+        state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
         return []
     }
 
@@ -424,8 +435,32 @@ extension Browser {
             }
             return []
         }
-        guard ops.indices.contains(state.batchSelection - zoneOps.count) else { return [] }
-        let op = ops[state.batchSelection - zoneOps.count]
+        let subscriptionOps = state.staged.subscriptionOperations
+        if subscriptionOps.indices.contains(state.batchSelection - zoneOps.count) {
+            let op = subscriptionOps[state.batchSelection - zoneOps.count]
+            switch key {
+            case .char("u"):
+                state.staged.unstage(subscription: op.key)
+                state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
+                state.message = "unstaged the \(op.kind.rawValue) of subscription '\(op.subscriptionID)' · \(state.staged.count) staged"
+            case .enter, .char("l"), .right:
+                guard op.key.scope == state.connection.scope else {
+                    state.message = "'\(op.subscriptionID)' is in the \(op.database.rawValue) database: :db \(op.database.rawValue) first"
+                    return []
+                }
+                let effects = openSubscriptions(&state)
+                if let index = subscriptionList(state).firstIndex(where: { $0.subscription?.subscriptionID == op.subscriptionID }) {
+                    state.subscriptionSelection = index
+                    state.stack.push(.subscriptionDetail(SubscriptionDetailScreen()))
+                }
+                return effects
+            default: break
+            }
+            return []
+        }
+        let before = zoneOps.count + subscriptionOps.count
+        guard ops.indices.contains(state.batchSelection - before) else { return [] }
+        let op = ops[state.batchSelection - before]
         switch key {
         case .char("u"):
             state.staged.unstage(op.key)

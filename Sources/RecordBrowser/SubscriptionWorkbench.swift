@@ -1,0 +1,211 @@
+import CloudKitModels
+import TerminalUI
+
+/// The Subscriptions screen as a workbench: `n` a new subscription, `E` edit one, `d` delete,
+/// `u` unstage, `R` re-create a `firesOnce` subscription that fired. Each is staged like a record
+/// edit: it joins the batch, the journal, the exact-request preview and the commit.
+extension Browser {
+    /// The screen's rows: the server's subscriptions (with what is staged for each), then those
+    /// staged for creation, then the `firesOnce` ones that fired this session.
+    public static func subscriptionList(_ state: BrowserState) -> [SubscriptionRow] {
+        let scope = state.connection.scope
+        let staged = state.staged.subscriptionOperations.filter { $0.key.scope == scope }
+        var rows: [SubscriptionRow] = []
+        var listed = Set<String>()
+        for result in state.subscriptions {
+            let id = result.subscription?.subscriptionID ?? result.error?.subscriptionID
+            if let id { listed.insert(id) }
+            rows.append(.listed(result, staged: id.flatMap { id in staged.first { $0.subscriptionID == id } }))
+        }
+        rows += staged.filter { $0.kind == .create && !listed.contains($0.subscriptionID) }.map(SubscriptionRow.new)
+        rows += state.known.firedOnce.filter { s in
+            guard let id = s.subscriptionID else { return false }
+            return !listed.contains(id) && !staged.contains { $0.subscriptionID == id }
+        }.map(SubscriptionRow.fired)
+        return rows
+    }
+
+    /// The selected row, when the selection is on one.
+    static func selectedSubscriptionRow(_ state: BrowserState) -> SubscriptionRow? {
+        let rows = subscriptionList(state)
+        return rows.indices.contains(state.subscriptionSelection) ? rows[state.subscriptionSelection] : nil
+    }
+
+    /// What the checks of a subscription know of the open database.
+    static func subscriptionContext(_ state: BrowserState) -> SubscriptionTemplate.Context {
+        SubscriptionTemplate.Context(database: state.connection.database, environment: state.connection.environment, schema: state.schema,
+                                     zones: state.zones.compactMap { $0.zone?.zoneID.zoneName })
+    }
+
+    /// The staging keys of the Subscriptions screen (nil: not one of them).
+    static func subscriptionStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
+        let row = selectedSubscriptionRow(state)
+        switch key {
+        case .char("n") where filterText(state, .subscriptions) == nil:
+            // No filter: n makes a new subscription (with a filter, n and N step through the matches).
+            guard writable(&state) else { return [] }
+            if state.connection.environment == .production {
+                state.message = "CloudKit creates subscriptions in development only (they reach production with the schema): nothing staged"
+                return []
+            }
+            var effects: [BrowserEffect] = []
+            if state.schema == nil && !state.schemaLoading { effects = loadSchema(&state) }
+            state.input = InputLine(.newSubscription, text: "query ")
+            return effects
+        case .char("E"), .char("e"):
+            guard writable(&state) else { return [] }
+            switch row {
+            case .listed(let result, let staged)?:
+                guard let server = result.subscription else {
+                    state.message = "this row is an error the server listed: nothing to edit"
+                    return []
+                }
+                if staged?.kind == .delete {
+                    state.message = "'\(staged!.subscriptionID)' is staged for deletion: u unstages it first"
+                    return []
+                }
+                let shown = staged?.subscription ?? server
+                return [.editJSON(JSONEdit(subject: .subscription(state.connection.scope, base: server),
+                                           text: SubscriptionTemplate.text(shown, isNew: false, context: subscriptionContext(state), error: nil)))]
+            case .new(let op)?:
+                return [.editJSON(JSONEdit(subject: .subscription(state.connection.scope, base: nil),
+                                           text: SubscriptionTemplate.text(op.subscription, isNew: true, context: subscriptionContext(state), error: nil)))]
+            case .fired(let s)?:
+                state.message = "'\(s.subscriptionID ?? "?")' fired once and the server deleted it: R re-creates it"
+                return []
+            case nil:
+                return []
+            }
+        case .char("d"):
+            guard writable(&state) else { return [] }
+            switch row {
+            case .listed(let result, _)?:
+                guard let server = result.subscription, let id = server.subscriptionID else { return [] }
+                state.staged.stage(subscription: StagedSubscriptionOperation(kind: .delete, scope: state.connection.scope, subscription: server, base: server))
+                state.message = "staged the deletion of subscription '\(id)' · \(state.staged.count) staged (b batch, c commit, u unstages)"
+            case .new(let op)?:
+                state.staged.unstage(subscription: op.key)
+                clampSubscriptionSelection(&state)
+                state.message = "'\(op.subscriptionID)' was only staged: dropped from the batch"
+            case .fired(let s)?:
+                state.message = "'\(s.subscriptionID ?? "?")' is already gone from the server (it fired once)"
+            case nil: break
+            }
+            return []
+        case .char("u"):
+            guard let staged = row?.staged else {
+                state.message = "nothing is staged for this subscription"
+                return []
+            }
+            state.staged.unstage(subscription: staged.key)
+            clampSubscriptionSelection(&state)
+            state.message = "unstaged the \(staged.kind.rawValue) of '\(staged.subscriptionID)' · \(state.staged.count) staged"
+            return []
+        case .char("R"):
+            guard writable(&state) else { return [] }
+            guard case .fired(let s)? = row else {
+                state.message = "R re-creates a firesOnce subscription that fired (shown dim, marked F); this one is on the server"
+                return []
+            }
+            if state.connection.environment == .production {
+                state.message = "CloudKit creates subscriptions in development only: nothing staged"
+                return []
+            }
+            var op = StagedSubscriptionOperation(kind: .create, scope: state.connection.scope, subscription: s, base: nil)
+            op.recreatesFired = true
+            state.staged.stage(subscription: op)
+            state.message = "staged '\(op.subscriptionID)' to be created again (firesOnce: it fires once more) · c commits"
+            return []
+        default:
+            return nil
+        }
+    }
+
+    static func clampSubscriptionSelection(_ state: inout BrowserState) {
+        state.subscriptionSelection = min(state.subscriptionSelection, max(0, subscriptionList(state).count - 1))
+    }
+
+    /// `n`'s line: `query TYPE [ZONE]`, `zone ZONE` or `database` opens the editor on a template.
+    static func newSubscription(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
+        let words = text.split(separator: " ").map(String.init)
+        guard let kind = words.first.map({ SubscriptionType(rawValue: $0) }), [.query, .zone, .database].contains(kind) else {
+            refuse("a new subscription is: query TYPE [ZONE], zone ZONE, or database", &state)
+            return []
+        }
+        let context = subscriptionContext(state)
+        var target = words.count > 1 ? words[1] : nil
+        var zone = words.count > 2 ? words[2] : nil
+        switch kind {
+        case .query:
+            guard let type = target else {
+                refuse("query takes the record type it watches (Tab completes): query TYPE [ZONE]", &state)
+                return []
+            }
+            if let known = context.schema, known.schema.recordType(type) == nil {
+                refuse("record type '\(type)' is not in the schema (Tab completes)", &state)
+                return []
+            }
+            if zone == nil, let open = state.list?.zone, open.scope == state.connection.scope, !open.zoneID.isDefaultZone { zone = open.zoneName }
+        case .zone:
+            target = target ?? state.list?.zone.zoneName
+            guard let name = target else {
+                refuse("zone takes the zone it watches (Tab completes): zone ZONE", &state)
+                return []
+            }
+            if !context.zones.isEmpty, !context.zones.contains(name) {
+                refuse("no zone '\(name)' in the \(state.connection.database.rawValue) database (Tab completes)", &state)
+                return []
+            }
+        default: break
+        }
+        state.session.newRecordCount += 1
+        let stem = (kind == .query ? (target ?? "query").lowercased() : (kind == .zone ? (target ?? "zone").lowercased() : "database"))
+        let id = "\(stem)-\(kind == .query ? "changes" : "sub")-\(String(state.now, radix: 36))\(state.session.newRecordCount)"
+        let subscription = SubscriptionTemplate.starting(kind: kind, target: target, zone: zone, id: id, context: context)
+        return [.editJSON(JSONEdit(subject: .subscription(state.connection.scope, base: nil),
+                                   text: SubscriptionTemplate.text(subscription, isNew: true, context: context, error: nil)))]
+    }
+
+    /// `$EDITOR` returned with a subscription: staged, or the editor opens again with the problem.
+    static func subscriptionEdited(_ edit: JSONEdit, _ edited: String, scope: Scope, base: Subscription?, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard scope == state.connection.scope else {
+            state.message = "the database changed while the editor was open: nothing staged"
+            return []
+        }
+        let context = subscriptionContext(state)
+        do throws(FieldInputError) {
+            guard let subscription = try SubscriptionTemplate.parse(edited, context: context) else {
+                state.message = "the file was emptied: nothing staged"
+                return []
+            }
+            let id = subscription.subscriptionID ?? ""
+            let listed = state.subscriptions.compactMap(\.subscription).first { $0.subscriptionID == id }
+            if let base, base.subscriptionID == id {
+                // An edit of a listed subscription (its ID kept): an update.
+                guard subscription != base || state.staged.operation(for: SubscriptionKey(scope: scope, subscriptionID: id)) != nil else {
+                    state.message = "no change: nothing staged"
+                    return []
+                }
+                state.staged.stage(subscription: StagedSubscriptionOperation(kind: .update, scope: scope, subscription: subscription, base: base))
+                let staged = state.staged.operation(for: SubscriptionKey(scope: scope, subscriptionID: id))
+                state.message = staged == nil ? "'\(id)' is as on the server again: unstaged"
+                    : "staged a change of subscription '\(id)' · \(state.staged.count) staged (b batch, c commit)"
+            } else {
+                // New (or renamed: a new one beside the old).
+                if listed != nil {
+                    throw FieldInputError("subscriptionID '\(id)' is taken in the \(scope.database.rawValue) database: choose another (E edits that one)")
+                }
+                if state.connection.environment == .production { throw FieldInputError("CloudKit creates subscriptions in development only") }
+                state.staged.stage(subscription: StagedSubscriptionOperation(kind: .create, scope: scope, subscription: subscription, base: nil))
+                if let index = subscriptionList(state).firstIndex(where: { $0.subscription?.subscriptionID == id }) { state.subscriptionSelection = index }
+                state.message = "staged new subscription '\(id)' · \(state.staged.count) staged (b batch, c commit)"
+            }
+        } catch {
+            // The editor opens again with the problem on top; the user's text is kept as it was.
+            var again = edit
+            again.text = SubscriptionTemplate.reopen(edited, base, isNew: base == nil, context: context, error: error.description)
+            return [.editJSON(again)]
+        }
+        return []
+    }
+}
