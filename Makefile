@@ -32,6 +32,7 @@ test: deps
 	tests/e2e/cors.sh
 	tests/e2e/assets.sh
 	tests/e2e/screens.sh
+	tests/e2e/subscriptions.sh
 	tests/reliability/run.sh
 	tests/security/run.sh
 

@@ -277,7 +277,7 @@ public struct InputLine: Sendable, Hashable {
         case .filter: return "/"
         case .addField: return "add field (NAME TYPE): "
         case .newZone: return "new zone (NAME): "
-        case .newSubscription: return "new subscription (query TYPE [ZONE] · zone ZONE · database; Tab completes): "
+        case .newSubscription: return "new subscription: "
         case .deleteZone(let zone): return "delete zone \(zone.zoneName) and every record in it? type its name: "
         case .invite: return "invite (EMAIL [READ_ONLY|READ_WRITE]): "
         case .assetFile(let field): return "upload a file into '\(field)' on commit (PATH): "

@@ -50,7 +50,9 @@ extension Browser {
             }
             var effects: [BrowserEffect] = []
             if state.schema == nil && !state.schemaLoading { effects = loadSchema(&state) }
-            state.input = InputLine(.newSubscription, text: "query ")
+            var line = InputLine(.newSubscription, text: "query ")
+            line.hint = "query TYPE [ZONE] · zone ZONE · database — Tab completes, Enter opens $EDITOR"
+            state.input = line
             return effects
         case .char("E"), .char("e"):
             guard writable(&state) else { return [] }
@@ -158,9 +160,10 @@ extension Browser {
             }
         default: break
         }
-        state.session.newRecordCount += 1
-        let stem = (kind == .query ? (target ?? "query").lowercased() : (kind == .zone ? (target ?? "zone").lowercased() : "database"))
-        let id = "\(stem)-\(kind == .query ? "changes" : "sub")-\(String(state.now, radix: 36))\(state.session.newRecordCount)"
+        // A readable ID not taken here yet: artwork-changes, artwork-changes-2, …
+        let stem = kind == .query ? "\((target ?? "query").lowercased())-changes" : (kind == .zone ? "\((target ?? "zone").lowercased())-zone" : "database-changes")
+        let taken = Set(subscriptionList(state).compactMap { $0.subscription?.subscriptionID })
+        let id = taken.contains(stem) ? (2...).lazy.map { "\(stem)-\($0)" }.first { !taken.contains($0) }! : stem
         let subscription = SubscriptionTemplate.starting(kind: kind, target: target, zone: zone, id: id, context: context)
         return [.editJSON(JSONEdit(subject: .subscription(state.connection.scope, base: nil),
                                    text: SubscriptionTemplate.text(subscription, isNew: true, context: context, error: nil)))]

@@ -46,7 +46,7 @@ extension Browser {
         // A firesOnce subscription is gone once it fired: show that in the subscriptions list.
         if let s = state.subscriptions.compactMap(\.subscription).first(where: { $0.subscriptionID == sid }), s.firesOnce == true {
             if !state.known.firedOnce.contains(where: { $0.subscriptionID == sid }) { state.known.firedOnce.append(s) }
-            state.show("subscription '\(sid)' fired once: the server deleted it (R on the Subscriptions screen makes it again)", kind: .subscriptionFiredOnce)
+            state.show("'\(sid)' fired once: the server deleted it; R makes it again", kind: .subscriptionFiredOnce)
             effects.append(.loadSubscriptions(state.connection.database))
         } else if state.pane != .notifications, !(state.message != nil && state.messageKind == .subscriptionFiredOnce) {
             state.message = "push: \(summary(notification)) (N shows all)"
