@@ -41,7 +41,14 @@ SOCK="$SOCK-2"
 tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \
     "env LANG=C.UTF-8 TERM=tmux-256color TZ=UTC XDG_CACHE_HOME=$WORK/cache2 XDG_STATE_HOME=$WORK/state CLOUDKIT_SERVER=$URL \
      CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token \
-     CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
+     CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token EDITOR=$WORK/show-editor $BIN"
+# The "editor" shows the top and bottom of the file it is given, then saves it as it is (when told).
+cat > "$WORK/show-editor" <<SH
+#!/bin/sh
+clear; head -n 4 "\$1"; echo "//   … (every key, the type's fields and indexes, the zones)"; grep -v '^//' "\$1" | head -n 24
+while [ ! -f $WORK/editor-done ]; do sleep 0.1; done; rm -f $WORK/editor-done
+SH
+chmod +x "$WORK/show-editor"
 wait_for "3 zones"
 keys j Enter; wait_for "25 loaded"; keys Enter; wait_for "FIELDS 2"
 keys j e C-u "Spring show: final list" Enter; wait_for "staged:"
@@ -59,6 +66,11 @@ curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/
     -d '{"zoneID":{"zoneName":"Gallery"},"atomic":false,"operations":[{"operationType":"forceUpdate","record":{"recordName":"artwork-0001","fields":{"title":{"value":"The Great Wave (restored)","type":"STRING"}}}},{"operationType":"create","record":{"recordName":"exhibition-spring","recordType":"Exhibition","fields":{"title":{"value":"Spring show","type":"STRING"},"rating":{"value":4.7,"type":"DOUBLE"}}}}]}' > /dev/null
 wait_for "exhibition-spring"; shot notifications
 keys Enter; wait_for "KEYS, NAMED"; shot push; keys Escape
+# A subscription written from the template, staged with a record edit: the preview names what fires.
+keys Escape s; wait_for "SUBSCRIPTION ID"; keys n C-u "query Exhibition" Enter; wait_for '"firesOn"'; shot subscription-editor
+touch "$WORK/editor-done"; wait_for "staged new subscription"
+keys z; wait_for "SYNC TOKEN"; keys / Gal Enter; wait_for "1 of 3 zones"; keys Enter; wait_for "loaded"; keys : "open artwork-0001" Enter; wait_for "FIELDS"; keys / title Enter e C-u "The Great Wave" Enter; wait_for "staged:"
+keys c; wait_for "this commit fires"; shot commit-fires; keys Escape
 # Sharing: the owner's shares and one share's view (an invitation staged), then the guest's shared database.
 keys Escape : shares Enter; wait_for "the whole zone"; shot shares
 keys Enter; wait_for "participants"; keys i; keys -l "ana@example.com READ_WRITE"; keys Enter; wait_for "to invite"; shot share-view

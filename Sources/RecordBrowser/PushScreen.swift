@@ -69,9 +69,16 @@ extension Browser {
         let valueWidth = min(30, max(8, (keys.map { TextWidth.width($0.value) }.max() ?? 0) + 2))
         let wrapWidth = Layout.wrapWidth(width)
         for key in keys {
-            let row = TextWidth.fit(key.path, to: pathWidth) + TextWidth.fit(key.value, to: valueWidth) + key.name
-            for (i, part) in TextWidth.wrap(row, to: wrapWidth).enumerated() {
-                lines.append((i == 0 ? part : String(repeating: " ", count: pathWidth) + part, key.name.hasPrefix("not a key") ? .note : .plain))
+            // A cut value keeps a space before the name; continuation lines are indented under the
+            // value and wrapped to what is left, so no word is lost past the edge.
+            let row = TextWidth.fit(key.path, to: pathWidth - 1) + " " + TextWidth.fit(key.value, to: valueWidth - 1) + " " + key.name
+            let tone: Tone = key.name.hasPrefix("not a key") ? .note : .plain
+            let parts = TextWidth.wrap(row, to: wrapWidth)
+            guard let first = parts.first else { continue }
+            lines.append((first, tone))
+            let rest = parts.dropFirst().joined(separator: " ")
+            if !rest.isEmpty {
+                for part in TextWidth.wrap(rest, to: max(10, wrapWidth - pathWidth)) { lines.append((String(repeating: " ", count: pathWidth) + part, tone)) }
             }
         }
         lines.append(("", .plain))

@@ -135,8 +135,8 @@ extension Browser {
             return []
         }
         let context = subscriptionContext(state)
-        var target = words.count > 1 ? words[1] : nil
-        var zone = words.count > 2 ? words[2] : nil
+        let target = words.count > 1 ? words[1] : nil
+        let zone = words.count > 2 ? words[2] : nil
         switch kind {
         case .query:
             guard let type = target else {
@@ -147,9 +147,12 @@ extension Browser {
                 refuse("record type '\(type)' is not in the schema (Tab completes)", &state)
                 return []
             }
-            if zone == nil, let open = state.list?.zone, open.scope == state.connection.scope, !open.zoneID.isDefaultZone { zone = open.zoneName }
+            // No ZONE: every zone (zoneWide, Apple's default), not whichever zone was open last.
+            if let name = zone, !context.zones.isEmpty, !context.zones.contains(name) {
+                refuse("no zone '\(name)' in the \(state.connection.database.rawValue) database (Tab completes)", &state)
+                return []
+            }
         case .zone:
-            target = target ?? state.list?.zone.zoneName
             guard let name = target else {
                 refuse("zone takes the zone it watches (Tab completes): zone ZONE", &state)
                 return []
