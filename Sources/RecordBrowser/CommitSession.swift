@@ -1,7 +1,11 @@
 import CloudKitModels
 
-/// A commit from preview to outcome, with the conflict prompt in between.
+/// A commit from preview to outcome, with the conflict prompt in between: a state machine. Its stage
+/// is private, each stage carries exactly its data (a typed confirmation only in the preview, conflicts
+/// only in the conflict prompt, the requests being checked only while a lost answer is checked), and
+/// only the transitions below move it; each returns the effects the runtime performs.
 public struct CommitSession: Sendable {
+    /// Where the commit is, for the screens and the tests (read off the stage).
     public enum Phase: Sendable, Hashable {
         /// The exact requests are shown; waiting for the user to confirm.
         case preview
@@ -14,24 +18,119 @@ public struct CommitSession: Sendable {
         case done
     }
 
-    public var plan: CommitPlan
-    public var phase: Phase
-    /// What the user typed to confirm a production commit (the container name).
-    public var typed = ""
-    public var scroll = 0
-    public var conflicts: [Conflict] = []
-    /// Ops that failed only because another op of their atomic batch failed.
-    public var innocent: [RecordKey] = []
-    /// Ops refused for another reason; they stay staged.
-    public var failed: [RecordKey: FailedOperation] = [:]
-    /// The conflict being shown.
-    public var selection = 0
-    /// The outcome, once known: typed entries, worded and coloured by the renderer.
-    public var outcome: [CommitReport] = []
+    private enum Stage: Sendable {
+        /// `typed`: what the user typed to confirm a production commit (the container's name).
+        case preview(typed: String)
+        case sending
+        /// The requests whose answer was lost, being looked up.
+        case verifying([CommitPlan.Request])
+        case conflicts(ConflictPrompt)
+        case done
+    }
 
-    public init(plan: CommitPlan, phase: Phase = .preview) {
+    /// The conflict prompt: the records that came back with CONFLICT (or NOT_FOUND), the one shown, and
+    /// what else the answer said of the batch.
+    public struct ConflictPrompt: Sendable, Hashable {
+        public var conflicts: [Conflict]
+        /// The conflict being shown.
+        public var selection = 0
+        /// Ops that failed only because another op of their atomic batch failed.
+        public var innocent: [RecordKey]
+        /// Ops refused for another reason; they stay staged.
+        public var failed: [RecordKey: FailedOperation]
+
+        /// The conflict shown.
+        public var current: Conflict? { conflicts.indices.contains(selection) ? conflicts[selection] : nil }
+    }
+
+    public let plan: CommitPlan
+    private var stage: Stage = .preview(typed: "")
+    public var scroll = 0
+    /// The outcome, once known: typed entries, worded and coloured by the renderer.
+    public private(set) var outcome: [CommitReport] = []
+
+    public init(plan: CommitPlan) {
         self.plan = plan
-        self.phase = phase
+    }
+
+    /// A commit prepared again after its conflicts were resolved: the preview opens with the choices.
+    public init(plan: CommitPlan, resolved: CommitReport) {
+        self.plan = plan
+        outcome = [resolved]
+    }
+
+    public var phase: Phase {
+        switch stage {
+        case .preview: return .preview
+        case .sending: return .sending
+        case .verifying: return .verifying
+        case .conflicts: return .conflicts
+        case .done: return .done
+        }
+    }
+
+    /// Waiting for the server (sent, or a lost answer being checked): nothing else may start.
+    public var inFlight: Bool { phase == .sending || phase == .verifying }
+
+    /// What was typed to confirm a production commit.
+    public var typed: String { if case .preview(let typed) = stage { return typed } else { return "" } }
+
+    /// The conflict prompt, in that stage (nil in any other; a change made outside it is ignored).
+    public var prompt: ConflictPrompt? {
+        get { if case .conflicts(let prompt) = stage { return prompt } else { return nil } }
+        set { if case .conflicts = stage, let newValue { stage = .conflicts(newValue) } }
+    }
+
+    public var conflicts: [Conflict] { prompt?.conflicts ?? [] }
+    public var innocent: [RecordKey] { prompt?.innocent ?? [] }
+    public var failed: [RecordKey: FailedOperation] { prompt?.failed ?? [:] }
+    public var selection: Int { prompt?.selection ?? 0 }
+
+    // MARK: Transitions
+
+    /// A letter of the production confirmation (or Backspace: nil).
+    public mutating func type(_ character: Character?) {
+        guard case .preview(var typed) = stage else { return }
+        if let character { typed.append(character) } else if !typed.isEmpty { typed.removeLast() }
+        stage = .preview(typed: typed)
+    }
+
+    /// Confirmed: the requests go out (the runtime records them in the journal first).
+    public mutating func send() -> [BrowserEffect] {
+        guard case .preview = stage else { return [] }
+        stage = .sending
+        outcome = []
+        return [.commit(plan)]
+    }
+
+    /// The answer came back: its reports, then the conflict prompt (the server's versions of the
+    /// conflicting records are looked up), the check of a lost answer, or the outcome.
+    public mutating func answered(_ report: [CommitReport], conflicts: [Conflict], innocent: [RecordKey], failed: [RecordKey: FailedOperation],
+                                  unknown: [CommitPlan.Request]) -> [BrowserEffect] {
+        outcome = report
+        // The outcome is at the top of the commit screen: that is where the user looks.
+        scroll = 0
+        if !conflicts.isEmpty {
+            stage = .conflicts(ConflictPrompt(conflicts: conflicts, innocent: innocent, failed: failed))
+            var groups: [(ZoneKey, [String])] = []
+            for c in conflicts {
+                if let i = groups.firstIndex(where: { $0.0 == c.zone }) { groups[i].1.append(c.recordName) } else { groups.append((c.zone, [c.recordName])) }
+            }
+            return groups.map { .lookupConflicts($0.0, $0.1) }
+        }
+        if !unknown.isEmpty {
+            stage = .verifying(unknown)
+            return [.verifyCommit(unknown)]
+        }
+        stage = .done
+        return []
+    }
+
+    /// A lost answer was checked: its verdicts join the outcome.
+    public mutating func verified(_ report: [CommitReport]) {
+        guard case .verifying = stage else { return }
+        outcome += report
+        stage = .done
     }
 }
 

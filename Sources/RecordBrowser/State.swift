@@ -699,6 +699,16 @@ extension BrowserState {
         set { stack.modify(.inspector) { if case .inspector(var s) = $0 { s.scroll = newValue; $0 = .inspector(s) } } }
     }
 
+    /// The conflict prompt of the commit on screen, when it is in that stage.
+    public var conflictPrompt: CommitSession.ConflictPrompt? {
+        get { commit?.prompt }
+        set {
+            guard var session = commit, let newValue else { return }
+            session.prompt = newValue
+            commit = session
+        }
+    }
+
     /// The commit being previewed, sent or resolved (its screen's).
     public var commit: CommitSession? {
         get {

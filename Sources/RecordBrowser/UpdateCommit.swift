@@ -6,7 +6,7 @@ import TerminalUI
 extension Browser {
     /// `c`: the exact requests, then a confirmation.
     static func beginCommit(_ state: inout BrowserState) -> [BrowserEffect] {
-        if let commit = state.commit, [.sending, .verifying].contains(commit.phase) {
+        if let commit = state.commit, commit.inFlight {
             state.message = "a commit is in flight: waiting for its answer"
             return []
         }
@@ -226,9 +226,9 @@ extension Browser {
             case .char("y") where !production:
                 return send(&commit, &state)
             case .char(let c) where production:
-                commit.typed.append(c)
+                commit.type(c)
             case .backspace where production:
-                if !commit.typed.isEmpty { commit.typed.removeLast() }
+                commit.type(nil)
             case .enter where production:
                 guard commit.typed == state.connection.container else {
                     state.message = "type the container name exactly (\(state.connection.container)) to send to production"
@@ -253,11 +253,11 @@ extension Browser {
     }
 
     static func send(_ commit: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {
-        commit.phase = .sending
-        commit.outcome = []
+        let effects = commit.send()
         state.commit = commit
-        state.message = "sending \(commit.plan.requests.count) request\(commit.plan.requests.count == 1 ? "" : "s")…"
-        return [.commit(commit.plan)]
+        let count = commit.plan.requests.count + commit.plan.zoneRequests.count + commit.plan.subscriptionRequests.count
+        state.message = "sending \(Format.plural(count, "request"))…"
+        return effects
     }
 
     // MARK: Outcome
@@ -409,13 +409,6 @@ extension Browser {
         }
         for (key, why) in failed.sorted(by: { $0.key.description < $1.key.description }) { report.append(.failedOperation(key, why)) }
         var effects = showApplied(applied, &state)
-        commit.outcome = report
-        // The outcome is at the top of the commit screen: that is where the user looks.
-        commit.scroll = 0
-        commit.conflicts = conflicts
-        commit.innocent = innocent
-        commit.failed = failed
-        commit.selection = 0
         var subscriptionsDone = 0, subscriptionsFailed = 0
         for case .subscriptions(_, let done, let notDone, _) in zoneReports {
             subscriptionsDone += done.count
@@ -425,23 +418,16 @@ extension Browser {
             + (subscriptionsDone > 0 ? ", \(Format.plural(subscriptionsDone, "subscription"))" : "") + ")"
         let failedCount = failed.count + subscriptionsFailed
         if failedCount > 0 { summary += "; \(failedCount) failed and \(Format.agree(failedCount, "stays", "stay")) staged" }
-        if !conflicts.isEmpty {
-            commit.phase = .conflicts
+        effects += commit.answered(report, conflicts: conflicts, innocent: innocent, failed: failed, unknown: unknown)
+        switch commit.phase {
+        case .conflicts:
             state.stack.remove([.commit, .conflict])
             state.stack.push(.conflict(commit))
             state.message = "\(Format.plural(conflicts.count, "record")) changed on the server: nothing of their batch was applied; fetching the server's versions…"
-            var groups: [(ZoneKey, [String])] = []
-            for c in conflicts {
-                if let i = groups.firstIndex(where: { $0.0 == c.zone }) { groups[i].1.append(c.recordName) } else { groups.append((c.zone, [c.recordName])) }
-            }
-            effects += groups.map { .lookupConflicts($0.0, $0.1) }
-        } else if !unknown.isEmpty {
-            commit.phase = .verifying
+        case .verifying:
             state.commit = commit
             state.message = "the answer was lost: checking whether the commit was applied…"
-            effects.append(.verifyCommit(unknown))
-        } else {
-            commit.phase = .done
+        default:
             state.commit = commit
             state.show(updated + deleted + subscriptionsDone == 0 && failedCount > 0 ? "nothing committed: \(failedCount) failed and \(Format.agree(failedCount, "stays", "stay")) staged" : summary, kind: .outcome)
         }
@@ -483,7 +469,7 @@ extension Browser {
     // MARK: Conflicts
 
     static func conflictVersions(_ zone: ZoneKey, _ result: Result<[RecordResult], BrowserFailure>, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var commit = state.commit else { return [] }
+        guard var commit = state.conflictPrompt else { return [] }
         for i in commit.conflicts.indices where commit.conflicts[i].zone == zone {
             let name = commit.conflicts[i].recordName
             switch result {
@@ -519,13 +505,13 @@ extension Browser {
                 same += 1
             }
         }
-        state.commit = commit
+        state.conflictPrompt = commit
         if commit.conflicts.allSatisfy({ $0.server != .loading }) {
             state.message = same > 0 ? "\(Format.plural(same, "record")) already held exactly your change on the server: dropped from the batch" : nil
             if same > 0 {
                 if let first = commit.conflicts.indices.first(where: { commit.conflicts[$0].resolution == nil }) {
                     commit.selection = first
-                    state.commit = commit
+                    state.conflictPrompt = commit
                 } else {
                     return advance(&state)
                 }
@@ -535,7 +521,7 @@ extension Browser {
     }
 
     static func conflictKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var commit = state.commit, commit.conflicts.indices.contains(commit.selection) else {
+        guard var commit = state.conflictPrompt, commit.conflicts.indices.contains(commit.selection) else {
             closeCommit(&state)
             return []
         }
@@ -543,7 +529,7 @@ extension Browser {
         guard let op = state.staged.operation(for: conflict.key) else {
             conflict.resolution = .takeServer
             commit.conflicts[commit.selection] = conflict
-            state.commit = commit
+            state.conflictPrompt = commit
             return advance(&state)
         }
         // Merge mode: choose mine or the server's per field.
@@ -561,14 +547,14 @@ extension Browser {
             case .enter:
                 conflict.resolution = .merge
                 commit.conflicts[commit.selection] = conflict
-                state.commit = commit
+                state.conflictPrompt = commit
                 return advance(&state)
             case .escape:
                 conflict.merge = nil
             default: break
             }
             commit.conflicts[commit.selection] = conflict
-            state.commit = commit
+            state.conflictPrompt = commit
             return []
         }
         switch key {
@@ -588,11 +574,11 @@ extension Browser {
             return []
         case .char("n"), .tab, .char("j"), .down:
             commit.selection = (commit.selection + 1) % commit.conflicts.count
-            state.commit = commit
+            state.conflictPrompt = commit
             return []
         case .char("p"), .backTab, .char("k"), .up:
             commit.selection = (commit.selection + commit.conflicts.count - 1) % commit.conflicts.count
-            state.commit = commit
+            state.conflictPrompt = commit
             return []
         default: break
         }
@@ -626,13 +612,13 @@ extension Browser {
                 conflict.merge = Dictionary(uniqueKeysWithValues: op.changes.keys.map { ($0, true) })
                 conflict.fieldSelection = 0
                 commit.conflicts[commit.selection] = conflict
-                state.commit = commit
+                state.conflictPrompt = commit
                 return []
             case .char("e"):
                 // Edit again: resolve what was chosen so far, re-base this op on the server's version,
                 // and open the record.
                 commit.conflicts[commit.selection].resolution = .rebase
-                state.commit = commit
+                state.conflictPrompt = commit
                 let effects = applyResolutions(&state, only: Set(commit.conflicts.filter { $0.resolution != nil }.map(\.key)))
                 closeCommit(&state)
                 if conflict.zone.scope == state.connection.scope {
@@ -646,7 +632,7 @@ extension Browser {
             }
         }
         commit.conflicts[commit.selection] = conflict
-        state.commit = commit
+        state.conflictPrompt = commit
         return advance(&state)
     }
 
@@ -660,10 +646,10 @@ extension Browser {
 
     /// Shows the next unresolved conflict, or applies every resolution and previews the new commit.
     static func advance(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard var commit = state.commit else { return [] }
+        guard var commit = state.conflictPrompt else { return [] }
         if let next = commit.conflicts.indices.first(where: { commit.conflicts[$0].resolution == nil }) {
             commit.selection = next
-            state.commit = commit
+            state.conflictPrompt = commit
             return []
         }
         var choices: [ResolvedConflict] = []
@@ -679,9 +665,8 @@ extension Browser {
             return effects
         }
         _ = beginCommit(&state)
-        if var again = state.commit {
-            again.outcome = [.resolved(choices, innocent: commit.innocent.count)]
-            state.commit = again
+        if let again = state.commit, again.phase == .preview {
+            state.commit = CommitSession(plan: again.plan, resolved: .resolved(choices, innocent: commit.innocent.count))
             state.message = "review the new requests; confirm to commit again"
         }
         return effects
@@ -689,7 +674,7 @@ extension Browser {
 
     /// Applies the chosen resolutions to the staged batch (all, or those of `only`).
     static func applyResolutions(_ state: inout BrowserState, only: Set<RecordKey>?) -> [BrowserEffect] {
-        guard let commit = state.commit else { return [] }
+        guard let commit = state.conflictPrompt else { return [] }
         var shown: [(RecordKey, RecordResult)] = []
         for c in commit.conflicts {
             guard let resolution = c.resolution, only?.contains(c.key) ?? true, var op = state.staged.operation(for: c.key) else { continue }
@@ -773,8 +758,7 @@ extension Browser {
         }
         if let text = report.first.flatMap({ reportLines($0, state).first?.text }) { state.show(text, kind: .outcome) }
         if var commit = state.commit, commit.phase == .verifying {
-            commit.phase = .done
-            commit.outcome += report
+            commit.verified(report)
             state.commit = commit
         }
     }
