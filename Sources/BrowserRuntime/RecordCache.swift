@@ -66,7 +66,27 @@ public final class RecordCache: Sendable {
             try db.execute(sql: "ALTER TABLE list ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "UPDATE list SET deleted = (SELECT COUNT(*) FROM record WHERE record.key = list.key AND record.deleted = 1)")
         }
+        migrator.registerMigration("v6-command-history") { db in
+            // The `:` lines run on this account (the file is the account's), for ↑/↓.
+            try db.execute(sql: "CREATE TABLE command_history (id INTEGER PRIMARY KEY AUTOINCREMENT, line TEXT NOT NULL UNIQUE)")
+        }
         try migrator.migrate(pool)
+    }
+
+    /// The account's `:` lines, oldest first (at most `limit`, the newest).
+    public func commandHistory(limit: Int = 200) throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT line FROM (SELECT id, line FROM command_history ORDER BY id DESC LIMIT ?) ORDER BY id", arguments: [limit])
+        }
+    }
+
+    /// Adds a `:` line as the newest (an earlier copy goes), keeping the newest `limit`.
+    public func rememberCommand(_ line: String, limit: Int = 200) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM command_history WHERE line = ?", arguments: [line])
+            try db.execute(sql: "INSERT INTO command_history (line) VALUES (?)", arguments: [line])
+            try db.execute(sql: "DELETE FROM command_history WHERE id NOT IN (SELECT id FROM command_history ORDER BY id DESC LIMIT ?)", arguments: [limit])
+        }
     }
 
     /// What `/` matches in a record besides its name and type: its field values as the browser shows

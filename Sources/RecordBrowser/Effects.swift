@@ -62,6 +62,8 @@ public enum BrowserEffect: Sendable, Hashable {
     case commitSettled
     /// Download an asset to a local file, reporting progress.
     case downloadAsset(AssetDownload)
+    /// Find out whether records exist (targets of staged `VALIDATE` references): records/lookup.
+    case checkTargets([RecordKey])
 }
 
 /// An asset to download: where to, and how the messages name it.
@@ -143,6 +145,10 @@ public enum BrowserEvent: Sendable {
     case assetProgress(label: String, done: Int64, total: Int64?)
     /// A download ended: the bytes written to `path` (absolute), or why not.
     case assetDownloaded(label: String, Result<(path: String, bytes: Int64), BrowserFailure>)
+    /// The account's `:` history, read at start (oldest first).
+    case historyRestored([String])
+    /// Which of the looked-up records exist (`failure`: the lookup of the others failed).
+    case targetsChecked([RecordKey: Bool], failure: BrowserFailure?)
 }
 
 /// What writing a page to the cache produced.

@@ -26,10 +26,12 @@ extension Browser {
             state.message = BrowserFailure(error).message
             return []
         }
+        // VALIDATE targets not yet known (e.g. staged in an earlier session) are looked up now.
+        let checks = ChangeWords.checkTargets(&state)
         // What the commit fires is shown in the preview: the database's subscriptions are needed.
-        guard !state.known.subscriptions.loaded, !state.subscriptionsLoading else { return [] }
+        guard !state.known.subscriptions.loaded, !state.subscriptionsLoading else { return checks }
         state.subscriptionsLoading = true
-        return [.loadSubscriptions(state.connection.database)]
+        return checks + [.loadSubscriptions(state.connection.database)]
     }
 
     static func closeCommit(_ state: inout BrowserState) {
@@ -50,11 +52,12 @@ extension Browser {
         case .preview:
             lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count + plan.zoneRequests.count, "request")); nothing is sent until you confirm:", .plain))
             if let firing = firingLine(state) { lines.append(firing) }
+            lines += changeLines(state)
         case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
         case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
         case .done, .conflicts: lines.append(("The requests that were sent:", .plain))
         }
-        lines += plan.notes.map { ("NOTE: " + $0, .note) }
+        lines += (plan.notes + plan.uploadNotes).map { ("NOTE: " + $0, .note) }
         lines.append(("", .plain))
         let c = state.connection
         for request in plan.zoneRequests {
@@ -71,7 +74,7 @@ extension Browser {
             if !c.server.isAppleDefault { summary += " · to \(c.server.displayName)" }
             lines.append((summary, .emphasis))
             lines.append(("POST \(path)", .emphasis))
-            lines += Format.copyJSON(request.body.json).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
+            lines += Format.copyJSON(Format.hidingSecrets(request.body.json)).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
             lines.append(("", .plain))
         }
         return lines
@@ -275,6 +278,8 @@ extension Browser {
 
     static func commitFinished(_ outcomes: [CommitOutcome], _ state: inout BrowserState, zoneReports: [CommitReport] = []) -> [BrowserEffect] {
         var commit = state.commit ?? CommitSession(plan: CommitPlan(requests: outcomes.map(\.request), notes: []))
+        // The requests as sent (uploaded files' receipts in place of their file: URLs), for the result.
+        if outcomes.map(\.request.zone) == commit.plan.requests.map(\.zone) { commit.plan.requests = outcomes.map(\.request) }
         var report: [CommitReport] = zoneReports
         var conflicts: [Conflict] = []
         var innocent: [RecordKey] = []

@@ -268,7 +268,7 @@ extension Browser {
             state.message = "edit cancelled: nothing staged"
             return []
         case .enter:
-            switch FieldInput.parse(editor.string, as: editor.type) {
+            switch FieldInput.parse(editor.string, as: editor.type, original: editor.original) {
             case .failure(let error):
                 editor.error = error.description
                 state.editor = editor
@@ -297,6 +297,7 @@ extension Browser {
                 case .replace(let i)?, .insert(let i)?: select(field: editor.field, element: i, &state)
                 case nil: settleDetail(&state)
                 }
+                return ChangeWords.checkTargets(&state)
             }
             return []
         default:
@@ -336,6 +337,7 @@ extension Browser {
             let count = state.staged.operation(for: update.key)?.changes.count ?? 0
             state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(edit.record.recordName)'"
                 : "staged \(count) field change\(count == 1 ? "" : "s") to '\(edit.record.recordName)' · \(state.staged.operations.count) staged (b batch, c commit)"
+            return ChangeWords.checkTargets(&state)
         } catch {
             // The editor opens again with the error on top; the user's text is kept as it was.
             var again = edit
