@@ -109,6 +109,8 @@ public struct EffectRunner: Sendable {
             return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)]
         case .rememberColumns, .storeRecords:
             return []
+        case .findReferrers(let keys):
+            return [.referrersFound(Dictionary(uniqueKeysWithValues: keys.map { ($0, DeleteImpact(referrers: [])) }))]
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), nil)]
         case .loadChanges(let key, let token, let generation):
@@ -189,6 +191,10 @@ public struct EffectRunner: Sendable {
             return []
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache.record(key, name: name))]
+        case .findReferrers(let keys):
+            var impacts: [RecordKey: DeleteImpact] = [:]
+            for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
+            return [.referrersFound(impacts)]
         case .storeRecords(let key, let records, let generation):
             do {
                 let state = try cache.store(key, records: records)

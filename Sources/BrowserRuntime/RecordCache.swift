@@ -73,6 +73,52 @@ public final class RecordCache: Sendable {
         try migrator.migrate(pool)
     }
 
+    /// The cached records (of any list of the zone) that refer to `key`, and, following DELETE_SELF,
+    /// to the records its deletion deletes: at most `limit` records followed.
+    public func deleteImpact(of key: RecordKey, limit: Int = 10_000) throws -> DeleteImpact {
+        let prefix = key.zone.description + "\u{1F}"
+        return try pool.read { db in
+            var referrers: [Referrer] = []
+            var seen: Set<String> = [key.recordName]
+            var level = [key.recordName]
+            var truncated: Int?
+            // Level by level (the records one step further down the cascade), 200 names a query: a
+            // candidate holds one of the names as JSON has them (quoted), then its fields are checked.
+            while !level.isEmpty && truncated == nil {
+                var next: [String] = []
+                for start in stride(from: 0, to: level.count, by: 200) {
+                    let targets = Set(level[start..<min(level.count, start + 200)])
+                    let needles = targets.sorted().map { JSON.string($0).text }
+                    let test = Array(repeating: "instr(json, ?) > 0", count: needles.count).joined(separator: " OR ")
+                    let rows = try Row.fetchCursor(
+                        db, sql: "SELECT name, type, json FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0 AND json IS NOT NULL AND (\(test))",
+                        arguments: StatementArguments([prefix.utf8.count, prefix] as [any DatabaseValueConvertible] + needles))
+                    var read: Set<String> = []
+                    while let row = try rows.next() {
+                        let name: String = row["name"]
+                        // A record is in every list of the zone that holds it: read once.
+                        guard read.insert(name).inserted, let data: Data = row["json"], let record = try? CloudKitWeb.Record.decode(from: data) else { continue }
+                        for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
+                            let references: [Reference]
+                            switch value {
+                            case .reference(let r): references = [r]
+                            case .referenceList(let rs): references = rs
+                            default: continue
+                            }
+                            for r in references where targets.contains(r.recordName) && (r.zoneID == nil || r.zoneID?.zoneName == key.zone.zoneName) {
+                                referrers.append(Referrer(key: RecordKey(zone: key.zone, recordName: name), recordType: record.recordType, field: field, action: r.action, target: r.recordName))
+                                guard r.action == .deleteSelf, seen.insert(name).inserted else { continue }
+                                if seen.count > limit { truncated = limit } else { next.append(name) }
+                            }
+                        }
+                    }
+                }
+                level = next
+            }
+            return DeleteImpact(referrers: referrers, truncatedAt: truncated)
+        }
+    }
+
     /// The account's `:` lines, oldest first (at most `limit`, the newest).
     public func commandHistory(limit: Int = 200) throws -> [String] {
         try pool.read { db in

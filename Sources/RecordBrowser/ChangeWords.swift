@@ -245,6 +245,9 @@ extension Browser {
             if op.kind == .update {
                 for d in op.diff { lines += ChangeWords.lines(d).map { ("    " + $0, .plain) } }
             }
+            for line in state.known.impacts[op.key]?.lines(deleting: op.recordName) ?? [] {
+                lines.append(("    " + (line.bad ? "✗ " : "") + line.text, line.bad ? .bad : .dim))
+            }
             lines += ChangeWords.targetWarnings(state, for: op).map { ("    ✗ " + $0.text, $0.bad ? .bad : .note) }
         }
         if ops.count > 50 { lines.append(("  … and \(Format.plural(ops.count - 50, "more operation")) (b shows them all)", .dim)) }

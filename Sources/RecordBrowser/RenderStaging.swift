@@ -44,6 +44,7 @@ extension Browser {
             add(i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged)
             if op.kind == .delete {
                 add(i, "    the record and its \(op.baseFields.count) field\(op.baseFields.count == 1 ? "" : "s") are deleted", Theme.dim)
+                for line in state.known.impacts[op.key]?.lines(deleting: op.recordName) ?? [] { add(i, "    " + (line.bad ? "✗ " : "") + line.text, line.bad ? Theme.error : Theme.dim) }
             } else {
                 // Lists element by element, references as target (ACTION), assets as the file uploaded.
                 for d in op.diff {

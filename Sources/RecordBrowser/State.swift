@@ -429,6 +429,8 @@ public struct Knowledge: Sendable {
     public var readOnlyReason: String?
     /// Records staged `VALIDATE` references name: whether they exist (looked up when staged).
     public var targets: [RecordKey: TargetCheck] = [:]
+    /// What staged deletes do to the cached records that refer to them (looked for when staged).
+    public var impacts: [RecordKey: DeleteImpact] = [:]
     public init() {}
 }
 

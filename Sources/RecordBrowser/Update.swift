@@ -317,8 +317,7 @@ public enum Browser {
             state.message = text
             return []
         case .recordToDelete(let key, let record):
-            if writable(&state) { recordToDelete(key, record, &state) }
-            return []
+            return writable(&state) ? recordToDelete(key, record, &state) : []
         case .jsonEdited(let edit, let edited, let status):
             return jsonEdited(edit, edited: edited, status: status, &state)
         case .commitFinished(let outcomes, let zones):
@@ -368,6 +367,9 @@ public enum Browser {
             return []
         case .targetsChecked(let found, let failure):
             targetsChecked(found, failure: failure, &state)
+            return []
+        case .referrersFound(let impacts):
+            referrersFound(impacts, &state)
             return []
         case .historyRestored(let lines):
             // Lines run before the history arrived stay the newest.

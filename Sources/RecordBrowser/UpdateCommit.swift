@@ -27,7 +27,7 @@ extension Browser {
             return []
         }
         // VALIDATE targets not yet known (e.g. staged in an earlier session) are looked up now.
-        let checks = ChangeWords.checkTargets(&state)
+        let checks = stagedLookups(&state)
         // What the commit fires is shown in the preview: the database's subscriptions are needed.
         guard !state.known.subscriptions.loaded, !state.subscriptionsLoading else { return checks }
         state.subscriptionsLoading = true
