@@ -90,9 +90,11 @@ public final class RecordCache: Sendable {
                     let targets = Set(level[start..<min(level.count, start + 200)])
                     let needles = targets.sorted().map { JSON.string($0).text }
                     let test = Array(repeating: "instr(json, ?) > 0", count: needles.count).joined(separator: " OR ")
+                    var arguments: [(any DatabaseValueConvertible)?] = [prefix.unicodeScalars.count, prefix]  // SQLite counts code points
+                    for needle in needles { arguments.append(needle) }
                     let rows = try Row.fetchCursor(
                         db, sql: "SELECT name, type, json FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0 AND json IS NOT NULL AND (\(test))",
-                        arguments: StatementArguments([prefix.utf8.count, prefix] as [any DatabaseValueConvertible] + needles))
+                        arguments: StatementArguments(arguments))
                     var read: Set<String> = []
                     while let row = try rows.next() {
                         let name: String = row["name"]

@@ -243,12 +243,14 @@ extension Browser {
             let verb = op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")
             lines.append(("  \(verb) \(state.zoneName(op.zone)) › \(op.recordName)" + (op.recordType.map { " (\($0))" } ?? ""), op.kind == .delete ? .bad : .plain))
             if op.kind == .update {
-                for d in op.diff { lines += ChangeWords.lines(d).map { ("    " + $0, .plain) } }
+                for d in op.diff {
+                    for line in ChangeWords.lines(d) { lines.append(("    " + line, Tone.plain)) }
+                }
             }
             for line in state.known.impacts[op.key]?.lines(deleting: op.recordName) ?? [] {
-                lines.append(("    " + (line.bad ? "✗ " : "") + line.text, line.bad ? .bad : .dim))
+                lines.append(("    " + (line.bad ? "✗ " : "") + line.text, line.bad ? Tone.bad : Tone.dim))
             }
-            lines += ChangeWords.targetWarnings(state, for: op).map { ("    ✗ " + $0.text, $0.bad ? .bad : .note) }
+            for warning in ChangeWords.targetWarnings(state, for: op) { lines.append(("    ✗ " + warning.text, warning.bad ? Tone.bad : Tone.note)) }
         }
         if ops.count > 50 { lines.append(("  … and \(Format.plural(ops.count - 50, "more operation")) (b shows them all)", .dim)) }
         return lines

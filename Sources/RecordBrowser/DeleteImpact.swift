@@ -93,8 +93,8 @@ extension Browser {
     static func referrersFound(_ impacts: [RecordKey: DeleteImpact], _ state: inout BrowserState) {
         for (key, impact) in impacts { state.known.impacts[key] = impact }
         // What a delete just staged does is said at once.
-        if let (key, impact) = impacts.first(where: { !$0.value.cascade.isEmpty || !$0.value.blocking.isEmpty }), state.staged.operation(for: key)?.kind == .delete {
-            state.message = impact.lines(deleting: key.recordName).first?.text
+        if let found = impacts.first(where: { !$0.value.cascade.isEmpty || !$0.value.blocking.isEmpty }), state.staged.operation(for: found.key)?.kind == .delete {
+            state.message = found.value.lines(deleting: found.key.recordName).first?.text
         }
     }
 }

@@ -234,7 +234,7 @@ public struct InputLine: Sendable, Hashable {
     public var refused = false
     /// ↑/↓ on a `:` line: the history entry shown, and the line as typed before the first ↑.
     public var recall: (index: Int, draft: String)? {
-        get { recallIndex.map { ($0, recallDraft) } }
+        get { recallIndex.map { (index: $0, draft: recallDraft) } }
         set {
             recallIndex = newValue?.index
             recallDraft = newValue?.draft ?? ""

@@ -397,7 +397,7 @@ public enum Browser {
         let matching = history.indices.filter { history[$0].hasPrefix(draft) && history[$0] != draft }
         let current = input.recall?.index
         func show(_ index: Int?) {
-            input.recall = index.map { ($0, draft) }
+            input.recall = index.map { (index: $0, draft: draft) }
             input.characters = Array(index.map { history[$0] } ?? draft)
             input.cursor = input.characters.count
             input.hint = nil

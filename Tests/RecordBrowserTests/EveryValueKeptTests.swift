@@ -221,3 +221,23 @@ import Testing
 extension Result where Failure == FieldInputError {
     var failureText: String? { if case .failure(let e) = self { return e.description } else { return nil } }
 }
+
+@Suite(.serialized) struct DeleteImpactViewTests {
+    @Test func aStagedDeleteSaysWhatItTakesWithIt() throws {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.keys(.char("d"))
+        let key = h.state.staged.operations[0].key
+        #expect(h.effects == [.findReferrers([key])])
+        let works = (0..<170).map { Referrer(key: RecordKey(zone: key.zone, recordName: "work-\($0)"), recordType: "Artwork", field: "artist", action: .deleteSelf, target: "artwork-7") }
+        let show = Referrer(key: RecordKey(zone: key.zone, recordName: "show-1"), recordType: "Exhibition", field: "works", action: .noAction, target: "work-3")
+        h.send(.referrersFound([key: DeleteImpact(referrers: works + [show])]))
+        #expect(h.state.message == "deleting artwork-7 also deletes 170 records: 170 Artwork (artist → DELETE_SELF)")
+        h.keys(.char("b"))
+        #expect(h.screen.snapshot.contains("✗ deleting artwork-7 also deletes 170 records: 170 Artwork (artist → DELETE_SELF)"))
+        #expect(h.screen.snapshot.contains("1 record will refer to nothing: 1 Exhibition (works → NONE)"))
+        h.keys(.char("c"))
+        #expect(Browser.previewText(h.state).contains("    ✗ deleting artwork-7 also deletes 170 records: 170 Artwork (artist → DELETE_SELF)"))
+        #expect(!h.effects.contains(.findReferrers([key])), "looked for once")
+    }
+}
