@@ -5,7 +5,8 @@
 # the record edits; the commit screen's g, G and ?; a conflict prompt's ?, Esc asking before
 # resolutions are dropped, and m / t; a LOCATION edit that keeps altitude and time (read back with
 # ckbrowse get --json), a VALIDATE reference to nothing flagged before commit, the batch showing an
-# added list element; a two-filter sorted :query written with Tab, recalled with ↑. The server's
+# added list element; a two-filter sorted :query written with Tab, recalled with ↑; d on an artist
+# saying what its DELETE_SELF cascade takes with it. The server's
 # state is checked with curl after each commit.
 # Waits on screen conditions; prints "N passed, M failed".
 set -uo pipefail
@@ -215,6 +216,18 @@ PY
     keys Escape :
     keys Up
     check "$size: ↑ recalls the query line" "query Artwork year GREATER_THAN 1850 and year LESS_THAN 1860 sort year desc"
+    keys Escape
+
+    # 9. Delete impact: d on an artist says what the cascade takes with it (from the cached artworks).
+    open_zone Gallery
+    open_record "$A"
+    keys d
+    check "$size: d says what the delete takes with it" "also deletes"
+    keys b
+    check "$size: the batch shows the cascade" "✗ deleting $A also deletes"
+    check "$size: grouped by type, field and action" "Artwork (artist → DELETE_SELF)"
+    keys u
+    check "$size: unstaged" "unstaged '$A'"
     keys Escape
     keys q
 done
