@@ -165,7 +165,7 @@ public enum FieldInput {
             default:
                 let action = ReferenceAction(rawValue: word.uppercased())
                 guard !sawAction, [ReferenceAction.noAction, .deleteSelf, .validate].contains(action) else {
-                    throw FieldInputError(sawAction ? referenceUsage : "unknown reference action '\(word)'; use NONE, DELETE_SELF or VALIDATE")
+                    throw FieldInputError(sawAction ? referenceUsage : "unknown reference action '\(word)': \(referenceUsage)")
                 }
                 sawAction = true
                 reference.action = action
