@@ -52,12 +52,12 @@ extension Browser {
         case .preview:
             lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(plan.requests.count + plan.zoneRequests.count, "request")); nothing is sent until you confirm:", .plain))
             if let firing = firingLine(state) { lines.append(firing) }
-            lines += changeLines(state)
         case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
         case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
         case .done, .conflicts: lines.append(("The requests that were sent:", .plain))
         }
         lines += (plan.notes + plan.uploadNotes).map { ("NOTE: " + $0, .note) }
+        if commit.phase == .preview { lines += changeLines(state) }
         lines.append(("", .plain))
         let c = state.connection
         for request in plan.zoneRequests {

@@ -225,7 +225,7 @@ PY
     check "$size: d says what the delete takes with it" "also deletes"
     keys b
     check "$size: the batch shows the cascade" "✗ deleting $A also deletes"
-    check "$size: grouped by type, field and action" "Artwork (artist → DELETE_SELF)"
+    check "$size: grouped by type, field and action" "Artwork (artist →"
     keys u
     check "$size: unstaged" "unstaged '$A'"
     keys Escape
