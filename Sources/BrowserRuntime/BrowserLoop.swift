@@ -36,9 +36,18 @@ public struct BrowserLoop: Sendable {
     public mutating func apply(_ event: BrowserEvent) -> [BrowserEffect] {
         state.now = Int64(Date().timeIntervalSince1970 * 1000)
         let before = state.staged
+        let history = state.session.commandHistory.last
         let effects = Browser.update(&state, event)
         persist(settled: effects.contains(.commitSettled), before: before)
+        // A `:` line run is kept for the account (best effort: a cache that cannot be written loses only ↑).
+        if let line = state.session.commandHistory.last, line != history { try? runner.cache?.rememberCommand(line) }
         return effects.filter { $0 != .commitSettled }
+    }
+
+    /// The account's `:` history from the cache.
+    public mutating func restoreHistory() -> [BrowserEffect] {
+        guard let lines = try? runner.cache?.commandHistory(), !lines.isEmpty else { return [] }
+        return apply(.historyRestored(lines))
     }
 
     /// Staged ops from the last session, and a commit that was in flight when it ended. A damaged
@@ -137,6 +146,7 @@ public final class LiveLoop {
 
     /// Restores the last session's staged ops and in-flight commit (`BrowserLoop.restoreJournal`).
     public func restoreJournal() { run(loop.restoreJournal()) }
+    public func restoreHistory() { run(loop.restoreHistory()) }
 
     /// Runs each effect through the runner as a task; its events go to `onEvent`.
     public func run(_ effects: [BrowserEffect]) {

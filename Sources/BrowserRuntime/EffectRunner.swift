@@ -109,6 +109,8 @@ public struct EffectRunner: Sendable {
             return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0)]
         case .rememberColumns, .storeRecords:
             return []
+        case .findReferrers(let keys):
+            return [.referrersFound(Dictionary(uniqueKeysWithValues: keys.map { ($0, DeleteImpact(referrers: [])) }))]
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), nil)]
         case .loadChanges(let key, let token, let generation):
@@ -163,6 +165,8 @@ public struct EffectRunner: Sendable {
             return [await verify(requests)]
         case .checkAssetFile(let key, let field, let path):
             return [checkAssetFile(key, field: field, path: path)]
+        case .checkTargets(let keys):
+            return [await checkTargets(keys)]
         case .listPaths(let typed):
             return [listPaths(typed)]
         case .copy, .copyRecord, .quit, .editJSON, .startNotifications, .removeLegacyJournal, .downloadAsset, .commitSettled:
@@ -189,6 +193,10 @@ public struct EffectRunner: Sendable {
             return []
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache.record(key, name: name))]
+        case .findReferrers(let keys):
+            var impacts: [RecordKey: DeleteImpact] = [:]
+            for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
+            return [.referrersFound(impacts)]
         case .storeRecords(let key, let records, let generation):
             do {
                 let state = try cache.store(key, records: records)
@@ -331,6 +339,30 @@ public struct EffectRunner: Sendable {
             let reason = "not applied: the answer was lost, and zones/lookup shows the zone \(exists ? "still exists" : "does not exist")"
             return .failure(ZoneError(zoneID: op.zone.zoneID, info: ServerErrorInfo(serverErrorCode: op.kind == .create ? .zoneNotFound : .exists, reason: reason)))
         }
+    }
+
+    /// Whether records exist, by records/lookup per zone: NOT_FOUND is "missing", a record (or any
+    /// other answer for it) "exists" only when it is a record.
+    func checkTargets(_ keys: [RecordKey]) async -> BrowserEvent {
+        var found: [RecordKey: Bool] = [:]
+        var zones: [ZoneKey] = []
+        for key in keys where !zones.contains(key.zone) { zones.append(key.zone) }
+        do {
+            for zone in zones {
+                let names = keys.filter { $0.zone == zone }.map(\.recordName)
+                let results = try await client.database(zone.database).lookupRecords(LookupRecordsRequest(recordNames: names, zoneID: zone.zoneID))
+                for name in names {
+                    switch results.first(where: { $0.recordName == name }) {
+                    case .record?: found[RecordKey(zone: zone, recordName: name)] = true
+                    case .failure(let error)? where error.serverErrorCode == .notFound: found[RecordKey(zone: zone, recordName: name)] = false
+                    case .deleted?: found[RecordKey(zone: zone, recordName: name)] = false
+                    default: break
+                    }
+                }
+            }
+        } catch { return .targetsChecked(found, failure: BrowserFailure(error)) }
+        let unanswered = keys.filter { found[$0] == nil }
+        return .targetsChecked(found, failure: unanswered.isEmpty ? nil : BrowserFailure(message: "records/lookup did not say"))
     }
 
     /// Looks up the records of requests whose answer was lost and judges each operation.

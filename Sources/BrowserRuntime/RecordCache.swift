@@ -66,7 +66,75 @@ public final class RecordCache: Sendable {
             try db.execute(sql: "ALTER TABLE list ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "UPDATE list SET deleted = (SELECT COUNT(*) FROM record WHERE record.key = list.key AND record.deleted = 1)")
         }
+        migrator.registerMigration("v6-command-history") { db in
+            // The `:` lines run on this account (the file is the account's), for ↑/↓.
+            try db.execute(sql: "CREATE TABLE command_history (id INTEGER PRIMARY KEY AUTOINCREMENT, line TEXT NOT NULL UNIQUE)")
+        }
         try migrator.migrate(pool)
+    }
+
+    /// The cached records (of any list of the zone) that refer to `key`, and, following DELETE_SELF,
+    /// to the records its deletion deletes: at most `limit` records followed.
+    public func deleteImpact(of key: RecordKey, limit: Int = 10_000) throws -> DeleteImpact {
+        let prefix = key.zone.description + "\u{1F}"
+        return try pool.read { db in
+            var referrers: [Referrer] = []
+            var seen: Set<String> = [key.recordName]
+            var level = [key.recordName]
+            var truncated: Int?
+            // Level by level (the records one step further down the cascade), 200 names a query: a
+            // candidate holds one of the names as JSON has them (quoted), then its fields are checked.
+            while !level.isEmpty && truncated == nil {
+                var next: [String] = []
+                for start in stride(from: 0, to: level.count, by: 200) {
+                    let targets = Set(level[start..<min(level.count, start + 200)])
+                    let needles = targets.sorted().map { JSON.string($0).text }
+                    let test = Array(repeating: "instr(json, ?) > 0", count: needles.count).joined(separator: " OR ")
+                    var arguments: [(any DatabaseValueConvertible)?] = [prefix.unicodeScalars.count, prefix]  // SQLite counts code points
+                    for needle in needles { arguments.append(needle) }
+                    let rows = try Row.fetchCursor(
+                        db, sql: "SELECT name, type, json FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0 AND json IS NOT NULL AND (\(test))",
+                        arguments: StatementArguments(arguments))
+                    var read: Set<String> = []
+                    while let row = try rows.next() {
+                        let name: String = row["name"]
+                        // A record is in every list of the zone that holds it: read once.
+                        guard read.insert(name).inserted, let data: Data = row["json"], let record = try? CloudKitWeb.Record.decode(from: data) else { continue }
+                        for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
+                            let references: [Reference]
+                            switch value {
+                            case .reference(let r): references = [r]
+                            case .referenceList(let rs): references = rs
+                            default: continue
+                            }
+                            for r in references where targets.contains(r.recordName) && (r.zoneID == nil || r.zoneID?.zoneName == key.zone.zoneName) {
+                                referrers.append(Referrer(key: RecordKey(zone: key.zone, recordName: name), recordType: record.recordType, field: field, action: r.action, target: r.recordName))
+                                guard r.action == .deleteSelf, seen.insert(name).inserted else { continue }
+                                if seen.count > limit { truncated = limit } else { next.append(name) }
+                            }
+                        }
+                    }
+                }
+                level = next
+            }
+            return DeleteImpact(referrers: referrers, truncatedAt: truncated)
+        }
+    }
+
+    /// The account's `:` lines, oldest first (at most `limit`, the newest).
+    public func commandHistory(limit: Int = 200) throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT line FROM (SELECT id, line FROM command_history ORDER BY id DESC LIMIT ?) ORDER BY id", arguments: [limit])
+        }
+    }
+
+    /// Adds a `:` line as the newest (an earlier copy goes), keeping the newest `limit`.
+    public func rememberCommand(_ line: String, limit: Int = 200) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM command_history WHERE line = ?", arguments: [line])
+            try db.execute(sql: "INSERT INTO command_history (line) VALUES (?)", arguments: [line])
+            try db.execute(sql: "DELETE FROM command_history WHERE id NOT IN (SELECT id FROM command_history ORDER BY id DESC LIMIT ?)", arguments: [limit])
+        }
     }
 
     /// What `/` matches in a record besides its name and type: its field values as the browser shows

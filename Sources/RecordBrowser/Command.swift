@@ -77,52 +77,116 @@ extension Browser {
         return effects
     }
 
-    /// `TYPE [FIELD COMPARATOR VALUE]...` → a query. Values: integers as INT64, other numbers as
-    /// DOUBLE, `a,b,c` as a list for IN/NOT_IN/LIST_CONTAINS_*, anything else as STRING.
+    /// `TYPE [FIELD COMPARATOR VALUE [and FIELD COMPARATOR VALUE]...] [sort FIELD [asc|desc] [, FIELD …]]`
+    /// → a query. Values: integers as INT64, other numbers as DOUBLE, `a,b,c` as a list for
+    /// IN/NOT_IN/LIST_CONTAINS_*, `"…"` as a STRING whatever it holds (`and` and `sort` included),
+    /// anything else as STRING. Filters may also follow each other without `and`.
     public static func parseQuery(_ words: [String]) throws -> Query {
-        guard let type = words.first else { throw BrowserFailure(message: "usage: :query TYPE [FIELD COMPARATOR VALUE]") }
+        let usage = "usage: :query TYPE [FIELD COMPARATOR VALUE [and FIELD COMPARATOR VALUE]…] [sort FIELD [asc|desc]]"
+        let tokens = QueryTokens.split(words.joined(separator: " "))
+        guard let type = tokens.first, !type.quoted else { throw BrowserFailure(message: usage) }
         var filters: [Filter] = []
-        var rest = words.dropFirst()
-        while !rest.isEmpty {
-            guard rest.count >= 3 else { throw BrowserFailure(message: "a filter is FIELD COMPARATOR VALUE") }
-            let field = rest.removeFirst()
-            let comparator = Comparator(rawValue: rest.removeFirst().uppercased())
-            guard Comparator.all.contains(comparator) else {
-                throw BrowserFailure(message: "unknown comparator '\(comparator.rawValue)'; valid: \(Comparator.all.map(\.rawValue).joined(separator: ", "))")
-            }
-            var valueWords: [String] = []
-            while let next = rest.first, !(rest.count >= 3 && Comparator.all.contains(Comparator(rawValue: rest.dropFirst().first!.uppercased())) && !valueWords.isEmpty) {
-                valueWords.append(next)
+        var sorts: [SortDescriptor] = []
+        var rest = tokens.dropFirst()
+        func isKeyword(_ token: QueryTokens.Token?, _ word: String) -> Bool { token.map { !$0.quoted && $0.text.lowercased() == word } ?? false }
+        func isComparator(_ token: QueryTokens.Token?) -> Bool { token.map { !$0.quoted && Comparator.all.contains(Comparator(rawValue: $0.text.uppercased())) } ?? false }
+        while let first = rest.first, !isKeyword(first, "sort") {
+            if isKeyword(first, "and") {
+                guard !filters.isEmpty else { throw BrowserFailure(message: "'and' joins two filters: \(usage)") }
                 rest.removeFirst()
-                if rest.count < 3 { continue }
             }
-            let valueText = valueWords.joined(separator: " ")
-            let value: FieldValue
-            if comparator.takesListValue {
-                let items = valueText.split(separator: ",").map { String($0).trimmingWhitespace() }
-                if items.allSatisfy({ Int64($0) != nil }) { value = .int64List(items.compactMap { Int64($0) }) } else { value = .stringList(items) }
-            } else if let i = Int64(valueText) {
-                value = .int64(i)
-            } else if let d = Double(valueText), valueText.contains(".") {
-                value = .double(d)
-            } else {
-                value = .string(valueText)
+            guard rest.count >= 3, !isKeyword(rest.first, "sort") else { throw BrowserFailure(message: "a filter is FIELD COMPARATOR VALUE") }
+            let field = rest.removeFirst().text
+            let comparatorWord = rest.removeFirst().text
+            let comparator = Comparator(rawValue: comparatorWord.uppercased())
+            guard Comparator.all.contains(comparator) else {
+                throw BrowserFailure(message: "unknown comparator '\(comparatorWord)'; valid: \(Comparator.all.map(\.rawValue).joined(separator: ", "))")
             }
-            if let system = SystemFieldName.all.first(where: { $0.rawValue == field }) {
-                let systemValue: FieldValue
-                switch value {
-                case .string(let s) where [.recordName, .createdUserRecordName, .modifiedUserRecordName, .parent, .share].contains(system):
-                    systemValue = .reference(Reference(recordName: s, action: nil))
-                case .int64(let i) where system == .createdTimestamp || system == .modifiedTimestamp:
-                    systemValue = .timestamp(i)
-                default: systemValue = value
+            var valueTokens: [QueryTokens.Token] = []
+            // The value runs to `and`, `sort`, or (the older form) the next FIELD COMPARATOR.
+            while let next = rest.first {
+                if !valueTokens.isEmpty && (isKeyword(next, "and") || isKeyword(next, "sort")) { break }
+                if !valueTokens.isEmpty && rest.count >= 3 && isComparator(rest.dropFirst().first) { break }
+                valueTokens.append(next)
+                rest.removeFirst()
+            }
+            guard !valueTokens.isEmpty else { throw BrowserFailure(message: "\(field) \(comparator.rawValue) needs a value") }
+            filters.append(filter(field, comparator, valueTokens))
+        }
+        if isKeyword(rest.first, "sort") {
+            rest.removeFirst()
+            let clauses = rest.map(\.text).joined(separator: " ").split(separator: ",").map { $0.split(separator: " ").map(String.init) }
+            for clause in clauses {
+                guard let field = clause.first, clause.count <= 2, FieldNames.isValid(field) || SystemFieldName.all.contains(where: { $0.rawValue == field }) else {
+                    throw BrowserFailure(message: "sort FIELD [asc|desc]: \(usage)")
                 }
-                filters.append(Filter(system: system, comparator, systemValue))
+                let direction = clause.count == 2 ? clause[1].lowercased() : "asc"
+                guard ["asc", "desc", "ascending", "descending"].contains(direction) else { throw BrowserFailure(message: "sort FIELD asc or sort FIELD desc, not '\(clause[1])'") }
+                if let system = SystemFieldName.all.first(where: { $0.rawValue == field }) {
+                    sorts.append(SortDescriptor(system: system, ascending: !direction.hasPrefix("desc")))
+                } else {
+                    sorts.append(SortDescriptor(field, ascending: !direction.hasPrefix("desc")))
+                }
+            }
+            guard !sorts.isEmpty else { throw BrowserFailure(message: "sort needs a field: \(usage)") }
+        }
+        return Query(recordType: type.text, filterBy: filters.isEmpty ? nil : filters, sortBy: sorts.isEmpty ? nil : sorts)
+    }
+
+    static func filter(_ field: String, _ comparator: Comparator, _ tokens: [QueryTokens.Token]) -> Filter {
+        let valueText = tokens.map(\.text).joined(separator: " ")
+        let quoted = tokens.count == 1 && tokens[0].quoted
+        let value: FieldValue
+        if comparator.takesListValue {
+            let items = valueText.split(separator: ",").map { String($0).trimmingWhitespace() }
+            if !quoted, items.allSatisfy({ Int64($0) != nil }) { value = .int64List(items.compactMap { Int64($0) }) } else { value = .stringList(items) }
+        } else if !quoted, let i = Int64(valueText) {
+            value = .int64(i)
+        } else if !quoted, let d = Double(valueText), valueText.contains(".") {
+            value = .double(d)
+        } else {
+            value = .string(valueText)
+        }
+        guard let system = SystemFieldName.all.first(where: { $0.rawValue == field }) else { return Filter(field, comparator, value) }
+        let systemValue: FieldValue
+        switch value {
+        case .string(let s) where [.recordName, .createdUserRecordName, .modifiedUserRecordName, .parent, .share].contains(system):
+            systemValue = .reference(Reference(recordName: s, action: nil))
+        case .int64(let i) where system == .createdTimestamp || system == .modifiedTimestamp:
+            systemValue = .timestamp(i)
+        default: systemValue = value
+        }
+        return Filter(system: system, comparator, systemValue)
+    }
+}
+
+/// The words of a `:query`: split at spaces, except inside double quotes (`"Tom and Jerry"` is one
+/// quoted word; `\"` is a quote inside one).
+enum QueryTokens {
+    struct Token: Hashable {
+        var text: String
+        var quoted: Bool
+    }
+
+    static func split(_ text: String) -> [Token] {
+        var tokens: [Token] = []
+        var current = "", quoted = false, inQuotes = false, escaped = false
+        for c in text {
+            if inQuotes {
+                if escaped { current.append(c); escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inQuotes = false } else { current.append(c) }
+            } else if c == "\"" && current.isEmpty {
+                inQuotes = true
+                quoted = true
+            } else if c == " " {
+                if !current.isEmpty || quoted { tokens.append(Token(text: current, quoted: quoted)) }
+                current = ""
+                quoted = false
             } else {
-                filters.append(Filter(field, comparator, value))
+                current.append(c)
             }
         }
-        return Query(recordType: type, filterBy: filters.isEmpty ? nil : filters)
+        if !current.isEmpty || quoted { tokens.append(Token(text: current, quoted: quoted)) }
+        return tokens
     }
 }
 

@@ -43,7 +43,7 @@ public struct CommitSession: Sendable {
         public var current: Conflict? { conflicts.indices.contains(selection) ? conflicts[selection] : nil }
     }
 
-    public let plan: CommitPlan
+    public private(set) var plan: CommitPlan
     private var stage: Stage = .preview(typed: "")
     public var scroll = 0
     /// The outcome, once known: typed entries, worded and coloured by the renderer.
@@ -101,6 +101,13 @@ public struct CommitSession: Sendable {
         stage = .sending
         outcome = []
         return [.commit(plan)]
+    }
+
+    /// The requests as the runtime sent them (uploaded files' receipts in place of their file: URLs),
+    /// shown in the result; only while sending, and only requests of the same zones.
+    public mutating func sent(_ requests: [CommitPlan.Request]) {
+        guard case .sending = stage, requests.map(\.zone) == plan.requests.map(\.zone) else { return }
+        plan.requests = requests
     }
 
     /// The answer came back: its reports, then the conflict prompt (the server's versions of the

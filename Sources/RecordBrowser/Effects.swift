@@ -62,6 +62,10 @@ public enum BrowserEffect: Sendable, Hashable {
     case commitSettled
     /// Download an asset to a local file, reporting progress.
     case downloadAsset(AssetDownload)
+    /// Find out whether records exist (targets of staged `VALIDATE` references): records/lookup.
+    case checkTargets([RecordKey])
+    /// The cached records that refer to records staged for deletion (the DELETE_SELF cascade followed).
+    case findReferrers([RecordKey])
 }
 
 /// An asset to download: where to, and how the messages name it.
@@ -143,6 +147,12 @@ public enum BrowserEvent: Sendable {
     case assetProgress(label: String, done: Int64, total: Int64?)
     /// A download ended: the bytes written to `path` (absolute), or why not.
     case assetDownloaded(label: String, Result<(path: String, bytes: Int64), BrowserFailure>)
+    /// What deleting each record does to the cached records that refer to it.
+    case referrersFound([RecordKey: DeleteImpact])
+    /// The account's `:` history, read at start (oldest first).
+    case historyRestored([String])
+    /// Which of the looked-up records exist (`failure`: the lookup of the others failed).
+    case targetsChecked([RecordKey: Bool], failure: BrowserFailure?)
 }
 
 /// What writing a page to the cache produced.

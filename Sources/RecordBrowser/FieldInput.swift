@@ -16,18 +16,23 @@ public struct FieldInputError: Error, Sendable, Hashable, CustomStringConvertibl
 /// | DOUBLE | a finite number |
 /// | TIMESTAMP | ISO-8601 (`2024-03-01T12:00:00Z`, `…12:00:00.250+01:00`, `2024-03-01`) or epoch milliseconds |
 /// | BYTES | base64, or hex with a `0x` or `hex:` prefix |
-/// | REFERENCE | `recordName [NONE\|DELETE_SELF\|VALIDATE]` |
-/// | LOCATION | `latitude, longitude [±accuracy]` |
+/// | REFERENCE | `recordName [NONE\|DELETE_SELF\|VALIDATE] [zone ZONE [owner OWNER]]` |
+/// | LOCATION | `latitude, longitude [± accuracy] [alt metres [± accuracy]] [vacc metres] [course degrees] [speed m/s] [at TIME]` |
 /// | *_LIST | a JSON array, or one element per line |
+///
+/// `text(of:)` writes every part a value has, so text left untouched parses back to the same value
+/// (`parse(text(of: v), as: v.type, original: v) == v`): nothing is lost by opening the editor.
 public enum FieldInput {
-    public static func parse(_ text: String, as type: FieldType) -> Result<FieldValue, FieldInputError> {
-        do { return .success(try value(text, type)) } catch let error as FieldInputError { return .failure(error) } catch {
+    /// `original`: the value being edited, for the parts the text form leaves implicit (a reference
+    /// that had no action keeps none; a reference's zone keeps its owner and type).
+    public static func parse(_ text: String, as type: FieldType, original: FieldValue? = nil) -> Result<FieldValue, FieldInputError> {
+        do { return .success(try value(text, type, original: original)) } catch let error as FieldInputError { return .failure(error) } catch {
             return .failure(FieldInputError("\(error)"))
         }
     }
 
-    static func value(_ raw: String, _ type: FieldType) throws -> FieldValue {
-        if type.isList, let elementType = type.elementType { return try list(raw, elementType, type) }
+    static func value(_ raw: String, _ type: FieldType, original: FieldValue? = nil) throws -> FieldValue {
+        if type.isList, let elementType = type.elementType { return try list(raw, elementType, type, original: original) }
         let text = type == .string ? raw : raw.trimmingCharacters(in: .whitespacesAndNewlines)
         switch type {
         case .string: return .string(text)
@@ -47,20 +52,16 @@ public enum FieldInput {
         case .timestamp: return .timestamp(try timestamp(text))
         case .bytes: return .bytes(try bytes(text))
         case .reference:
-            let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
-            guard let name = words.first, words.count <= 2 else { throw FieldInputError("REFERENCE is: recordName [NONE|DELETE_SELF|VALIDATE]") }
-            let action = words.count == 2 ? ReferenceAction(rawValue: words[1].uppercased()) : .noAction
-            guard [ReferenceAction.noAction, .deleteSelf, .validate].contains(action) else {
-                throw FieldInputError("unknown reference action '\(words[1])'; use NONE, DELETE_SELF or VALIDATE")
-            }
-            return .reference(Reference(recordName: name, action: action))
+            if case .reference(let old)? = original { return .reference(try reference(text, original: old)) }
+            return .reference(try reference(text, original: nil))
         case .location: return .location(try location(text))
         case .assetID, .asset: throw FieldInputError("assets are uploaded, not typed: this field cannot be edited here")
         default: throw FieldInputError("fields of type \(type.rawValue) cannot be edited here")
         }
     }
 
-    static func list(_ text: String, _ elementType: FieldType, _ listType: FieldType) throws -> FieldValue {
+    static func list(_ text: String, _ elementType: FieldType, _ listType: FieldType, original: FieldValue? = nil) throws -> FieldValue {
+        let originals = original?.isList == true ? original!.listElements : []
         var items: [String]
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("[") {
@@ -74,7 +75,7 @@ public enum FieldInput {
         }
         var values: [FieldValue] = []
         for (i, item) in items.enumerated() {
-            do { values.append(try value(item, elementType)) } catch let error as FieldInputError {
+            do { values.append(try value(item, elementType, original: originals.indices.contains(i) ? originals[i] : nil)) } catch let error as FieldInputError {
                 throw FieldInputError("element \(i): \(error.description)")
             }
         }
@@ -142,20 +143,116 @@ public enum FieldInput {
         return data
     }
 
-    static func location(_ text: String) throws -> Location {
-        let parts = text.replacingOccurrences(of: "±", with: ",").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2 || parts.count == 3, let lat = Double(parts[0]), let lon = Double(parts[1]) else {
-            throw FieldInputError("LOCATION is: latitude, longitude [± accuracy in metres]")
+    static let referenceUsage = "REFERENCE is: recordName [NONE|DELETE_SELF|VALIDATE] [zone ZONE [owner OWNER]]"
+
+    /// `artist-1 VALIDATE`, `folder-1 DELETE_SELF zone Notes`. No action word: NONE, except that a
+    /// reference which had no action keeps none. A zone named as the original's keeps its owner and type.
+    static func reference(_ text: String, original: Reference?) throws -> Reference {
+        var words = text.split(whereSeparator: \.isWhitespace).map(String.init)[...]
+        guard let name = words.popFirst() else { throw FieldInputError(referenceUsage) }
+        var reference = Reference(recordName: name, action: original != nil && original?.action == nil ? nil : .noAction)
+        var sawAction = false
+        while let word = words.popFirst() {
+            switch word.lowercased() {
+            case "zone":
+                guard let zone = words.popFirst(), reference.zoneID == nil else { throw FieldInputError(referenceUsage) }
+                reference.zoneID = original?.zoneID?.zoneName == zone ? original?.zoneID : ZoneID(zoneName: zone)
+            case "owner":
+                guard let owner = words.popFirst(), reference.zoneID != nil else { throw FieldInputError("owner comes after zone: \(referenceUsage)") }
+                if reference.zoneID?.ownerRecordName != owner {
+                    reference.zoneID = ZoneID(zoneName: reference.zoneID!.zoneName, ownerRecordName: owner, zoneType: original?.zoneID?.zoneType)
+                }
+            default:
+                let action = ReferenceAction(rawValue: word.uppercased())
+                guard !sawAction, [ReferenceAction.noAction, .deleteSelf, .validate].contains(action) else {
+                    throw FieldInputError(sawAction ? referenceUsage : "unknown reference action '\(word)': \(referenceUsage)")
+                }
+                sawAction = true
+                reference.action = action
+            }
         }
+        return reference
+    }
+
+    static let locationUsage = "LOCATION is: latitude, longitude [± metres] [alt metres [± metres]] [course degrees] [speed m/s] [at TIME]"
+
+    /// `48.8619, 2.3376 ± 5.0 alt 35.0 ± 2.0 course 90.0 speed 1.5 at 2024-03-01T11:06:40Z`: every part
+    /// after the coordinates optional (`vacc N` is the vertical accuracy of a location without altitude).
+    static func location(_ text: String) throws -> Location {
+        var tokens = text.replacingOccurrences(of: "+/-", with: "±").replacingOccurrences(of: "±", with: " ± ").replacingOccurrences(of: ",", with: " , ")
+            .split(whereSeparator: \.isWhitespace).map(String.init)[...]
+        func number(_ what: String) throws -> Double {
+            guard let token = tokens.popFirst() else { throw FieldInputError("\(what) is missing: \(locationUsage)") }
+            var digits = Substring(token)
+            for unit in ["m/s", "m", "°"] where digits.hasSuffix(unit) { digits = digits.dropLast(unit.count) }
+            guard let value = Double(digits), value.isFinite else { throw FieldInputError("\(what) must be a number, not '\(token)': \(locationUsage)") }
+            return value
+        }
+        let lat = try number("the latitude")
+        if tokens.first == "," { tokens.removeFirst() }
+        let lon = try number("the longitude")
         guard (-90...90).contains(lat), (-180...180).contains(lon) else { throw FieldInputError("latitude must be within ±90 and longitude within ±180") }
         var location = Location(latitude: lat, longitude: lon)
-        if parts.count == 3 {
-            guard let accuracy = Double(parts[2].replacingOccurrences(of: "m", with: "").trimmingCharacters(in: .whitespaces)), accuracy >= 0 else {
-                throw FieldInputError("the accuracy must be a number of metres")
+        func accuracy(_ what: String) throws -> Double {
+            let value = try number(what)
+            guard value >= 0 else { throw FieldInputError("\(what) is a distance: it cannot be negative") }
+            return value
+        }
+        if tokens.first == "±" || tokens.first == "," {
+            tokens.removeFirst()
+            location.horizontalAccuracy = try accuracy("the accuracy")
+        }
+        var seen: Set<String> = []
+        while let word = tokens.popFirst()?.lowercased() {
+            let part = ["altitude": "alt", "time": "at"][word] ?? word
+            guard seen.insert(part).inserted else { throw FieldInputError("'\(word)' is given twice") }
+            switch part {
+            case "alt":
+                location.altitude = try number("the altitude")
+                if tokens.first == "±" {
+                    tokens.removeFirst()
+                    guard location.verticalAccuracy == nil else { throw FieldInputError("the vertical accuracy is given twice") }
+                    location.verticalAccuracy = try accuracy("the vertical accuracy")
+                }
+            case "vacc":
+                guard location.verticalAccuracy == nil else { throw FieldInputError("the vertical accuracy is given twice") }
+                location.verticalAccuracy = try accuracy("the vertical accuracy")
+            case "course": location.course = try number("the course")
+            case "speed": location.speed = try number("the speed")
+            case "at":
+                guard let time = tokens.popFirst() else { throw FieldInputError("the time is missing after 'at': ISO-8601 or epoch milliseconds") }
+                location.timestamp = try timestamp(time)
+            default: throw FieldInputError("'\(word)' is not part of a location: \(locationUsage)")
             }
-            location.horizontalAccuracy = accuracy
         }
         return location
+    }
+
+    /// The editable text of a location: every part it has.
+    static func text(of l: Location) -> String {
+        var text = "\(l.latitude), \(l.longitude)"
+        if let h = l.horizontalAccuracy { text += " ± \(h)" }
+        if let a = l.altitude {
+            text += " alt \(a)"
+            if let v = l.verticalAccuracy { text += " ± \(v)" }
+        } else if let v = l.verticalAccuracy {
+            text += " vacc \(v)"
+        }
+        if let c = l.course { text += " course \(c)" }
+        if let s = l.speed { text += " speed \(s)" }
+        if let t = l.timestamp { text += " at \(ISO8601Milliseconds.string(t))" }
+        return text
+    }
+
+    /// The editable text of a reference: name, action (none when it has none) and zone when it names one.
+    static func text(of r: Reference) -> String {
+        var text = r.recordName
+        if let action = r.action { text += " " + action.rawValue }
+        if let zone = r.zoneID {
+            text += " zone " + zone.zoneName
+            if let owner = zone.ownerRecordName { text += " owner " + owner }
+        }
+        return text
     }
 
     /// The editable text of a value (the inverse of `parse` for editable types).
@@ -166,12 +263,18 @@ public enum FieldInput {
         case .double(let d): return d.description
         case .timestamp(let t): return ISO8601Milliseconds.string(t)
         case .bytes(let d): return d.base64EncodedString()
-        case .reference(let r): return r.recordName + " " + (r.action ?? .noAction).rawValue
-        case .location(let l): return "\(l.latitude), \(l.longitude)" + (l.horizontalAccuracy.map { " ± \($0)" } ?? "")
+        case .reference(let r): return text(of: r)
+        case .location(let l): return text(of: l)
         case .null: return ""
         default:
-            if value.isList { return value.listElements.map(text(of:)).joined(separator: "\n") }
-            return value.wireValue.text
+            guard value.isList else { return value.wireValue.text }
+            let texts = value.listElements.map(text(of:))
+            // One element per line reads best; where lines would lose something (an empty element, a
+            // line break or edge spaces in one, a first element that looks like JSON), a JSON array.
+            let lossy = texts.contains { $0.isEmpty || $0.contains("\n") || $0.first?.isWhitespace == true || $0.last?.isWhitespace == true }
+                || texts.first?.hasPrefix("[") == true
+            guard lossy else { return texts.joined(separator: "\n") }
+            return JSON.array(texts.map(JSON.string)).text
         }
     }
 }

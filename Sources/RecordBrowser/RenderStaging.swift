@@ -44,9 +44,14 @@ extension Browser {
             add(i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged)
             if op.kind == .delete {
                 add(i, "    the record and its \(op.baseFields.count) field\(op.baseFields.count == 1 ? "" : "s") are deleted", Theme.dim)
+                for line in state.known.impacts[op.key]?.lines(deleting: op.recordName) ?? [] { add(i, "    " + (line.bad ? "✗ " : "") + line.text, line.bad ? Theme.error : Theme.dim) }
             } else {
-                for d in op.diff { add(i, "    \(d.field): \(cell(d.old)) → \(cell(d.new))", .plain) }
+                // Lists element by element, references as target (ACTION), assets as the file uploaded.
+                for d in op.diff {
+                    for line in ChangeWords.lines(d) { add(i, "    " + line, .plain) }
+                }
             }
+            for warning in ChangeWords.targetWarnings(state, for: op) { add(i, "    ✗ " + warning.text, warning.bad ? Theme.error : Theme.dim) }
         }
         return lines
     }
@@ -296,6 +301,10 @@ extension Browser {
         var body: [(String, Style)] = []
         if let original = editor.original, original != .null { body.append(("was: " + cell(original), Theme.dim)) }
         for line in editor.displayLines { body += TextWidth.wrap(line, to: textWidth).map { ($0, Style.plain) } }
+        // A reference said plainly: which record, and what its action does.
+        if editor.type == .reference, case .success(.reference(let r)) = FieldInput.parse(editor.string, as: .reference, original: editor.original) {
+            body += TextWidth.wrap("→ target \(ChangeWords.reference(r)): \(ChangeWords.meaning(r.action))", to: textWidth).map { ($0, Theme.dim) }
+        }
         if let error = editor.error { body += TextWidth.wrap("✗ " + error, to: textWidth).map { ($0, Theme.error) } }
         // The hints wrap rather than being cut at 80 columns.
         for hint in [editorHint(editor.type), "Enter stages · Ctrl-O new line · Ctrl-U/Ctrl-K cut to line start/end · Esc cancels"] where !hint.isEmpty {
@@ -321,8 +330,8 @@ extension Browser {
         case .double: return "a finite number, e.g. 3.25"
         case .timestamp: return "ISO-8601 (2024-03-01T12:00:00Z) or epoch milliseconds"
         case .bytes: return "base64, or hex with 0x"
-        case .reference: return "recordName [NONE|DELETE_SELF|VALIDATE]"
-        case .location: return "latitude, longitude [± accuracy]"
+        case .reference: return "recordName [NONE|DELETE_SELF|VALIDATE] [zone ZONE]"
+        case .location: return "lat, lon [± m] [alt m [± m]] [course °] [speed m/s] [at TIME]; a part taken out is cleared"
         default: return ""
         }
     }

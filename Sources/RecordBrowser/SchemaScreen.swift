@@ -56,6 +56,15 @@ public struct Completion: Sendable, Hashable {
     public var candidates: [String]
 }
 
+/// Where a word of a `:query` stands.
+enum QueryPart: Hashable {
+    case field
+    case comparator(field: String)
+    /// `typed`: a word of the value is in already (so `and` or `sort` may come).
+    case value(typed: Bool)
+    case sortField, direction, done
+}
+
 /// Completion of `:` commands, `n` (new record) and `a` (add field) lines from the schema.
 public enum Completing {
     public static let commands = ["query", "schema", "db", "open", "share", "shares", "accept", "columns", "sort", "q"]
@@ -93,15 +102,43 @@ public enum Completing {
             if position == 1 { return (word(text, types), "no record type starts so (:schema lists them)") }
             guard let type = schema.schema.recordType(words[1]) else { return (nil, "\(words[1]) is not a record type of the schema") }
             let fields = type.fields.filter { !$0.isSystem }.map(\.name).sorted() + IndexRules.systemFields(of: type).map(\.name.rawValue)
-            switch (position - 2) % 3 {
-            case 0: return (word(text, fields), "no field of \(type.name) starts so")
-            case 1:
-                let name = words[position - 1]
+            // Where the word being typed stands: FIELD COMPARATOR VALUE… [and …] [sort FIELD [asc|desc]].
+            var part = QueryPart.field
+            for w in words[2..<position] {
+                switch part {
+                case .field: part = w.lowercased() == "sort" ? .sortField : .comparator(field: w)
+                case .comparator: part = .value(typed: false)
+                case .value(let typed):
+                    if typed && w.lowercased() == "and" {
+                        part = .field
+                    } else if typed && w.lowercased() == "sort" {
+                        part = .sortField
+                    } else if typed && fieldSchema(w, in: type) != nil {
+                        part = .comparator(field: w)  // the older form: the next filter without `and`
+                    } else {
+                        part = .value(typed: true)
+                    }
+                case .sortField: part = .direction
+                case .direction, .done: part = .done
+                }
+            }
+            switch part {
+            case .field:
+                let first = position == 2
+                return (word(text, fields + (first ? ["sort"] : [])), "no field of \(type.name) starts so")
+            case .comparator(let name):
                 guard let field = fieldSchema(name, in: type) else { return (nil, "\(name) is not a field of \(type.name)") }
                 let valid = IndexRules.comparators(for: field, indexesKnown: schema.indexesKnown).map(\.rawValue)
                 if valid.isEmpty { return (nil, "\(name) (\(field.type)) has no index a filter can use in \(schema.environment.rawValue)") }
                 return (word(text, valid), "no comparator of \(name) (\(field.type)) starts so")
-            default: return (nil, "type the value")
+            case .value(false): return (nil, "type the value (\"…\" keeps spaces, and, sort in it)")
+            case .value(true): return (word(text, ["and", "sort"] + fields), "the value goes on; and adds a filter, sort orders")
+            case .sortField:
+                let sortable = type.fields.filter { !$0.isSystem && (!schema.indexesKnown || $0.indexes.contains(.sortable)) }.map(\.name).sorted()
+                    + IndexRules.systemFields(of: type).filter { !schema.indexesKnown || $0.field.indexes.contains(.sortable) }.map(\.name.rawValue)
+                return (word(text, sortable.filter { !$0.isEmpty }), sortable.isEmpty ? "no field of \(type.name) is SORTABLE" : "no SORTABLE field of \(type.name) starts so")
+            case .direction: return (word(text, ["asc", "desc"]), "asc or desc")
+            case .done: return (nil, "the query is complete: Enter runs it")
             }
         default:
             return (nil, "nothing to complete here")

@@ -352,6 +352,21 @@ public struct CommitPlan: Sendable, Hashable {
     /// Some request is not atomic: the user must accept that explicitly.
     public var hasNonAtomic: Bool { requests.contains { !$0.atomic } }
 
+    /// Files staged into asset fields go first (assets/upload, then their bytes); the receipts they
+    /// get replace the file: URLs. Said while the requests still hold files (none once sent).
+    public var uploadNotes: [String] {
+        var notes: [String] = []
+        for request in requests {
+            for operation in request.body.operations {
+                for (field, value) in operation.record.fields.sorted(by: { $0.key < $1.key }) {
+                    guard case .asset(let asset) = value, let path = asset.localFilePath else { continue }
+                    notes.append("'\(field)' of \(operation.record.recordName): \(path) (\(asset.size.map { AssetProgress.bytes($0) } ?? "?")) is uploaded first; its receipt replaces the file: URL below.")
+                }
+            }
+        }
+        return notes
+    }
+
     /// Groups the batch into one request per database, zone owner and zone (two owners' zones called
     /// `Notes` in the shared database are two requests, each addressed to its owner's zone). Custom zones are sent with
     /// `atomic: true`. Default zones (the public database has only its default zone) are not: the
@@ -382,14 +397,6 @@ public struct CommitPlan: Sendable, Hashable {
         }
         if requests.count > 1 {
             notes.insert("\(requests.count) requests: atomicity holds within each zone only, not across them.", at: 0)
-        }
-        // Files staged into asset fields go first (assets/upload, then their bytes); the receipts
-        // they get replace the file: URLs shown below.
-        for operation in batch.operations {
-            for (field, value) in operation.changes.sorted(by: { $0.key < $1.key }) {
-                guard case .asset(let asset) = value, let path = asset.localFilePath else { continue }
-                notes.append("'\(field)' of \(operation.recordName): \(path) (\(asset.size.map { AssetProgress.bytes($0) } ?? "?")) is uploaded first; its receipt replaces the file: URL below.")
-            }
         }
         var zoneRequests: [ZoneRequest] = []
         for operation in batch.zoneOperations {

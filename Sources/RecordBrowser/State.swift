@@ -234,6 +234,16 @@ public struct InputLine: Sendable, Hashable {
     public var selected = false
     /// The hint says why the text was refused (shown as an error until the next edit).
     public var refused = false
+    /// ↑/↓ on a `:` line: the history entry shown, and the line as typed before the first ↑.
+    public var recall: (index: Int, draft: String)? {
+        get { recallIndex.map { (index: $0, draft: recallDraft) } }
+        set {
+            recallIndex = newValue?.index
+            recallDraft = newValue?.draft ?? ""
+        }
+    }
+    var recallIndex: Int?
+    var recallDraft = ""
 
     public init(_ mode: Mode, text: String = "", selected: Bool = false) {
         self.mode = mode
@@ -423,6 +433,10 @@ public struct Knowledge: Sendable {
     public var sharePermissions: [ZoneKey: SharePermission] = [:]
     /// Why writes are refused (staging included), or nil when they are allowed.
     public var readOnlyReason: String?
+    /// Records staged `VALIDATE` references name: whether they exist (looked up when staged).
+    public var targets: [RecordKey: TargetCheck] = [:]
+    /// What staged deletes do to the cached records that refer to them (looked for when staged).
+    public var impacts: [RecordKey: DeleteImpact] = [:]
     public init() {}
 }
 
@@ -435,6 +449,8 @@ public struct Session: Sendable {
     public var quitRequested = false
     /// Records made with `n` this session (part of the names made up for them).
     public var newRecordCount = 0
+    /// The `:` lines run, oldest first (the account's, kept by the app in its cache): ↑/↓ recall them.
+    public var commandHistory: [String] = []
     public init() {}
 }
 

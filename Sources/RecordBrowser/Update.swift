@@ -327,8 +327,7 @@ public enum Browser {
             state.message = text
             return []
         case .recordToDelete(let key, let record):
-            if writable(&state) { recordToDelete(key, record, &state) }
-            return []
+            return writable(&state) ? recordToDelete(key, record, &state) : []
         case .jsonEdited(let edit, let edited, let status):
             return jsonEdited(edit, edited: edited, status: status, &state)
         case .commitFinished(let outcomes, let zones, let subscriptions):
@@ -378,6 +377,52 @@ public enum Browser {
         case .assetDownloaded(let label, let result):
             assetDownloaded(label, result, &state)
             return []
+        case .targetsChecked(let found, let failure):
+            targetsChecked(found, failure: failure, &state)
+            return []
+        case .referrersFound(let impacts):
+            referrersFound(impacts, &state)
+            return []
+        case .historyRestored(let lines):
+            // Lines run before the history arrived stay the newest.
+            state.session.commandHistory = Array((lines.filter { !state.session.commandHistory.contains($0) } + state.session.commandHistory).suffix(commandHistoryLimit))
+            return []
+        }
+    }
+
+    /// `:` lines kept per account.
+    static let commandHistoryLimit = 200
+
+    /// A `:` line run goes to the end of the history (once: an earlier copy is dropped).
+    static func remember(command: String, _ state: inout BrowserState) {
+        let line = command.trimmingWhitespace()
+        guard !line.isEmpty, line != state.session.commandHistory.last else { return }
+        state.session.commandHistory.removeAll { $0 == line }
+        state.session.commandHistory.append(line)
+        if state.session.commandHistory.count > commandHistoryLimit { state.session.commandHistory.removeFirst() }
+    }
+
+    /// ↑ (older) / ↓ (newer) on a `:` line. The entries that start with what was typed before the
+    /// first ↑ are recalled (all of them from an empty line); ↓ past the newest gives that text back.
+    static func recall(older: Bool, _ input: inout InputLine, _ history: [String]) {
+        let draft = input.recall?.draft ?? input.text
+        let matching = history.indices.filter { history[$0].hasPrefix(draft) && history[$0] != draft }
+        let current = input.recall?.index
+        func show(_ index: Int?) {
+            input.recall = index.map { (index: $0, draft: draft) }
+            input.characters = Array(index.map { history[$0] } ?? draft)
+            input.cursor = input.characters.count
+            input.hint = nil
+            input.selected = false
+        }
+        if older {
+            guard let next = matching.last(where: { current == nil || $0 < current! }) else {
+                if current == nil { input.hint = history.isEmpty ? "no earlier : lines on this account" : "no earlier line starts with '\(draft)'" }
+                return
+            }
+            show(next)
+        } else if let current {
+            show(matching.first { $0 > current })
         }
     }
 
@@ -1161,7 +1206,9 @@ public enum Browser {
             case .saveAsset(var download):
                 download.path = input.text.trimmingWhitespace()
                 effects = saveAsset(download, &state)
-            case .command: effects = command(input.text, &state)
+            case .command:
+                remember(command: input.text, &state)
+                effects = command(input.text, &state)
             case .queryZone(let command, _): effects = queryInZone(command, zoneName: input.text, &state)
             }
             if state.messageKind == .refusal, let reason = state.message, state.modal == nil {
@@ -1174,12 +1221,18 @@ public enum Browser {
             let effects = tabComplete(&input, &state)
             state.input = input
             return effects
+        case .up, .down, .ctrl("p"), .ctrl("n"):
+            guard input.mode == .command else { return [] }
+            recall(older: key == .up || key == .ctrl("p"), &input, state.session.commandHistory)
+            state.input = input
+            return []
         default:
             let before = input.characters
             guard input.edit(key) else { return [] }
             if input.characters != before {
                 input.hint = nil
                 input.refused = false
+                input.recall = nil
             }
             state.input = input
             // A filter follows the text as it is typed.

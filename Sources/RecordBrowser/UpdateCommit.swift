@@ -30,10 +30,12 @@ extension Browser {
             state.message = BrowserFailure(error).message
             return []
         }
+        // VALIDATE targets not yet known (e.g. staged in an earlier session) are looked up now.
+        let checks = stagedLookups(&state)
         // What the commit fires is shown in the preview: the database's subscriptions are needed.
-        guard !state.known.subscriptions.loaded, !state.subscriptionsLoading else { return [] }
+        guard !state.known.subscriptions.loaded, !state.subscriptionsLoading else { return checks }
         state.subscriptionsLoading = true
-        return [.loadSubscriptions(state.connection.database)]
+        return checks + [.loadSubscriptions(state.connection.database)]
     }
 
     static func closeCommit(_ state: inout BrowserState) {
@@ -60,7 +62,8 @@ extension Browser {
         case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
         case .done, .conflicts: lines.append(("The requests that were sent:", .plain))
         }
-        lines += plan.notes.map { ("NOTE: " + $0, .note) }
+        lines += (plan.notes + plan.uploadNotes).map { ("NOTE: " + $0, .note) }
+        if commit.phase == .preview { lines += changeLines(state) }
         lines.append(("", .plain))
         let c = state.connection
         for request in plan.zoneRequests {
@@ -88,7 +91,7 @@ extension Browser {
             if !c.server.isAppleDefault { summary += " · to \(c.server.displayName)" }
             lines.append((summary, .emphasis))
             lines.append(("POST \(path)", .emphasis))
-            lines += Format.copyJSON(request.body.json).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
+            lines += Format.copyJSON(Format.hidingSecrets(request.body.json)).split(separator: "\n", omittingEmptySubsequences: false).map { (String($0), .plain) }
             lines.append(("", .plain))
         }
         return lines
@@ -348,6 +351,8 @@ extension Browser {
 
     static func commitFinished(_ outcomes: [CommitOutcome], _ state: inout BrowserState, zoneReports: [CommitReport] = []) -> [BrowserEffect] {
         var commit = state.commit ?? CommitSession(plan: CommitPlan(requests: outcomes.map(\.request), notes: []))
+        // The requests as sent (uploaded files' receipts in place of their file: URLs), for the result.
+        commit.sent(outcomes.map(\.request))
         var report: [CommitReport] = zoneReports
         var conflicts: [Conflict] = []
         var innocent: [RecordKey] = []

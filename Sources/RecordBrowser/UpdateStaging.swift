@@ -161,6 +161,7 @@ extension Browser {
         case .char("d"):
             stage(StagedOperation(kind: .delete, zone: detail.zone, base: record), &state,
                   message: "staged: delete '\(record.recordName)'")
+            return stagedLookups(&state)
         case .char("E"):
             let op = detailOperation(state)
             return [.editJSON(JSONEdit(zone: detail.zone, record: record, text: FieldsJSON.text(record: record, operation: op, error: nil)))]
@@ -268,7 +269,7 @@ extension Browser {
             state.message = "edit cancelled: nothing staged"
             return []
         case .enter:
-            switch FieldInput.parse(editor.string, as: editor.type) {
+            switch FieldInput.parse(editor.string, as: editor.type, original: editor.original) {
             case .failure(let error):
                 editor.error = error.description
                 state.editor = editor
@@ -297,6 +298,7 @@ extension Browser {
                 case .replace(let i)?, .insert(let i)?: select(field: editor.field, element: i, &state)
                 case nil: settleDetail(&state)
                 }
+                return stagedLookups(&state)
             }
             return []
         default:
@@ -347,6 +349,7 @@ extension Browser {
             let count = state.staged.operation(for: update.key)?.changes.count ?? 0
             state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(record.recordName)'"
                 : "staged \(count) field change\(count == 1 ? "" : "s") to '\(record.recordName)' · \(state.staged.operations.count) staged (b batch, c commit)"
+            return stagedLookups(&state)
         } catch {
             // The editor opens again with the error on top; the user's text is kept as it was.
             var again = edit
@@ -388,13 +391,14 @@ extension Browser {
         state.message = "unstaged '\(name)' · \(state.staged.operations.count) staged"
     }
 
-    static func recordToDelete(_ key: RecordKey, _ record: Record?, _ state: inout BrowserState) {
+    static func recordToDelete(_ key: RecordKey, _ record: Record?, _ state: inout BrowserState) -> [BrowserEffect] {
         let name = key.recordName
         guard let record else {
             state.message = "'\(name)' is not in the local cache: open it (Enter) and press d there"
-            return
+            return []
         }
         stage(StagedOperation(kind: .delete, zone: key.zone, base: record), &state, message: "staged: delete '\(name)'")
+        return stagedLookups(&state)
     }
 
     // MARK: Batch screen

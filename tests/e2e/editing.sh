@@ -3,7 +3,11 @@
 # `ckbrowse serve` on loopback: one element of a list edited, added and removed; u unstages one
 # field and U a record; a zone created (n) and one deleted (d, its name typed) in the same commit as
 # the record edits; the commit screen's g, G and ?; a conflict prompt's ?, Esc asking before
-# resolutions are dropped, and m / t. The server's state is checked with curl after each commit.
+# resolutions are dropped, and m / t; a LOCATION edit that keeps altitude and time (read back with
+# ckbrowse get --json), a VALIDATE reference to nothing flagged before commit, the batch showing an
+# added list element; a two-filter sorted :query written with Tab, recalled with ↑; d on an artist
+# saying what its DELETE_SELF cascade takes with it. The server's
+# state is checked with curl after each commit.
 # Waits on screen conditions; prints "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -137,6 +141,94 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys Escape
     [ "$(field "$(lookup Drafts "$D1")" text)" = "\"mine $D1\"" ] && ok "$size: mine kept for $D1" || bad "$size: $D1 on the server"
     [ "$(field "$(lookup Drafts "$D2")" text)" = "\"theirs $D2\"" ] && ok "$size: the server's kept for $D2" || bad "$size: $D2 on the server"
+
+    # 7. Every value kept (issue 32): a LOCATION edit keeps altitude and time; a VALIDATE reference to
+    # nothing is flagged before commit; the batch shows an added list element.
+    L=$(printf "artwork-%04d" $((W == 80 ? 13 : 26)))
+    before=$(lookup Gallery "$L")
+    open_zone Gallery
+    open_record "$L"
+    keys / location Enter
+    wait_for "location" 5 >/dev/null
+    keys e
+    check "$size: the location editor offers altitude and time" "alt 35.0 at "
+    keys C-e; keys -l " course 90"; keys Enter
+    check "$size: the location is staged" "staged: 'location' of '$L'"
+    keys Escape
+    keys / artist Enter
+    wait_for "artist" 5 >/dev/null
+    keys e
+    check "$size: the reference editor says target and action" "→ target artist-"
+    keys C-u; keys -l "artist-nobody VALIDATE"
+    check "$size: as typed" "→ target artist-nobody (VALIDATE): the target must exist"
+    keys Enter
+    check "$size: the missing target is flagged when staged" "artist-nobody does not exist: VALIDATE will refuse"
+    keys Escape
+    keys / tags Enter
+    wait_for "tags" 5 >/dev/null
+    keys a; keys -l "sale-$W"; keys Enter
+    check "$size: an element is added" "staged: 'tags' of '$L'"
+    keys b
+    check "$size: the batch shows the added element" "sale-$W added"
+    check "$size: the batch shows the reference as target (ACTION)" "→ artist-nobody (VALIDATE)"
+    check "$size: the batch flags the missing target" "✗ artist → artist-nobody does not exist"
+    keys c
+    check "$size: the commit preview says what changes" "What changes:"
+    check "$size: the preview flags the missing target before sending" "artist → artist-nobody does not exist: VALIDATE will refuse"
+    keys n
+    # The reference is unstaged; the rest is committed and read back with ckbrowse get --json.
+    keys Escape; open_record "$L"
+    keys / artist Enter
+    wait_for "artist" 5 >/dev/null
+    keys u
+    check "$size: u unstages the reference only" "unstaged 'artist' of '$L'"
+    keys c y
+    check "$size: committed" "applied 1 operation"
+    keys Escape
+    env LANG=C.UTF-8 HOME=$WORK/home-$size CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery CLOUDKIT_DATABASE=private \
+        CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token "$BIN" get "$L" --zone Gallery --json > "$WORK/get-$size.json" 2> "$WORK/get.err"
+    python3 - "$WORK/get-$size.json" "$before" <<'PY' && ok "$size: ckbrowse get --json: altitude and time kept, course added" || bad "$size: the location read back: $(cat "$WORK/get-$size.json" "$WORK/get.err" | head -c 600)"
+import json, sys
+text = open(sys.argv[1]).read()
+got = json.loads(text)
+got = got[0] if isinstance(got, list) else got
+got = got.get("records", [got])[0] if "records" in got else got
+old = json.loads(sys.argv[2])["records"][0]["fields"]["location"]["value"]
+new = got["fields"]["location"]["value"]
+assert new["altitude"] == old["altitude"] == 35 and new["timestamp"] == old["timestamp"], (old, new)
+assert new["course"] == 90 and new["latitude"] == old["latitude"] and new["horizontalAccuracy"] == old["horizontalAccuracy"], (old, new)
+assert got["fields"]["tags"]["value"][-1].startswith("sale-"), got["fields"]["tags"]
+assert got["fields"]["artist"]["value"]["recordName"] != "artist-nobody"
+PY
+
+    # 8. Queries people write: two filters and a sort, Tab for each part, ↑ recalls the line.
+    keys :; keys -l "query Artwork year GREATER_THAN 1850 an"; keys Tab
+    check "$size: Tab completes and" "year GREATER_THAN 1850 and "
+    keys -l "year LESS_THAN 1860 so"; keys Tab
+    check "$size: Tab completes sort" "LESS_THAN 1860 sort "
+    keys -l "ye"; keys Tab; keys -l "d"; keys Tab
+    check "$size: Tab completes the sort field and direction" "sort year desc"
+    keys Enter
+    first=$(post records/query '{"zoneID":{"zoneName":"Gallery"},"query":{"recordType":"Artwork","filterBy":[{"fieldName":"year","comparator":"GREATER_THAN","fieldValue":{"value":1850,"type":"INT64"}},{"fieldName":"year","comparator":"LESS_THAN","fieldValue":{"value":1860,"type":"INT64"}}],"sortBy":[{"fieldName":"year","ascending":false}]},"resultsLimit":1}' \
+        | python3 -c 'import json,sys; r=json.load(sys.stdin)["records"][0]; print(r["recordName"], r["fields"]["year"]["value"])')
+    check "$size: the two-filter sorted query's first record is the server's" "${first% *}"
+    [ "${first#* }" = 1859 ] && ok "$size: sorted by year, descending, within both filters" || bad "$size: first record: $first"
+    keys Escape :
+    keys Up
+    check "$size: ↑ recalls the query line" "query Artwork year GREATER_THAN 1850 and year LESS_THAN 1860 sort year desc"
+    keys Escape
+
+    # 9. Delete impact: d on an artist says what the cascade takes with it (from the cached artworks).
+    open_zone Gallery
+    open_record "$A"
+    keys d
+    check "$size: d says what the delete takes with it" "also deletes"
+    keys b
+    check "$size: the batch shows the cascade" "✗ deleting $A also deletes"
+    check "$size: grouped by type, field and action" "Artwork (artist →"
+    keys u
+    check "$size: unstaged" "unstaged '$A'"
+    keys Escape
     keys q
 done
 

@@ -152,6 +152,7 @@ final class BrowserApp {
             state.message = "removed the cache of an earlier version (\((dropped as NSString).lastPathComponent)): it did not record its server, so zones are fetched again"
         }
         live.restoreJournal()
+        live.restoreHistory()
         if let legacy {
             if let unreadable = legacy.unreadable {
                 state.message = "the earlier journal \(legacy.path) could not be read (\(unreadable)); it is left untouched"
