@@ -69,7 +69,7 @@ keys Enter; wait_for "KEYS, NAMED"; shot push; keys Escape
 # A subscription written from the template, staged with a record edit: the preview names what fires.
 keys Escape s; wait_for "SUBSCRIPTION ID"; keys n C-u "query Exhibition" Enter; wait_for '"firesOn"'; shot subscription-editor
 touch "$WORK/editor-done"; wait_for "staged new subscription"
-keys z; wait_for "SYNC TOKEN"; keys / Gal Enter; wait_for "1 of 3 zones"; keys Enter; wait_for "loaded"; keys : "open artwork-0001" Enter; wait_for "FIELDS"; keys / title Enter e C-u "The Great Wave" Enter; wait_for "staged:"
+keys z; wait_for "SYNC TOKEN"; keys / Gal Enter; wait_for "1 of 3 zones"; keys Enter; wait_for "RECORD NAME"; keys : "open artwork-0001" Enter; wait_for "FIELDS"; keys / title Enter e C-u "The Great Wave" Enter; wait_for "staged:"
 keys c; wait_for "this commit fires"; shot commit-fires; keys Escape
 # Sharing: the owner's shares and one share's view (an invitation staged), then the guest's shared database.
 keys Escape : shares Enter; wait_for "the whole zone"; shot shares

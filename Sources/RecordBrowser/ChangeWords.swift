@@ -237,8 +237,12 @@ extension Browser {
     /// element), and the VALIDATE references whose target does not exist.
     static func changeLines(_ state: BrowserState) -> [(text: String, tone: Tone)] {
         let ops = state.staged.operations
-        guard !ops.isEmpty else { return [] }
+        guard !ops.isEmpty || !state.staged.subscriptionOperations.isEmpty else { return [] }
         var lines: [(String, Tone)] = [("", .plain), ("What changes:", .emphasis)]
+        // Subscriptions first (they are sent before the records): old → new per key.
+        for line in subscriptionBatchLines(state) {
+            lines.append(("  " + line.text, line.text.hasPrefix("DELETE") ? .bad : (line.text.hasPrefix("    refused") ? .bad : .plain)))
+        }
         for op in ops.prefix(50) {
             let verb = op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")
             lines.append(("  \(verb) \(state.zoneName(op.zone)) › \(op.recordName)" + (op.recordType.map { " (\($0))" } ?? ""), op.kind == .delete ? .bad : .plain))

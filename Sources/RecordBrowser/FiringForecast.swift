@@ -111,11 +111,25 @@ extension Browser {
         guard state.known.subscriptions.loaded else {
             return state.subscriptionsLoading ? ("this commit fires: checking the \(database.rawValue) database's subscriptions…", .dim) : nil
         }
-        let subscriptions = state.subscriptions.compactMap(\.subscription)
+        // As they will be when the records go: the subscriptions of this commit are sent before them.
+        let subscriptions = subscriptionsAfterCommit(state)
         let forecast = FiringForecast(operations, subscriptions: subscriptions)
         if forecast.firings.isEmpty {
             return ("this commit fires no subscription (\(Format.plural(forecast.judged, "subscription")) of the \(database.rawValue) database checked)", .dim)
         }
         return ("this commit fires: " + forecast.summary, .note)
+    }
+
+    /// The database's subscriptions with the staged subscription operations applied: changed ones as
+    /// staged, deleted ones gone, new ones added.
+    static func subscriptionsAfterCommit(_ state: BrowserState) -> [Subscription] {
+        let staged = state.staged.subscriptionOperations.filter { $0.key.scope == state.connection.scope }
+        var result: [Subscription] = state.subscriptions.compactMap(\.subscription).compactMap { s in
+            guard let op = staged.first(where: { $0.subscriptionID == s.subscriptionID }) else { return s }
+            return op.kind == .delete ? nil : op.subscription
+        }
+        let listed = Set(result.compactMap(\.subscriptionID))
+        result += staged.filter { $0.kind == .create && !listed.contains($0.subscriptionID) }.map(\.subscription)
+        return result
     }
 }

@@ -61,6 +61,23 @@ import Testing
         #expect(none.screen.allText.contains("this commit fires no subscription (2 subscriptions of the private database checked)"), "\(none.screen.allText)")
     }
 
+    /// Subscriptions staged in the same commit go before its records: the preview judges the records
+    /// against them as they will be (a new one counted, a deleted one not).
+    @Test func theForecastCountsSubscriptionsStagedInTheSameCommit() {
+        var h = commitPreview(year: "1950")
+        h.send(.subscriptionsLoaded(.private, .success(Self.subscriptions.map { .subscription($0) })))
+        #expect(h.screen.allText.contains("this commit fires: gallery-zone (zone)"), "\(h.screen.allText)")
+        let scope = h.state.connection.scope
+        let late = Subscription.query("late-works", Query(recordType: "Artwork", filterBy: [Filter("year", .greaterThan, .int64(1900))]), firesOn: [.update], zoneID: Self.gallery)
+        h.state.staged.stage(subscription: StagedSubscriptionOperation(kind: .create, scope: scope, subscription: late, base: nil))
+        h.state.staged.stage(subscription: StagedSubscriptionOperation(kind: .delete, scope: scope, subscription: Self.subscriptions[2], base: Self.subscriptions[2]))
+        h.keys(.escape, .char("c"))
+        let text = h.screen.allText
+        #expect(text.contains("this commit fires: late-works (update)"), "\(text)")
+        #expect(!text.contains("gallery-zone (zone)"), "a subscription deleted first fires no more")
+        #expect(text.contains("CREATE SUBSCRIPTION private › late-works"), "what changes lists the subscription too: \(text)")
+    }
+
     /// A record's view says, per subscription, whether an update or a delete of it fires, or the first
     /// reason it does not.
     @Test func aRecordSaysWhatAChangeOfItFires() {
