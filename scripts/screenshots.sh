@@ -56,7 +56,7 @@ keys k e C-u 1 Enter; wait_for "staged: 'pinned'"
 keys j e; shot inline-editor
 keys Escape Escape j d j Enter; wait_for "recordName                           draft-2"
 keys j e C-u "Summer ideas" Enter; wait_for "staged:"; shot staged-detail
-keys b; wait_for "3 staged operations"; shot batch
+keys b; wait_for "3 record operations"; shot batch
 curl -s -X POST "$URL/database/1/iCloud.com.example.Gallery/development/private/records/modify?ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token" \
     -d '{"zoneID":{"zoneName":"Drafts"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"draft-0","fields":{"text":{"value":"Spring show: list v2 (from the iPad)","type":"STRING"},"pinned":{"value":0,"type":"INT64"}}}}]}' > /dev/null
 keys c; wait_for "POST /database"; shot commit-preview

@@ -64,14 +64,18 @@ extension Browser {
             return
         }
         let zones = Set(ops.map(\.zone)).count
-        var header = " \(Format.plural(ops.count, "staged operation")) in \(Format.plural(zones, "zone"))"
-        if !zoneOps.isEmpty { header += " + \(Format.plural(zoneOps.count, "zone operation"))" }
+        var parts: [String] = []
+        if !ops.isEmpty { parts.append("\(Format.plural(ops.count, "record operation")) in \(Format.plural(zones, "zone"))") }
+        if !zoneOps.isEmpty { parts.append(Format.plural(zoneOps.count, "zone operation")) }
         let subscriptionOps = state.staged.subscriptionOperations.count
-        if subscriptionOps > 0 { header += " + \(Format.plural(subscriptionOps, "subscription"))" }
+        if subscriptionOps > 0 { parts.append(Format.plural(subscriptionOps, "subscription operation")) }
+        var header = " Staged: " + parts.joined(separator: " + ")
         // Staged edits belong to one server: say which, unless it is Apple's.
         let server = state.connection.server
         if !server.isAppleDefault { header += " on \(server.displayName)" }
-        screen.put(header + " · old → new per field", x: 0, y: 1, style: Theme.header, maxWidth: Layout(screen).rowWidth)
+        let legend = " · old → new"
+        if TextWidth.width(header + legend) <= Layout(screen).rowWidth { header += legend }
+        screen.put(header, x: 0, y: 1, style: Theme.header, maxWidth: Layout(screen).rowWidth)
         // Zone operations first (they are sent first), then the records; one selection runs over
         // both (zone operations are 0..<zoneOps.count).
         let zoneLines: [(op: Int, text: String, style: Style)] = zoneOps.enumerated().map { i, z in

@@ -62,7 +62,7 @@ keys Escape j d
 check "d in the list stages a delete" "staged: delete 'draft-2'"
 if screen | grep -q "^M draft-0" && screen | grep -q "^M draft-1" && screen | grep -q "^D draft-2"; then ok "the list marks modified and deleted records"; else bad "list marks"; fi
 keys b
-check "the batch screen lists every op" "3 staged operations in 1 zone"
+check "the batch screen lists every op" "Staged: 3 record operations in 1 zone"
 check "with old → new per field" "text: Draft 0 — ideas for the spring show → Edited by e2e"
 check "and the base change tag" "based on change tag"
 keys c
@@ -218,7 +218,7 @@ PY
 start
 check "the in-flight commit is found applied" "The commit WAS applied" 20
 keys b
-check "the applied op left the batch" "1 staged operation in 1 zone"
+check "the applied op left the batch" "Staged: 1 record operation in 1 zone"
 lookup draft-11 | grep -q '"value":77' && ok "sent once (the update holds)" || bad "draft-11: $(lookup draft-11)"
 keys q
 
