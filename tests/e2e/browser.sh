@@ -56,7 +56,7 @@ keys j Enter
 check "subscription detail" "alertLocalizationKey"
 snap
 keys Escape
-check "back to the subscription list" "RECORD TYPE / ZONE"
+check "back to the subscription list" "WATCHES"
 tmux -L "$SOCK" resize-window -x 120 -y 40
 if wait_width 115 125; then ok "resize to 120x40 re-lays out"; else bad "layout did not follow the resize to 120 columns"; fi
 tmux -L "$SOCK" resize-window -x 60 -y 15
