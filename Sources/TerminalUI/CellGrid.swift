@@ -56,6 +56,18 @@ public struct CellGrid: Hashable, Sendable {
         guard y >= 0, y < height, x < width else { return 0 }
         let limit = min(width, x + (maxWidth ?? width))
         var column = x
+        if TextWidth.isPlainASCII(string) {
+            // One cell a byte (a tab drawn as a space): no escape, no cluster to find.
+            for byte in string.utf8 {
+                if column + 1 > limit { break }
+                if column >= 0 {
+                    breakCluster(at: column, y: y)
+                    self[column, y] = Cell(text: byte == 0x09 ? " " : String(Unicode.Scalar(byte)), width: 1, style: style)
+                }
+                column += 1
+            }
+            return column - x
+        }
         for character in TerminalText.visible(string, allowing: .tab) {
             let (text, w) = character == "\t" ? (" ", 1) : TextWidth.cellText(character)
             if w == 0 { continue }

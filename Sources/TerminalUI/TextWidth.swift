@@ -52,8 +52,13 @@ public enum TextWidth {
         return emoji ? 2 : min(max(sum, 1), 255)
     }
 
+    /// Printable ASCII only (a tab allowed): one column a byte, nothing to escape, no cluster to
+    /// find — the common case (names, dates, tags, JSON keys), measured and drawn byte by byte.
+    public static func isPlainASCII(_ string: String) -> Bool { TerminalText.isPlainASCII(string, .tab) }
+
     /// The display width of a string as the screen draws it (escapes included: see `TerminalText`).
     public static func width(_ string: String) -> Int {
+        if isPlainASCII(string) { return string.utf8.count }
         var total = 0
         for character in TerminalText.visible(string, allowing: .tab) {
             if character == "\t" {
@@ -69,6 +74,10 @@ public enum TextWidth {
     /// and an escape is never cut in half.
     public static func truncate(_ string: String, to columns: Int) -> String {
         guard columns > 0 else { return "" }
+        if isPlainASCII(string) {
+            let count = string.utf8.count
+            return count <= columns ? string : String(decoding: string.utf8.prefix(columns - 1), as: UTF8.self) + "…"
+        }
         if width(string) <= columns { return TerminalText.visible(string, allowing: .tab) }
         var result = ""
         var used = 0
