@@ -22,7 +22,7 @@ struct StoredRecord: Sendable {
     /// column name, which showed up in profiles of change pages).
     static let columns = """
         zone, name, type, tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
-        modified_device, short_guid, parent, share, deleted, seq, has_assets
+        modified_device, short_guid, parent, share, deleted, seq, has_assets, wire
         """
     /// The stored wire JSON of `fields` when the row was read with `parsingFields: false` (then
     /// `fields` is empty): an answer copies it instead of parsing and encoding it again.
@@ -82,11 +82,11 @@ struct StoredRecord: Sendable {
         var values: StatementArguments = [
             tag, fieldsText, created?.timestamp, created?.userRecordName, created?.deviceID,
             modified?.timestamp, modified?.userRecordName, modified?.deviceID, shortGUID, parent, share, deleted ? 1 : 0, seq,
-            !deleted && hasAssets ? 1 : 0,
+            !deleted && hasAssets ? 1 : 0, RecordWire.render(self, fieldsText: fieldsText),
         ]
         let set = """
             tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
-            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?
+            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?, wire = ?
             """
         if let stored {
             if stored.type == type {
@@ -100,8 +100,8 @@ struct StoredRecord: Sendable {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO record (tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
-                      modified_device, short_guid, parent, share, deleted, seq, has_assets, type, db, zone, name)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      modified_device, short_guid, parent, share, deleted, seq, has_assets, wire, type, db, zone, name)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: values + [type, dbID, zone, name])
         }
