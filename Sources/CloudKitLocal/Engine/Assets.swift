@@ -585,9 +585,17 @@ extension LocalCloudKit {
                     i += 1
                     continue
                 }
+                // A field of that name: `"fileChecksum":{`, its value an object.
+                let quoted = i >= 1 && bytes[i - 1] == UInt8(ascii: "\"")
+                if quoted, i + word.count + 2 < bytes.count, bytes[i + word.count] == UInt8(ascii: "\""), bytes[i + word.count + 1] == UInt8(ascii: ":"),
+                    bytes[i + word.count + 2] == UInt8(ascii: "{")
+                {
+                    i += word.count
+                    continue
+                }
                 words += 1
                 // A key: the word between quotes, then `:"`.
-                if i >= 1, bytes[i - 1] == UInt8(ascii: "\""), i - 1 + key.count <= bytes.count, bytes[(i - 1)..<(i - 1 + key.count)].elementsEqual(key) {
+                if quoted, i - 1 + key.count <= bytes.count, bytes[(i - 1)..<(i - 1 + key.count)].elementsEqual(key) {
                     let start = i - 1 + key.count
                     var end = start
                     while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {

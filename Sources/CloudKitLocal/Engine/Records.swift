@@ -75,6 +75,7 @@ extension LocalCloudKit {
         // The answer is written record by record; a saved record's fields go out as the text just
         // stored (unless desiredKeys or numbersAsStrings reshape them).
         var writer = JSONWriter(capacity: results.reduce(64) { $0 + ((try? $1.get())?.storedFieldsText?.utf8.count ?? 64) + 400 })
+        let zoneIDBytes = zoneID.json.bytes
         writer.raw(#"{"records":["#)
         for (index, (operation, result)) in zip(request.operations, results).enumerated() {
             if index > 0 { writer.raw(",") }
@@ -87,7 +88,10 @@ extension LocalCloudKit {
                 writer.write(try recordWire(record, db, context, zoneID: zoneID, desiredKeys: nil, numbersAsStrings: false))
             case .success(let record):
                 let keys = operation.desiredKeys ?? request.desiredKeys
-                if keys == nil && !numbersAsStrings {
+                if keys == nil && !numbersAsStrings, let rendering = record.rendering {
+                    // What the save stored: `write(into:)`'s bytes, not written a second time.
+                    rendering.withUnsafeBytes { RecordWire.write($0.bindMemory(to: UInt8.self), zoneID: zoneIDBytes, into: &writer) }
+                } else if keys == nil && !numbersAsStrings {
                     record.write(into: &writer, zoneID: zoneID)
                 } else {
                     writer.write(record.wire(zoneID: zoneID, desiredKeys: keys, numbersAsStrings: numbersAsStrings))
@@ -262,7 +266,7 @@ extension LocalCloudKit {
         record.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         record.deleted = false
         try saveReferences(record, previous: existing, db, context)
-        try record.save(db, dbID: context.dbID, encodedFields: encodedFields, over: stored)
+        record.rendering = try record.save(db, dbID: context.dbID, encodedFields: encodedFields, over: stored)
         // The query index, in the same transaction: every indexed field of a new or replaced record,
         // the indexed fields an update names (partial updates merged as text decode only those).
         let spec = try indexSpec(recordType, db, context, log)

@@ -1,4 +1,5 @@
 import CloudKitWeb
+import Foundation
 import GRDB
 
 /// A record as stored: its current state (or tombstone) and the change that produced it.
@@ -17,6 +18,8 @@ struct StoredRecord: Sendable {
     var seq: Int64
     /// The fields hold an uploaded asset (`record.has_assets`): answers add its download URL.
     var hasAssets = false
+    /// The rendering `save` stored (`RecordWire`), for the write's own answer.
+    var rendering: Data?
 
     /// The columns `init(row:)` reads, in its order (read by position: by name GRDB lower-cases each
     /// column name, which showed up in profiles of change pages).
@@ -77,12 +80,15 @@ struct StoredRecord: Sendable {
     /// the indexes on columns that change (the change feed's) instead of deleting and re-inserting the
     /// row and every index entry, as INSERT OR REPLACE does. `encodedFields`: the fields already encoded
     /// by the caller (they are encoded once per save).
-    func save(_ db: Database, dbID: Int64, encodedFields: String? = nil, over stored: StoredRecord?) throws {
+    /// Returns the rendering stored with the row (nil when none is kept: see `RecordWire`).
+    @discardableResult
+    func save(_ db: Database, dbID: Int64, encodedFields: String? = nil, over stored: StoredRecord?) throws -> Data? {
         let fieldsText = deleted ? nil : (encodedFields ?? Record.encodeStoredFields(fields))
+        let rendering = RecordWire.render(self, fieldsText: fieldsText)
         var values: StatementArguments = [
             tag, fieldsText, created?.timestamp, created?.userRecordName, created?.deviceID,
             modified?.timestamp, modified?.userRecordName, modified?.deviceID, shortGUID, parent, share, deleted ? 1 : 0, seq,
-            !deleted && hasAssets ? 1 : 0, RecordWire.render(self, fieldsText: fieldsText),
+            !deleted && hasAssets ? 1 : 0, rendering,
         ]
         let set = """
             tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
@@ -105,6 +111,7 @@ struct StoredRecord: Sendable {
                     """
             ).execute(arguments: values + [type, dbID, zone, name])
         }
+        return rendering
     }
 
     /// Writes `wire(zoneID:desiredKeys: nil, numbersAsStrings: false)` with the stored fields text
