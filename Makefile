@@ -56,15 +56,30 @@ bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench decode
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench serve
 
-## Every figure of PERFORMANCE.md: the above, the browser's, nginx side by side, and callgrind counts.
-bench-all: bench
+# Records per zone of bench-all's query-scaling table (the first is the base of the ratios).
+SCALING ?= 2000,100000,1000000
+
+## Every figure of PERFORMANCE.md in one run: issue 33's table (query scaling, pages against nginx, the
+## fixture loop against moto, binary size and first frame), then the browser's and callgrind's counts.
+## SCALING=2000,100000 leaves out the 1,000,000-record rows (filling them takes minutes).
+bench-all: release
+	@echo "== bench serve (modify batch, change feeds, query scaling at $(SCALING) records; changes page and lookup)"
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench serve --scaling $(SCALING)
+	@echo "== pages against nginx serving the same bytes"
+	scripts/bench-nginx.sh 10 4 3
+	@echo "== the server as a test fixture, against moto"
+	scripts/bench-fixture.sh 5 3
+	@echo "== binary size and first frame (static build)"
+	scripts/bench-startup.sh 5
+	@echo "== the browser"
+	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench decode
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench terminal
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench terminal --term tmux-256color
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench reopen
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench memory
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench network --delay-ms 150
 	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench network --delay-ms 300
-	scripts/bench-nginx.sh
+	@echo "== instructions per key press and per served page (callgrind, static build)"
 	scripts/bench-callgrind.sh
 
 clean:

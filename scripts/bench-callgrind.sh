@@ -6,8 +6,10 @@
 # gives up on it), the symbol table stays for --toggle-collect=ckbrowse_bench_keypresses.
 # Per press = (instructions with N presses - instructions with 0 presses) / (5 runs x N presses).
 # Then the server's instructions per records/changes and records/query page (see below).
+# Then the instructions of one fixture suite loop (scripts/bench-fixture.sh's: reset, create a zone,
+# write 10, query, delete 1), counted the same way.
 # Usage: scripts/bench-callgrind.sh [PRESSES]   (default 300; about 2 minutes of valgrind at 300, then
-# about 5 for the server)
+# about 5 for the server; SERVER_ONLY=1 skips the key presses)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRESSES=${1:-300}
@@ -22,13 +24,13 @@ count() {  # records presses → instructions in ckbrowse_bench_keypresses
         | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 declare -A PER
-for records in 1000 1000000; do
+[ -n "${SERVER_ONLY:-}" ] || for records in 1000 1000000; do
     "$WORK/ckbrowse" bench keypress --records $records --cache-directory "$WORK/cache-$records" --prepare-only >/dev/null
     base=$(count $records 0); total=$(count $records "$PRESSES")
     PER[$records]=$(( (total - base) / (5 * PRESSES) ))
     printf "%9d records: %d instructions per key press (%d presses x 5 runs)\n" $records "${PER[$records]}" "$PRESSES"
 done
-python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print(f'1,000,000 / 1,000: {b / a:.3f}  (budget: at most 2)')" "${PER[1000]}" "${PER[1000000]}"
+[ -n "${SERVER_ONLY:-}" ] || python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[2]); print(f'1,000,000 / 1,000: {b / a:.3f}  (budget: at most 2)')" "${PER[1000]}" "${PER[1000000]}"
 
 # (--seed demo on every start: the demo's tokens live in memory only, since issue 28.)
 # The server's work per page, counted the same way (the wall-clock figures of bench-nginx.sh move with
@@ -67,3 +69,50 @@ for endpoint in changes query; do
     printf "serve records/%s: %d instructions a computed page, %d a cached one (%.2fx)\n" \
         $endpoint $computed $cached "$(python3 -c "print($computed / $cached)")"
 done
+
+# The fixture loop: `serve --in-memory` with the suite's schema, as scripts/bench-fixture.sh starts it.
+cat > "$WORK/suite.ckdb" <<'CKDB'
+DEFINE SCHEMA
+    RECORD TYPE Item (
+        "___recordID" REFERENCE QUERYABLE,
+        title STRING QUERYABLE SEARCHABLE SORTABLE,
+        n INT64 QUERYABLE SORTABLE,
+        GRANT WRITE TO "_creator",
+        GRANT CREATE TO "_icloud",
+        GRANT READ TO "_world"
+    );
+CKDB
+loop_count() {  # loops → instructions of the whole serve process
+    rm -f "$WORK"/loop.cg.*
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/loop.cg.%p" "$WORK/ckbrowse" serve --in-memory --port 0 \
+        --api-token bench-fixture-api-token --user alice:bench-fixture-web-token --container iCloud.com.example.Fixture \
+        --schema "$WORK/suite.ckdb" > "$WORK/loop.log" 2>&1 & local pid=$!
+    for _ in $(seq 1 900); do grep -q "listening on" "$WORK/loop.log" && break; sleep 0.2; done
+    local port; port=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/loop.log" | head -1 | sed 's/.*://')
+    python3 - "$port" "$1" <<'PY'
+import http.client, json, sys
+port, loops = int(sys.argv[1]), int(sys.argv[2])
+API, WEB, C = "bench-fixture-api-token", "bench-fixture-web-token", "iCloud.com.example.Fixture"
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
+def post(path, body):
+    c.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+    r = c.getresponse(); data = r.read()
+    assert r.status == 200, (path, r.status, data[:200])
+    return json.loads(data)
+q, base = f"?ckAPIToken={API}&ckWebAuthToken={WEB}", f"/database/1/{C}/development/private"
+for i in range(loops):
+    post(f"/admin/1/{C}/development/reset?ckAPIToken={API}", {})
+    zone = {"zoneName": f"Suite{i % 3}"}
+    post(base + "/zones/modify" + q, {"operations": [{"operationType": "create", "zone": {"zoneID": zone}}]})
+    ops = [{"operationType": "create", "record": {"recordName": f"item-{n}", "recordType": "Item",
+            "fields": {"title": {"value": f"Item {n}"}, "n": {"value": n}}}} for n in range(10)]
+    assert len(post(base + "/records/modify" + q, {"zoneID": zone, "operations": ops, "atomic": True})["records"]) == 10
+    found = post(base + "/records/query" + q, {"zoneID": zone, "query": {"recordType": "Item", "sortBy": [{"fieldName": "n"}]}, "resultsLimit": 50})
+    assert [r["recordName"] for r in found["records"]] == [f"item-{n}" for n in range(10)]
+    assert post(base + "/records/modify" + q, {"zoneID": zone, "operations": [{"operationType": "forceDelete", "record": {"recordName": "item-3"}}]})["records"][0]["deleted"]
+PY
+    kill -INT $pid; wait $pid 2>/dev/null || true
+    cat "$WORK"/loop.cg.* | sed -n 's/^summary: *\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
+}
+printf "serve fixture loop (reset, create a zone, write 10, query, delete 1): %d instructions a loop\n" \
+    $(( ($(loop_count 25) - $(loop_count 5)) / 20 ))

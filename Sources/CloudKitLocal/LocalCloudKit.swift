@@ -22,7 +22,7 @@ public struct ServerRequest: Sendable {
 
     /// A request whose target is a path with an optional `?query`, as HTTP sends it.
     public init(method: String, target: Substring, headers: [(name: String, value: String)], body: [UInt8]) {
-        if let mark = target.firstIndex(of: "?") {
+        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             self.init(method: method, path: String(target[..<mark]), query: String(target[target.index(after: mark)...]), headers: headers, body: body)
         } else {
             self.init(method: method, path: String(target), query: nil, headers: headers, body: body)
@@ -43,20 +43,46 @@ public struct ServerRequest: Sendable {
 
     /// A query parameter's value as sent, before percent-decoding.
     func rawQueryValue(_ name: String) -> Substring? {
-        for pair in (query ?? "").split(separator: "&") where pair.hasPrefix(name + "=") {
-            return pair.dropFirst(name.count + 1)
+        guard let query else { return nil }
+        var found: Substring?
+        Self.forEachQueryPair(query) { key, value in
+            guard found == nil, let value, key.elementsEqual(name.utf8) else { return }
+            found = Substring(value)
         }
-        return nil
+        return found
     }
 
+    /// The query's parameters, percent-decoded (`+` as a space in names); a later parameter of the
+    /// same name wins, and one whose name or value is malformed is left out.
     var queryItems: [String: String] {
         var items: [String: String] = [:]
-        for pair in (query ?? "").split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            guard let key = PercentEncoding.decode(kv[0], plusAsSpace: true) else { continue }
-            items[key] = kv.count > 1 ? PercentEncoding.decode(kv[1], plusAsSpace: false) ?? "" : ""
+        guard let query else { return items }
+        Self.forEachQueryPair(query) { key, value in
+            guard let key = PercentEncoding.decode(Substring(key), plusAsSpace: true) else { return }
+            items[key] = value.map { PercentEncoding.decode(Substring($0), plusAsSpace: false) ?? "" } ?? ""
         }
         return items
+    }
+
+    /// Each non-empty `&`-separated pair of a query: the name, and the value after the first `=` (nil
+    /// without one). Bytes, not characters: `&` and `=` never occur inside a UTF-8 sequence, and a
+    /// parameter `=…` with an empty name is still a pair (it once split into nothing, and the
+    /// server stopped on `?=`).
+    static func forEachQueryPair(_ query: String, _ body: (Substring.UTF8View, Substring.UTF8View?) -> Void) {
+        let utf8 = Substring(query).utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            if start < end {
+                let pair = utf8[start..<end]
+                if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
+                    body(pair[..<equals], pair[pair.index(after: equals)...])
+                } else {
+                    body(pair, nil)
+                }
+            }
+            start = end == utf8.endIndex ? end : utf8.index(after: end)
+        }
     }
 }
 
@@ -348,7 +374,7 @@ public final class LocalCloudKit: Sendable {
     /// request's tokens were valid then (requests the event loop passed on still find one here: an
     /// answer stored meanwhile, or a CORS request).
     func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
-        guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route),
+        guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route, items: request.queryItems),
             let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp)
         else { return nil }
         return knownCallerAnswer(answer, user: user)
@@ -365,16 +391,16 @@ public final class LocalCloudKit: Sendable {
     /// The caller of a cacheable read, when authentication accepts it without a word (nil: the full
     /// path must answer, with its reason). A single-use token must be checked, and spent, by the full
     /// path on every request.
-    func knownCaller(_ request: ServerRequest, route: Route) -> (apiToken: String, user: SignedInUser?)? {
+    /// `items` are the request's `queryItems`, read once by the caller.
+    func knownCaller(_ request: ServerRequest, route: Route, items: [String: String]) -> (apiToken: String, user: SignedInUser?)? {
         guard route.isCacheable, !configuration.singleUseWebAuthTokens, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
             request.body.count <= configuration.maximumBodyBytes, requestPolicyRefusal(request, rule: route.rule) == nil
         else { return nil }
-        let items = request.queryItems
         guard let apiToken = items["ckAPIToken"], credentials.acceptsAPIToken(apiToken, container: route.container) else { return nil }
         var user: SignedInUser?
         if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
             guard let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"),
-                !raw.contains(where: { "+/=".contains($0) }), let known = signedInUser(webToken: token)
+                !Self.hasUnencodedBase64(raw), let known = signedInUser(webToken: token)
             else { return nil }
             user = known
         }
@@ -398,8 +424,10 @@ public final class LocalCloudKit: Sendable {
     /// reason).
     public func answerOnEventLoop(_ request: ServerRequest) -> EventLoopAnswer? {
         guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
-            let stamp = store.changeStamp(), let (apiToken, user) = knownCaller(request, route: route)
+            let stamp = store.changeStamp()
         else { return nil }
+        let items = request.queryItems
+        guard let (apiToken, user) = knownCaller(request, route: route, items: items) else { return nil }
         let answerKey = answerKey(route, request, userRecordName: user?.recordName)
         if answers.isEnabled, let answer = answers.answer(answerKey, at: stamp) {
             return EventLoopAnswer(response: withCORS(knownCallerAnswer(answer, user: user), request), isCached: true)
@@ -418,7 +446,6 @@ public final class LocalCloudKit: Sendable {
         caller.userName = user?.name
         caller.userRecordName = user?.recordName
         caller.session = user?.session
-        let items = request.queryItems
         caller.webToken = items["ckWebAuthToken"] ?? items["ckSession"]
         caller.deviceToken = request.header("X-CK-Device-Token")
         var context = RequestContext(

@@ -24,26 +24,44 @@ struct Route: Sendable {
         self.rule = EndpointRule.rule(endpoint)
     }
 
+    /// The endpoints and their rules by operation (`users/discover` has two, by method).
+    private static let byOperation: [String: [(endpoint: Endpoint, rule: EndpointRule?)]] = Dictionary(
+        grouping: endpoints.map { (endpoint: $0, rule: EndpointRule.rule($0)) }, by: \.endpoint.operation)
+
     init(path: String, method: String) throws {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        // `/database/1/{container}/{environment}/{database}/{operation…}`, cut at its first seven
+        // slashes on the UTF-8 view (this runs for every request, cached answers included).
         func notFound() -> ServiceError {
             ServiceError(.notFound, "could not find handler for endpoint", status: 404)
         }
-        guard parts.count >= 7, parts[0] == "database", parts[1] == "1" else { throw notFound() }
-        guard let container = PercentEncoding.decode(Substring(parts[2])), !container.isEmpty else { throw notFound() }
+        let utf8 = Substring(path).utf8
+        var slashes: [Substring.UTF8View.Index] = []
+        slashes.reserveCapacity(7)
+        var index = utf8.startIndex
+        while slashes.count < 7, let slash = utf8[index...].firstIndex(of: UInt8(ascii: "/")) {
+            slashes.append(slash)
+            index = utf8.index(after: slash)
+        }
+        guard slashes.count == 7 else { throw notFound() }
+        func part(_ n: Int) -> Substring { Substring(utf8[utf8.index(after: slashes[n])..<slashes[n + 1]]) }
+        guard part(0) == "database", part(1) == "1" else { throw notFound() }
+        let encoded = part(2)
+        let decoded = encoded.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(encoded) : String(encoded)
+        guard let container = decoded, !container.isEmpty else { throw notFound() }
         // Container identifiers begin with `iCloud.` (§1.1).
         guard Self.isContainerID(container) else { throw Self.invalidContainer(container) }
-        guard let environment = CloudKitEnvironment(rawValue: parts[3]) else {
-            throw ServiceError.badRequest("unknown environment '\(parts[3].prefix(40))'; use development or production")
+        guard let environment = CloudKitEnvironment(rawValue: String(part(3))) else {
+            throw ServiceError.badRequest("unknown environment '\(part(3).prefix(40))'; use development or production")
         }
-        guard let scope = DatabaseScope(rawValue: parts[4]) else {
-            throw ServiceError.badRequest("unknown database '\(parts[4].prefix(40))'; use public, private or shared")
+        guard let scope = DatabaseScope(rawValue: String(part(4))) else {
+            throw ServiceError.badRequest("unknown database '\(part(4).prefix(40))'; use public, private or shared")
         }
-        let operation = parts[5...].joined(separator: "/")
+        let operation = String(Substring(utf8[utf8.index(after: slashes[5])...]))
         // users/discover is both a GET and a POST: the method picks the endpoint.
-        let named = Self.endpoints.filter { $0.operation == operation }
-        guard let endpoint = named.first(where: { $0.method.rawValue == method.uppercased() }) ?? named.first else { throw notFound() }
-        guard endpoint.method.rawValue == method.uppercased() else {
+        let upper = method.utf8.contains { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) } ? method.uppercased() : method
+        let named = Self.byOperation[operation] ?? []
+        guard let (endpoint, rule) = named.first(where: { $0.endpoint.method.rawValue == upper }) ?? named.first else { throw notFound() }
+        guard endpoint.method.rawValue == upper else {
             var error = ServiceError(.badRequest, "method \(method.prefix(10)) not allowed for \(operation)", status: 405)
             error.extraHeaders = [("Allow", endpoint.method.rawValue)]
             throw error
@@ -55,7 +73,7 @@ struct Route: Sendable {
         self.environment = environment
         self.scope = scope
         self.endpoint = endpoint
-        self.rule = EndpointRule.rule(endpoint)
+        self.rule = rule
     }
 
     static func isContainerID(_ text: String) -> Bool { text.hasPrefix("iCloud.") && text.count > "iCloud.".count }

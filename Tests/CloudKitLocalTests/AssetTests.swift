@@ -209,6 +209,21 @@ final class TestClock: @unchecked Sendable {
         #expect(spliced == Array(Record.encodeStoredFields(expected).utf8), "byte for byte what decoding, linking and encoding give")
         #expect(LocalCloudKit.spliceDownloadURLs(Array(Record.encodeStoredFields(["s": .string("x")]).utf8)) { _ in "u" } == nil)
     }
+
+    /// The start-up's garbage collection reads checksums without decoding: the same ones decoding
+    /// finds, or nil (decode) when the word appears anywhere but as an asset's key.
+    @Test func checksumsAreFoundWithoutDecoding() throws {
+        let assets: [String: FieldValue] = [
+            "a": .asset(Asset(fileChecksum: "c1+/=", size: 1, referenceChecksum: "r", wrappingKey: "k")),
+            "l": .assetList([Asset(fileChecksum: "c2", size: 2), Asset(size: 3), Asset(fileChecksum: "c3", size: 4)]),
+            "fileChecksum": .int64(5), "n": .string("plain"),
+        ]
+        #expect(LocalCloudKit.fileChecksums(Record.encodeStoredFields(assets))?.sorted() == ["c1+/=", "c2", "c3"])
+        #expect(LocalCloudKit.fileChecksums(Record.encodeStoredFields(["n": .int64(1)])) == [])
+        var tricky = assets
+        tricky["s"] = .string(#"{"fileChecksum":"c9"} in a string"#)
+        #expect(LocalCloudKit.fileChecksums(Record.encodeStoredFields(tricky)) == nil)
+    }
 }
 
 /// Progress reports as they came.

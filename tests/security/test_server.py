@@ -150,6 +150,17 @@ try:
     checks.check(status == 403, "row 11: a foreign Host (DNS rebinding) is refused", f"{status}")
     status, _, _ = s.call("private", "zones/list", method="GET", headers={"Host": f"localhost:{s.port}"})
     checks.check(status == 200, "row 11: Host localhost is fine", f"{status}")
+    # Requests that stopped the whole server until issue 33: a query parameter with an empty name
+    # (`?=`), and a Host whose "digits" are numbers but not ASCII ones (`½`, Arabic-Indic). Each is
+    # answered, and the server goes on serving.
+    for query in ["=", "=x", "&=&", "ckAPIToken=" + API + "&="]:
+        status, _, _ = s.request("GET", f"/database/1/{C}/development/private/zones/list?{query}")
+        checks.check(400 <= status < 500, f"issue 33: a query '?{query.replace(API, 'API')}' is answered with an error", f"{status}")
+    for host in ["\u00bd.1.1.1", "\u0661.\u0661.\u0661.\u0661:80"]:
+        status, _, _ = s.call("private", "zones/list", method="GET", headers={"Host": host.encode()})
+        checks.check(status == 403, f"issue 33: a Host of non-ASCII digits ({host.encode()!r}) is refused", f"{status}")
+    status, _, _ = s.request("GET", "/ready")
+    checks.check(status == 200, "issue 33: and the server is still there", f"{status}")
 
     # ------------------------------------------------------------ row 9: file modes
     mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)

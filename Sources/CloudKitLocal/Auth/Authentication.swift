@@ -40,7 +40,7 @@ extension LocalCloudKit {
         if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
             // The service rejects a token whose `+`, `/` or `=` were not percent-encoded (§1.2); so
             // does this server, so that a client with that bug fails here as it would live.
-            if let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"), raw.contains(where: { "+/=".contains($0) }) {
+            if let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"), Self.hasUnencodedBase64(raw) {
                 throw authenticationRequired(route, request, reason: "the web auth token is not valid: its '+', '/' and '=' must be sent percent-encoded (%2B, %2F, %3D)")
             }
             guard let user = signedInUser(webToken: token) else {
@@ -158,6 +158,12 @@ extension LocalCloudKit {
     static func session(ofWebToken token: String) -> String {
         if let parts = OpaqueToken.decode(token), parts.count == 6, parts[0] == "w2" { return parts[2] }
         return SHA256.hash(data: Data(token.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// A raw (not yet percent-decoded) query value holding `+`, `/` or `=`, which a web auth token
+    /// must send percent-encoded (§1.2).
+    static func hasUnencodedBase64(_ raw: Substring) -> Bool {
+        raw.utf8.contains { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "=") }
     }
 
     func mac(_ text: String) -> String {

@@ -130,7 +130,12 @@ struct BrowserURL: Equatable {
 
     static func isIPv4Literal(_ host: Substring) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 }
+        // ASCII digits only: `isNumber` also holds for `½` and `١`, which `Int` does not parse (a Host
+        // of `½.1.1.1` once stopped the server).
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.utf8.count <= 3 && part.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } && Int(part)! <= 255
+            }
     }
 
     static func isIPv6Literal(_ text: Substring) -> Bool {

@@ -41,7 +41,8 @@ public enum BulkSeed {
             }
             try db.execute(sql: "UPDATE zone SET seq = ? WHERE db = ? AND name = ?", arguments: [seq, dbID, zoneName])
             try db.execute(sql: "UPDATE ckdb SET seq = ? WHERE id = ?", arguments: [seq, dbID])
-            // The query index, as records/modify keeps it.
+            // Each record's stored rendering and the query index, as records/modify keeps them.
+            try RecordWire.fillMissing(db, dbID: dbID)
             let spec = try FieldIndex.spec(db, container: container, environment: "development", type: recordType)
             try FieldIndex.rebuild(db, container: container, environment: "development", type: recordType, spec: spec)
         }

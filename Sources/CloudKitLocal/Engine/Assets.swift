@@ -108,12 +108,12 @@ extension LocalCloudKit {
         let checksum = Self.fileChecksum(request.body)
         let size = Int64(request.body.count)
         let (blobID, scope): (Int64, String) = try await store.pool.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT container, environment, scope FROM ckdb WHERE id = ?", arguments: [grant.dbID]) else {
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT container, environment, scope FROM ckdb WHERE id = ?"), arguments: [grant.dbID]) else {
                 throw ServiceError(.accessDenied, "this upload URL is for a database that no longer exists", status: 403)
             }
             // An upload URL works once, as the CDN's: a second POST stores nothing.
-            try db.execute(sql: "DELETE FROM used_upload WHERE expires < ?", arguments: [now])
-            try db.execute(sql: "INSERT OR IGNORE INTO used_upload (token, expires) VALUES (?, ?)", arguments: [token, grant.expires])
+            try db.cachedStatement(sql: "DELETE FROM used_upload WHERE expires < ?").execute(arguments: [now])
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO used_upload (token, expires) VALUES (?, ?)").execute(arguments: [token, grant.expires])
             guard db.changesCount == 1 else {
                 throw ServiceError(.accessDenied, "this upload URL was already used: request a new one with assets/upload", status: 403)
             }
@@ -398,7 +398,7 @@ extension LocalCloudKit {
 
     /// Whether the grant's reader may still read its record, and the record still holds the file.
     func downloadStillAllowed(_ grant: DownloadGrant, checksum: String, _ db: Database) throws -> Bool {
-        guard let row = try Row.fetchOne(db, sql: "SELECT container, environment, scope, owner FROM ckdb WHERE id = ?", arguments: [grant.dbID]),
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT container, environment, scope, owner FROM ckdb WHERE id = ?"), arguments: [grant.dbID]),
             let scope = DatabaseScope(rawValue: row["scope"]), let environment = CloudKitEnvironment(rawValue: row["environment"]),
             let record = try StoredRecord.load(db, dbID: grant.dbID, zone: grant.zone, name: grant.record), !record.deleted
         else { return false }
@@ -441,7 +441,7 @@ extension LocalCloudKit {
             throw ServiceError(.accessDenied, "this download URL expired: fetch the record again for a new one", status: 403)
         }
         let data = try await store.pool.read { db -> Data? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT checksum, data FROM asset_blob WHERE id = ?", arguments: [grant.blobID]) else { return nil }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT checksum, data FROM asset_blob WHERE id = ?"), arguments: [grant.blobID]) else { return nil }
             guard try self.downloadStillAllowed(grant, checksum: row["checksum"], db) else {
                 throw ServiceError(.accessDenied, "this download URL no longer works: its record no longer holds the file, or its reader lost access", status: 403)
             }
@@ -532,12 +532,21 @@ extension LocalCloudKit {
     /// reset; returns how many went.
     @discardableResult
     static func collectUnusedAssets(_ db: Database, now: Int64) throws -> Int {
+        // Files old enough to go, if unused: most starts have none, and then no record is read.
+        let candidates = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT id, container, environment, checksum FROM asset_blob WHERE created_ms < ?"), arguments: [now - receiptLifetime])
+        guard !candidates.isEmpty else { return 0 }
         var used = Set<String>()
         let rows = try Row.fetchCursor(
             db, sql: "SELECT c.container, c.environment, r.fields FROM record r JOIN ckdb c ON c.id = r.db WHERE r.has_assets = 1 AND r.deleted = 0")
         while let row = try rows.next() {
-            guard let text: String = row["fields"], let fields = try? Record.decodeStoredFields(text) else { continue }
+            guard let text: String = row["fields"] else { continue }
             let prefix = (row["container"] as String) + "\u{1F}" + (row["environment"] as String) + "\u{1F}"
+            if let checksums = Self.fileChecksums(text) {
+                for checksum in checksums { used.insert(prefix + checksum) }
+                continue
+            }
+            guard let fields = try? Record.decodeStoredFields(text) else { continue }
             for value in fields.values {
                 switch value {
                 case .asset(let a): a.fileChecksum.map { _ = used.insert(prefix + $0) }
@@ -547,13 +556,61 @@ extension LocalCloudKit {
             }
         }
         var removed = 0
-        for row in try Row.fetchAll(db, sql: "SELECT id, container, environment, checksum FROM asset_blob WHERE created_ms < ?", arguments: [now - receiptLifetime]) {
+        for row in candidates {
             let key = (row["container"] as String) + "\u{1F}" + (row["environment"] as String) + "\u{1F}" + (row["checksum"] as String)
             guard !used.contains(key) else { continue }
-            try db.execute(sql: "DELETE FROM asset_blob WHERE id = ?", arguments: [row["id"] as Int64])
+            try db.cachedStatement(sql: "DELETE FROM asset_blob WHERE id = ?").execute(arguments: [row["id"] as Int64])
             removed += 1
         }
         return removed
+    }
+}
+
+extension LocalCloudKit {
+    /// The `fileChecksum` values of a stored fields text, found without decoding it (a start-up read
+    /// every asset record's fields, and decoding them was most of the server's start): in the compact
+    /// JSON this server stores, `"fileChecksum":"` can only be an asset dictionary's key (a string's
+    /// quotes are escaped, and a field of that name is followed by `{`). Nil when the text holds the
+    /// word anywhere else, or a checksum with an escape: the caller then decodes it.
+    static func fileChecksums(_ text: String) -> [String]? {
+        let key = Array(#""fileChecksum":""#.utf8)
+        let word = Array("fileChecksum".utf8)
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            var found: [String] = []
+            var words = 0
+            var i = 0
+            while i + word.count <= bytes.count {
+                guard bytes[i] == word[0], bytes[i..<(i + word.count)].elementsEqual(word) else {
+                    i += 1
+                    continue
+                }
+                // A field of that name: `"fileChecksum":{`, its value an object.
+                let quoted = i >= 1 && bytes[i - 1] == UInt8(ascii: "\"")
+                if quoted, i + word.count + 2 < bytes.count, bytes[i + word.count] == UInt8(ascii: "\""), bytes[i + word.count + 1] == UInt8(ascii: ":"),
+                    bytes[i + word.count + 2] == UInt8(ascii: "{")
+                {
+                    i += word.count
+                    continue
+                }
+                words += 1
+                // A key: the word between quotes, then `:"`.
+                if quoted, i - 1 + key.count <= bytes.count, bytes[(i - 1)..<(i - 1 + key.count)].elementsEqual(key) {
+                    let start = i - 1 + key.count
+                    var end = start
+                    while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                        if bytes[end] == UInt8(ascii: "\\") { return nil }
+                        end += 1
+                    }
+                    guard end < bytes.count else { return nil }
+                    found.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                    i = end
+                } else {
+                    i += word.count
+                }
+            }
+            return words == found.count ? found : nil
+        }
     }
 }
 

@@ -198,7 +198,7 @@ extension LocalCloudKit {
         var scratch = JSONWriter(capacity: writer.bytes.capacity)
         var written: [Int64: Range<Int>] = [:]
         while let row = try rows.next() {
-            let rowID: Int64 = row[17]
+            let rowID: Int64 = row[18]
             guard let zone = zoneOf[rowID] else { continue }
             let start = scratch.bytes.count
             try writeRow(row, statement.sqliteStatement, db, zones[zone].1, shape: shapes[zone], into: &scratch)

@@ -1,6 +1,7 @@
 import CloudKitWeb
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension LocalCloudKit {
     /// records/modify: operations in order, one per record, at most 200. In a zone with atomic
@@ -74,6 +75,7 @@ extension LocalCloudKit {
         // The answer is written record by record; a saved record's fields go out as the text just
         // stored (unless desiredKeys or numbersAsStrings reshape them).
         var writer = JSONWriter(capacity: results.reduce(64) { $0 + ((try? $1.get())?.storedFieldsText?.utf8.count ?? 64) + 400 })
+        let zoneIDBytes = zoneID.json.bytes
         writer.raw(#"{"records":["#)
         for (index, (operation, result)) in zip(request.operations, results).enumerated() {
             if index > 0 { writer.raw(",") }
@@ -86,7 +88,10 @@ extension LocalCloudKit {
                 writer.write(try recordWire(record, db, context, zoneID: zoneID, desiredKeys: nil, numbersAsStrings: false))
             case .success(let record):
                 let keys = operation.desiredKeys ?? request.desiredKeys
-                if keys == nil && !numbersAsStrings {
+                if keys == nil && !numbersAsStrings, let rendering = record.rendering {
+                    // What the save stored: `write(into:)`'s bytes, not written a second time.
+                    rendering.withUnsafeBytes { RecordWire.write($0.bindMemory(to: UInt8.self), zoneID: zoneIDBytes, into: &writer) }
+                } else if keys == nil && !numbersAsStrings {
                     record.write(into: &writer, zoneID: zoneID)
                 } else {
                     writer.write(record.wire(zoneID: zoneID, desiredKeys: keys, numbersAsStrings: numbersAsStrings))
@@ -261,7 +266,7 @@ extension LocalCloudKit {
         record.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         record.deleted = false
         try saveReferences(record, previous: existing, db, context)
-        try record.save(db, dbID: context.dbID, encodedFields: encodedFields, over: stored)
+        record.rendering = try record.save(db, dbID: context.dbID, encodedFields: encodedFields, over: stored)
         // The query index, in the same transaction: every indexed field of a new or replaced record,
         // the indexed fields an update names (partial updates merged as text decode only those).
         let spec = try indexSpec(recordType, db, context, log)
@@ -314,7 +319,7 @@ extension LocalCloudKit {
         tombstone.fields = [:]
         try tombstone.save(db, dbID: context.dbID, over: record)
         try FieldIndex.removeRecord(db, dbID: context.dbID, zone: record.zone, name: record.name)
-        try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?", arguments: [context.dbID, zone.name, record.name])
+        try db.cachedStatement(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?").execute(arguments: [context.dbID, zone.name, record.name])
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))
         // A deleted share revokes its participants' access; a deleted shared root takes its share along.
@@ -560,12 +565,16 @@ extension LocalCloudKit {
             writer.raw(",")
         }
         writer.raw(#""records":["#)
+        let shape = RowShape(desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+        if !shape.reshapes {
+            return try writeRenderedChangePage(
+                db, context, zone, since: since, limit: limit, types: types, visible: visible, reverse: reverse, reverseKey: reverseKey, into: &writer)
+        }
         let statement = try db.cachedStatement(
             sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?")
         let rows = try Row.fetchCursor(statement, arguments: [context.dbID, zone.name, since, limit + 1])
         let current = statement.sqliteStatement
         var stepped = 0, written = 0, last = since
-        let shape = RowShape(desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
         // `reverse`: the page's records newest first. Pages still advance from the oldest change, so a
         // sync token keeps its meaning (unconfirmed how the service pages in reverse).
         var reversed: [[UInt8]] = []
@@ -596,13 +605,84 @@ extension LocalCloudKit {
             if i > 0 { writer.raw(",") }
             writer.raw(record)
         }
-        let moreComing = stepped > limit
+        writeChangePageEnd(zone, since: since, last: last, moreComing: stepped > limit, reverse: reverse, reverseKey: reverseKey, into: &writer)
+    }
+
+    /// The page's end: its sync token, `moreComing`, and `reverse` when the request named it.
+    private func writeChangePageEnd(
+        _ zone: ZoneRow, since: Int64, last: Int64, moreComing: Bool, reverse: Bool, reverseKey: Bool, into writer: inout JSONWriter
+    ) {
         let token = OpaqueToken.zoneToken(zone: zone.name, incarnation: zone.incarnation, seq: moreComing ? last : max(since, zone.seq))
         writer.raw(#"],"syncToken":"#)
         writer.writeString(token)
         writer.raw(moreComing ? #","moreComing":true"# : #","moreComing":false"#)
         if reverseKey { writer.raw(reverse ? #","reverse":true"# : #","reverse":false"#) }
         writer.raw("}")
+    }
+
+    /// `writeChangePage` for records answered as stored: SQLite is asked for the few columns that
+    /// decide how a row is answered and its stored rendering (`RecordWire`), not all seventeen; a
+    /// tombstone is written from its name, and a row without a rendering (assets, shares, rows
+    /// from before renderings) is read whole by its rowid and written as before.
+    private func writeRenderedChangePage(
+        _ db: Database, _ context: RequestContext, _ zone: ZoneRow, since: Int64, limit: Int, types: Set<String>?,
+        visible: SharedAccess?, reverse: Bool, reverseKey: Bool, into writer: inout JSONWriter
+    ) throws {
+        enum Column { static let seq: Int32 = 0, deleted: Int32 = 1, type: Int32 = 2, name: Int32 = 3, wire: Int32 = 4, rowid: Int32 = 5, hasAssets: Int32 = 6 }
+        let statement = try db.cachedStatement(sql: """
+            SELECT seq, deleted, type, name, CASE WHEN deleted = 0 THEN wire END, rowid, has_assets
+            FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?
+            """)
+        let rows = try Row.fetchCursor(statement, arguments: [context.dbID, zone.name, since, limit + 1])
+        let current = statement.sqliteStatement
+        let shape = RowShape(desiredKeys: nil, numbersAsStrings: false)
+        var stepped = 0, written = 0, last = since
+        var reversed: [[UInt8]] = []
+        var out = JSONWriter(capacity: reverse ? 4096 : 0)
+        // One row past the limit says whether more are coming; the cursor is stepped to its end so the
+        // statement is finished.
+        while try rows.next() != nil {
+            stepped += 1
+            guard stepped <= limit else { continue }
+            last = sqlite3_column_int64(current, Column.seq)
+            let deleted = sqlite3_column_int64(current, Column.deleted) != 0
+            if let types, !deleted, !(RowJSON.text(current, Column.type).map { types.contains(String(decoding: $0, as: UTF8.self)) } ?? false) { continue }
+            // A participant of a record share sees only the shared hierarchies.
+            if let visible, visible.permission(RowJSON.text(current, Column.name).map { String(decoding: $0, as: UTF8.self) } ?? "") == nil { continue }
+            if reverse {
+                out = JSONWriter(capacity: 1024)
+            } else if written > 0 {
+                writer.raw(",")
+            }
+            written += 1
+            if let wire = RecordWire.bytes(current, column: Column.wire) {
+                let hasAssets = sqlite3_column_int64(current, Column.hasAssets) != 0
+                let name = { RowJSON.text(current, Column.name).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+                if reverse {
+                    try writeRendering(wire, hasAssets: hasAssets, record: name(), zone: zone.name, db, context, zoneID: nil, into: &out)
+                } else {
+                    try writeRendering(wire, hasAssets: hasAssets, record: name(), zone: zone.name, db, context, zoneID: nil, into: &writer)
+                }
+            } else if deleted {
+                if reverse { RowJSON.writeTombstone(current, nameColumn: Column.name, into: &out) } else { RowJSON.writeTombstone(current, nameColumn: Column.name, into: &writer) }
+            } else {
+                let whole = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE rowid = ?")
+                let wholeRows = try Row.fetchCursor(whole, arguments: [sqlite3_column_int64(current, Column.rowid)])
+                while let row = try wholeRows.next() {
+                    if reverse {
+                        try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &out)
+                    } else {
+                        try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &writer)
+                    }
+                }
+            }
+            if reverse { reversed.append(out.bytes) }
+        }
+        for (i, record) in reversed.reversed().enumerated() {
+            if i > 0 { writer.raw(",") }
+            writer.raw(record)
+        }
+        writeChangePageEnd(zone, since: since, last: last, moreComing: stepped > limit, reverse: reverse, reverseKey: reverseKey, into: &writer)
     }
 }
 
@@ -633,6 +713,11 @@ extension LocalCloudKit {
     func writeRow(_ row: Row, _ statement: SQLiteStatement, _ db: Database, _ context: RequestContext, shape: RowShape, into writer: inout JSONWriter) throws {
         if !shape.reshapes, !RowJSON.typeIs(statement, Self.shareRecordTypeText) {
             let deleted = RowJSON.isDeleted(statement)
+            // The stored rendering (`RecordWire`), where the row has one.
+            if !deleted, let wire = RecordWire.bytes(statement) {
+                return try writeRendering(
+                    wire, hasAssets: RowJSON.hasAssets(statement), record: row[1], zone: row[0], db, context, zoneID: shape.zoneIDBytes, into: &writer)
+            }
             if deleted || !RowJSON.hasAssets(statement) {
                 return RowJSON.writeRecord(statement, deleted: deleted, zoneID: shape.zoneIDBytes, into: &writer)
             }
@@ -644,6 +729,19 @@ extension LocalCloudKit {
         }
         let record = try StoredRecord(row: row)
         writer.write(try recordWire(record, db, context, zoneID: shape.zoneID, desiredKeys: shape.desiredKeys, numbersAsStrings: shape.numbersAsStrings))
+    }
+
+    /// Writes a stored rendering, with download URLs spliced into its asset dictionaries when the
+    /// record holds uploaded assets (the splice finds them as it does in the fields text: their marker
+    /// cannot occur elsewhere in a rendering, where names and types are JSON strings).
+    func writeRendering(
+        _ wire: UnsafeBufferPointer<UInt8>, hasAssets: Bool, record: @autoclosure () -> String, zone: String, _ db: Database,
+        _ context: RequestContext, zoneID: [UInt8]?, into writer: inout JSONWriter
+    ) throws {
+        if hasAssets, let linked = try linkedFields(wire, record: record(), zone: zone, db, context) {
+            return linked.withUnsafeBufferPointer { RecordWire.write($0, zoneID: zoneID, into: &writer) }
+        }
+        RecordWire.write(wire, zoneID: zoneID, into: &writer)
     }
 }
 

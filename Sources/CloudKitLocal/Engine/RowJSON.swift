@@ -92,6 +92,14 @@ enum RowJSON {
         writer.raw("}")
     }
 
+    /// `{"recordName":…,"deleted":true}`, the name read from `nameColumn`: what `writeRecord` writes for a
+    /// tombstone.
+    static func writeTombstone(_ statement: SQLiteStatement, nameColumn: Int32, into writer: inout JSONWriter) {
+        writer.raw(#"{"recordName":"#)
+        writeString(statement, nameColumn, into: &writer)
+        writer.raw(#","deleted":true}"#)
+    }
+
     /// `RecordStamp.json`: `{"timestamp":…,"userRecordName":…,"deviceID":…}`, the user and device columns
     /// following the timestamp's.
     private static func writeStamp(_ statement: SQLiteStatement, at column: Int32, key: StaticString, into writer: inout JSONWriter) {
@@ -134,7 +142,7 @@ enum RowJSON {
     /// The column's text, valid until the statement steps again; nil for NULL (`sqlite3_column_text`
     /// answers a null pointer for NULL and a pointer to an empty string for empty text, so the type
     /// need not be asked first).
-    private static func text(_ statement: SQLiteStatement, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+    static func text(_ statement: SQLiteStatement, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard let start = sqlite3_column_text(statement, column) else { return nil }
         // sqlite3_column_bytes after sqlite3_column_text: the length of the text form (SQLite's rule).
         return UnsafeBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))

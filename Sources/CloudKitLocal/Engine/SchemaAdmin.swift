@@ -146,11 +146,11 @@ extension LocalCloudKit {
     func dropRecords(ofType type: String, in databases: [Int64], _ db: Database) throws -> Int {
         var count = 0
         for id in databases {
-            count += try Int.fetchOne(db, sql: "SELECT count(*) FROM record WHERE db = ? AND type = ? AND deleted = 0", arguments: [id, type]) ?? 0
+            count += try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM record WHERE db = ? AND type = ? AND deleted = 0"), arguments: [id, type]) ?? 0
             try db.execute(
                 sql: "DELETE FROM reference WHERE db = ? AND (zone, source) IN (SELECT zone, name FROM record WHERE db = ? AND type = ?)",
                 arguments: [id, id, type])
-            try db.execute(sql: "DELETE FROM record WHERE db = ? AND type = ?", arguments: [id, type])
+            try db.cachedStatement(sql: "DELETE FROM record WHERE db = ? AND type = ?").execute(arguments: [id, type])
         }
         return count
     }
@@ -158,7 +158,7 @@ extension LocalCloudKit {
     func dropValues(of fields: Set<String>, ofType type: String, in databases: [Int64], _ db: Database) throws -> Int {
         var count = 0
         for id in databases {
-            for row in try Row.fetchAll(db, sql: "SELECT zone, name, fields FROM record WHERE db = ? AND type = ? AND deleted = 0", arguments: [id, type]) {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT zone, name, fields FROM record WHERE db = ? AND type = ? AND deleted = 0"), arguments: [id, type]) {
                 guard let text: String = row[2] else { continue }
                 var values = try Record.decodeStoredFields(text)
                 guard values.keys.contains(where: fields.contains) else { continue }
@@ -171,6 +171,8 @@ extension LocalCloudKit {
                     arguments: StatementArguments([id, row[0] as String, row[1] as String] as [any DatabaseValueConvertible]) + StatementArguments(Array(fields)))
                 count += 1
             }
+            // The rows changed lost their stored renderings (`RecordWire`): rendered again.
+            try RecordWire.fillMissing(db, dbID: id)
         }
         return count
     }

@@ -39,7 +39,7 @@ struct ShareRow: Sendable {
     }
 
     static func load(_ db: Database, _ dbID: Int64, _ zone: String, _ name: String) throws -> ShareRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM share WHERE db = ? AND zone = ? AND name = ?", arguments: [dbID, zone, name]).map(ShareRow.init)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM share WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name]).map(ShareRow.init)
     }
 }
 
@@ -102,7 +102,7 @@ extension LocalCloudKit {
         let notFound = ServiceError(.zoneNotFound, "Zone '\(name)' does not exist")
         guard let owner = zoneID?.ownerRecordName, owner != context.caller.userRecordName,
             let ownerDB = try db.existingDatabaseID(DatabaseKey(container: context.container, environment: context.environment, scope: .private, owner: owner)),
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM shared_zone WHERE shared_db = ? AND owner_db = ? AND zone = ? AND deleted = 0", arguments: [context.dbID, ownerDB, name]) == true,
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM shared_zone WHERE shared_db = ? AND owner_db = ? AND zone = ? AND deleted = 0"), arguments: [context.dbID, ownerDB, name]) == true,
             let zone = try ZoneRow.load(db, ownerDB, name), !zone.deleted
         else { throw notFound }
         var shared = context
@@ -224,7 +224,7 @@ extension LocalCloudKit {
             db, sql: "SELECT z.zone, z.seq, z.deleted, d.owner FROM shared_zone z JOIN ckdb d ON d.id = z.owner_db WHERE z.shared_db = ? AND z.seq > ? ORDER BY z.seq LIMIT ?",
             arguments: [context.dbID, since, limit + 1])
         let page = rows.prefix(limit)
-        let current = try Int64.fetchOne(db, sql: "SELECT seq FROM ckdb WHERE id = ?", arguments: [context.dbID]) ?? 0
+        let current = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM ckdb WHERE id = ?"), arguments: [context.dbID]) ?? 0
         let more = rows.count > limit
         let next = more ? (page.last?["seq"] as Int64? ?? since) : max(since, current)
         return [
@@ -291,7 +291,7 @@ extension LocalCloudKit {
     /// "any custom zone of the database … includes share acceptance in the shared DB").
     func fireSharedDatabaseSubscriptions(_ db: Database, _ context: RequestContext, sharedDB: Int64, zone: String) throws {
         guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE db = ? LIMIT 1"), arguments: [sharedDB]) == true,
-            let participant = try String.fetchOne(db, sql: "SELECT owner FROM ckdb WHERE id = ?", arguments: [sharedDB])
+            let participant = try String.fetchOne(db.cachedStatement(sql: "SELECT owner FROM ckdb WHERE id = ?"), arguments: [sharedDB])
         else { return }
         var shared = context
         shared.route.scope = .shared
@@ -435,8 +435,8 @@ extension LocalCloudKit {
     /// A share record deleted: its participants lose access at once, and its root is unlinked.
     func deletedShare(_ record: StoredRecord, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, _ log: ChangeLog) throws {
         guard let share = try ShareRow.load(db, context.dbID, zone.name, record.name) else { return }
-        try db.execute(sql: "DELETE FROM share_participant WHERE db = ? AND zone = ? AND share = ?", arguments: [share.db, share.zone, share.name])
-        try db.execute(sql: "DELETE FROM share WHERE db = ? AND zone = ? AND name = ?", arguments: [share.db, share.zone, share.name])
+        try db.cachedStatement(sql: "DELETE FROM share_participant WHERE db = ? AND zone = ? AND share = ?").execute(arguments: [share.db, share.zone, share.name])
+        try db.cachedStatement(sql: "DELETE FROM share WHERE db = ? AND zone = ? AND name = ?").execute(arguments: [share.db, share.zone, share.name])
         if let root = share.root { try link(root: root, to: nil, shortGUID: nil, db, context, zone, log) }
         try refreshSharedZone(db, context, ownerDB: context.dbID, zone: zone.name)
     }

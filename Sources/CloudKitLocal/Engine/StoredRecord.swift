@@ -1,4 +1,5 @@
 import CloudKitWeb
+import Foundation
 import GRDB
 
 /// A record as stored: its current state (or tombstone) and the change that produced it.
@@ -17,12 +18,14 @@ struct StoredRecord: Sendable {
     var seq: Int64
     /// The fields hold an uploaded asset (`record.has_assets`): answers add its download URL.
     var hasAssets = false
+    /// The rendering `save` stored (`RecordWire`), for the write's own answer.
+    var rendering: Data?
 
     /// The columns `init(row:)` reads, in its order (read by position: by name GRDB lower-cases each
     /// column name, which showed up in profiles of change pages).
     static let columns = """
         zone, name, type, tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
-        modified_device, short_guid, parent, share, deleted, seq, has_assets
+        modified_device, short_guid, parent, share, deleted, seq, has_assets, wire
         """
     /// The stored wire JSON of `fields` when the row was read with `parsingFields: false` (then
     /// `fields` is empty): an answer copies it instead of parsing and encoding it again.
@@ -77,16 +80,19 @@ struct StoredRecord: Sendable {
     /// the indexes on columns that change (the change feed's) instead of deleting and re-inserting the
     /// row and every index entry, as INSERT OR REPLACE does. `encodedFields`: the fields already encoded
     /// by the caller (they are encoded once per save).
-    func save(_ db: Database, dbID: Int64, encodedFields: String? = nil, over stored: StoredRecord?) throws {
+    /// Returns the rendering stored with the row (nil when none is kept: see `RecordWire`).
+    @discardableResult
+    func save(_ db: Database, dbID: Int64, encodedFields: String? = nil, over stored: StoredRecord?) throws -> Data? {
         let fieldsText = deleted ? nil : (encodedFields ?? Record.encodeStoredFields(fields))
+        let rendering = RecordWire.render(self, fieldsText: fieldsText)
         var values: StatementArguments = [
             tag, fieldsText, created?.timestamp, created?.userRecordName, created?.deviceID,
             modified?.timestamp, modified?.userRecordName, modified?.deviceID, shortGUID, parent, share, deleted ? 1 : 0, seq,
-            !deleted && hasAssets ? 1 : 0,
+            !deleted && hasAssets ? 1 : 0, rendering,
         ]
         let set = """
             tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
-            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?
+            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?, wire = ?
             """
         if let stored {
             if stored.type == type {
@@ -100,11 +106,12 @@ struct StoredRecord: Sendable {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO record (tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
-                      modified_device, short_guid, parent, share, deleted, seq, has_assets, type, db, zone, name)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      modified_device, short_guid, parent, share, deleted, seq, has_assets, wire, type, db, zone, name)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: values + [type, dbID, zone, name])
         }
+        return rendering
     }
 
     /// Writes `wire(zoneID:desiredKeys: nil, numbersAsStrings: false)` with the stored fields text

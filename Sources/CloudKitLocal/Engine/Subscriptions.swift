@@ -4,7 +4,7 @@ import GRDB
 
 extension LocalCloudKit {
     func listSubscriptions(_ db: Database, _ context: RequestContext) throws -> JSON {
-        let bodies = try String.fetchAll(db, sql: "SELECT body FROM subscription WHERE db = ? ORDER BY created_seq", arguments: [context.dbID])
+        let bodies = try String.fetchAll(db.cachedStatement(sql: "SELECT body FROM subscription WHERE db = ? ORDER BY created_seq"), arguments: [context.dbID])
         return .object(["subscriptions": .array(try bodies.map { try JSON(parsing: $0) })])
     }
 
@@ -13,7 +13,7 @@ extension LocalCloudKit {
         try checkCount(request.subscriptionIDs.count, "subscriptions")
         var results: [JSON] = []
         for id in request.subscriptionIDs {
-            if let body = try String.fetchOne(db, sql: "SELECT body FROM subscription WHERE db = ? AND id = ?", arguments: [context.dbID, id]) {
+            if let body = try String.fetchOne(db.cachedStatement(sql: "SELECT body FROM subscription WHERE db = ? AND id = ?"), arguments: [context.dbID, id]) {
                 results.append(try JSON(parsing: body))
             } else {
                 results.append(subscriptionError(id, .notFound, "subscription not found"))
@@ -38,11 +38,11 @@ extension LocalCloudKit {
             let id = subscription.subscriptionID
             switch operation.operationType {
             case .delete:
-                guard let id, try Bool.fetchOne(db, sql: "SELECT 1 FROM subscription WHERE db = ? AND id = ?", arguments: [context.dbID, id]) ?? false else {
+                guard let id, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE db = ? AND id = ?"), arguments: [context.dbID, id]) ?? false else {
                     results.append(subscriptionError(id, .notFound, "subscription not found"))
                     continue
                 }
-                try db.execute(sql: "DELETE FROM subscription WHERE db = ? AND id = ?", arguments: [context.dbID, id])
+                try db.cachedStatement(sql: "DELETE FROM subscription WHERE db = ? AND id = ?").execute(arguments: [context.dbID, id])
                 // Delete result shape is unconfirmed; `{ subscriptionID }` as the reference suggests.
                 results.append(.object(["subscriptionID": .string(id)]))
             case .create, .update:
@@ -65,7 +65,7 @@ extension LocalCloudKit {
                 }
                 let newID = id ?? UUID().uuidString
                 subscription.subscriptionID = newID
-                let existing = try String.fetchOne(db, sql: "SELECT body FROM subscription WHERE db = ? AND id = ?", arguments: [context.dbID, newID])
+                let existing = try String.fetchOne(db.cachedStatement(sql: "SELECT body FROM subscription WHERE db = ? AND id = ?"), arguments: [context.dbID, newID])
                 if operation.operationType == .update {
                     guard existing != nil else {
                         results.append(subscriptionError(newID, .notFound, "subscription not found"))
@@ -125,7 +125,7 @@ extension LocalCloudKit {
     func hasContentTwin(_ subscription: Subscription, _ db: Database, _ context: RequestContext) throws -> Bool {
         guard subscription.subscriptionType == .query, let query = subscription.query else { return false }
         let mine = Set(subscription.firesOn ?? [])
-        for body in try String.fetchAll(db, sql: "SELECT body FROM subscription WHERE db = ?", arguments: [context.dbID]) {
+        for body in try String.fetchAll(db.cachedStatement(sql: "SELECT body FROM subscription WHERE db = ?"), arguments: [context.dbID]) {
             let other = try Subscription(json: JSON(parsing: body))
             if other.subscriptionType == .query, other.query?.recordType == query.recordType, Set(other.firesOn ?? []) == mine {
                 return true

@@ -30,14 +30,14 @@ struct UserInfo: Sendable, Hashable {
 
     static func find(_ db: Database, _ info: UserLookupInfo) throws -> UserInfo? {
         if let recordName = info.userRecordName {
-            return try Row.fetchOne(db, sql: "SELECT * FROM user_info WHERE record_name = ?", arguments: [recordName]).map(UserInfo.init)
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_info WHERE record_name = ?"), arguments: [recordName]).map(UserInfo.init)
         }
         if let email = info.emailAddress {
-            return try Row.fetchOne(db, sql: "SELECT * FROM user_info WHERE email = ? COLLATE NOCASE", arguments: [email]).map(UserInfo.init)
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_info WHERE email = ? COLLATE NOCASE"), arguments: [email]).map(UserInfo.init)
         }
         if let phone = info.phoneNumber {
             let digits = phone.filter(\.isNumber)
-            return try Row.fetchAll(db, sql: "SELECT * FROM user_info WHERE phone IS NOT NULL").map(UserInfo.init)
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM user_info WHERE phone IS NOT NULL")).map(UserInfo.init)
                 .first { ($0.phone ?? "").filter(\.isNumber) == digits && !digits.isEmpty }
         }
         return nil
@@ -66,7 +66,7 @@ extension LocalCloudKit {
                 return CallerIdentityResponse(identity: identity).json
             case .usersDiscoverAll:
                 // Everyone else on this server is in the caller's "address book".
-                let all = try Row.fetchAll(db, sql: "SELECT * FROM user_info WHERE record_name <> ? ORDER BY name", arguments: [recordName]).map(UserInfo.init)
+                let all = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM user_info WHERE record_name <> ? ORDER BY name"), arguments: [recordName]).map(UserInfo.init)
                 return ["users": .array(all.map(\.identity.json))]
             case .usersDiscover:
                 let infos = try self.decodeList(body, "lookupInfos", UserLookupInfo.init(json:))

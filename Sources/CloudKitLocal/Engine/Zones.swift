@@ -12,7 +12,7 @@ struct ZoneRow: Sendable {
     var isDefault: Bool { name == ZoneID.defaultZoneName }
 
     static func load(_ db: Database, _ dbID: Int64, _ name: String) throws -> ZoneRow? {
-        try Row.fetchOne(db, sql: "SELECT * FROM zone WHERE db = ? AND name = ?", arguments: [dbID, name]).map {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM zone WHERE db = ? AND name = ?"), arguments: [dbID, name]).map {
             ZoneRow(name: $0["name"], owner: $0["owner"], incarnation: $0["incarnation"], seq: $0["seq"], deleted: ($0["deleted"] as Int64) != 0)
         }
     }
@@ -20,9 +20,9 @@ struct ZoneRow: Sendable {
     static func all(_ db: Database, _ dbID: Int64, since seq: Int64? = nil) throws -> [ZoneRow] {
         let rows: [Row]
         if let seq {
-            rows = try Row.fetchAll(db, sql: "SELECT * FROM zone WHERE db = ? AND seq > ? ORDER BY seq", arguments: [dbID, seq])
+            rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM zone WHERE db = ? AND seq > ? ORDER BY seq"), arguments: [dbID, seq])
         } else {
-            rows = try Row.fetchAll(db, sql: "SELECT * FROM zone WHERE db = ? AND deleted = 0 ORDER BY name = '_defaultZone' DESC, name", arguments: [dbID])
+            rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM zone WHERE db = ? AND deleted = 0 ORDER BY name = '_defaultZone' DESC, name"), arguments: [dbID])
         }
         return rows.map {
             ZoneRow(name: $0["name"], owner: $0["owner"], incarnation: $0["incarnation"], seq: $0["seq"], deleted: ($0["deleted"] as Int64) != 0)
@@ -112,8 +112,8 @@ extension LocalCloudKit {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO zone (db, name, owner, incarnation, seq, deleted) VALUES (?, ?, ?, ?, ?, 0)",
                     arguments: [context.dbID, name, context.zoneOwner, seq, seq])
-                try db.execute(sql: "DELETE FROM record WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
-                try db.execute(sql: "DELETE FROM field_index WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
+                try db.cachedStatement(sql: "DELETE FROM record WHERE db = ? AND zone = ?").execute(arguments: [context.dbID, name])
+                try db.cachedStatement(sql: "DELETE FROM field_index WHERE db = ? AND zone = ?").execute(arguments: [context.dbID, name])
                 results.append(zoneJSON(try ZoneRow.load(db, context.dbID, name)!, context))
                 changedZones.append(name)
             case .delete:
@@ -127,10 +127,10 @@ extension LocalCloudKit {
                 }
                 let seq = try db.nextSeq(context.dbID)
                 // Deleting a zone deletes its records (and their references and subscriptions on it).
-                try db.execute(sql: "DELETE FROM record WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
-                try db.execute(sql: "DELETE FROM field_index WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
-                try db.execute(sql: "DELETE FROM reference WHERE db = ? AND zone = ?", arguments: [context.dbID, name])
-                try db.execute(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name = ?", arguments: [seq, context.dbID, name])
+                try db.cachedStatement(sql: "DELETE FROM record WHERE db = ? AND zone = ?").execute(arguments: [context.dbID, name])
+                try db.cachedStatement(sql: "DELETE FROM field_index WHERE db = ? AND zone = ?").execute(arguments: [context.dbID, name])
+                try db.cachedStatement(sql: "DELETE FROM reference WHERE db = ? AND zone = ?").execute(arguments: [context.dbID, name])
+                try db.cachedStatement(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name = ?").execute(arguments: [seq, context.dbID, name])
                 results.append(zoneJSON(zone, context, deleted: true))
                 changedZones.append(name)
             default:
@@ -156,7 +156,7 @@ extension LocalCloudKit {
         // a client following §4.6's loop then never asks for what it cannot get.
         let changed = try ZoneRow.all(db, context.dbID, since: since).filter { !$0.isDefault }
         let page = Array(changed.prefix(limit))
-        let current = try Int64.fetchOne(db, sql: "SELECT seq FROM ckdb WHERE id = ?", arguments: [context.dbID]) ?? 0
+        let current = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM ckdb WHERE id = ?"), arguments: [context.dbID]) ?? 0
         let next = page.count < changed.count ? page.last!.seq : max(since, current)
         return [
             "zones": .array(page.map { zone in

@@ -63,26 +63,30 @@ extension LocalCloudKit {
 
     /// Deletes the data of every database of a container and environment (the schema is kept).
     static func deleteData(_ db: Database, container: String, environment: CloudKitEnvironment) throws -> SchemaChangeReport {
+        // Cached statements: a test suite resets between tests, and compiling these statements was
+        // most of a reset's work (scripts/bench-fixture.sh).
         var report = SchemaChangeReport()
         let databases = try Int64.fetchAll(
-            db, sql: "SELECT id FROM ckdb WHERE container = ? AND environment = ?", arguments: [container, environment.rawValue])
+            db.cachedStatement(sql: "SELECT id FROM ckdb WHERE container = ? AND environment = ?"), arguments: [container, environment.rawValue])
         for id in databases {
-            report.deletedRecords += try Int.fetchOne(db, sql: "SELECT count(*) FROM record WHERE db = ? AND deleted = 0", arguments: [id]) ?? 0
+            report.deletedRecords += try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM record WHERE db = ? AND deleted = 0"), arguments: [id]) ?? 0
             report.deletedZones += try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM zone WHERE db = ? AND deleted = 0 AND name <> ?", arguments: [id, ZoneID.defaultZoneName]) ?? 0
-            report.deletedSubscriptions += try Int.fetchOne(db, sql: "SELECT count(*) FROM subscription WHERE db = ?", arguments: [id]) ?? 0
+                db.cachedStatement(sql: "SELECT count(*) FROM zone WHERE db = ? AND deleted = 0 AND name <> ?"), arguments: [id, ZoneID.defaultZoneName]) ?? 0
+            report.deletedSubscriptions += try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM subscription WHERE db = ?"), arguments: [id]) ?? 0
             for table in ["record", "field_index", "reference", "subscription", "share", "share_participant"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE db = ?", arguments: [id])
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE db = ?").execute(arguments: [id])
             }
-            try db.execute(sql: "DELETE FROM shared_zone WHERE shared_db = ? OR owner_db = ?", arguments: [id, id])
+            try db.cachedStatement(sql: "DELETE FROM shared_zone WHERE shared_db = ? OR owner_db = ?").execute(arguments: [id, id])
             // Custom zones are marked deleted (changes/database then reports them so); the default
             // zone starts a new incarnation, so sync tokens from before are refused.
             let seq = try db.nextSeq(id)
-            try db.execute(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name <> ? AND deleted = 0", arguments: [seq, id, ZoneID.defaultZoneName])
-            try db.execute(sql: "UPDATE zone SET incarnation = ?, seq = ? WHERE db = ? AND name = ?", arguments: [seq, seq, id, ZoneID.defaultZoneName])
+            try db.cachedStatement(sql: "UPDATE zone SET deleted = 1, seq = ? WHERE db = ? AND name <> ? AND deleted = 0")
+                .execute(arguments: [seq, id, ZoneID.defaultZoneName])
+            try db.cachedStatement(sql: "UPDATE zone SET incarnation = ?, seq = ? WHERE db = ? AND name = ?")
+                .execute(arguments: [seq, seq, id, ZoneID.defaultZoneName])
         }
         // Asset files go with the records (receipts for them fail from now on).
-        try db.execute(sql: "DELETE FROM asset_blob WHERE container = ? AND environment = ?", arguments: [container, environment.rawValue])
+        try db.cachedStatement(sql: "DELETE FROM asset_blob WHERE container = ? AND environment = ?").execute(arguments: [container, environment.rawValue])
         return report
     }
 }
@@ -108,9 +112,12 @@ struct SchemaRows: Sendable {
     /// Replaces a container and environment's schema with the one kept, and the query index with
     /// what that schema indexes (the data is gone: see `reset`).
     func restore(_ db: Database, container: String, environment: String) throws {
+        // Between the tests of a suite the schema is usually the one kept: then nothing is rewritten
+        // (and the query index, emptied with the data, needs nothing either).
+        if try isCurrent(db, container: container, environment: environment) { return }
         let indexed = try FieldIndex.specs(db, container: container, environment: environment)
         for table in Self.tables {
-            try db.execute(sql: "DELETE FROM \(table) WHERE container = ? AND environment = ?", arguments: [container, environment])
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE container = ? AND environment = ?").execute(arguments: [container, environment])
             guard let (columns, rows) = tables[table] else { continue }
             let insert = try db.makeStatement(
                 sql: "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
@@ -119,5 +126,19 @@ struct SchemaRows: Sendable {
             }
         }
         try FieldIndex.refresh(db, container: container, environment: environment, before: indexed)
+    }
+
+    /// Whether a container and environment's schema tables hold exactly the rows kept.
+    func isCurrent(_ db: Database, container: String, environment: String) throws -> Bool {
+        for table in Self.tables {
+            let (columns, rows) = tables[table] ?? (["container", "environment"], [])
+            let kept = Set(rows.filter { $0[0] == container.databaseValue && $0[1] == environment.databaseValue })
+            let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            let current = try Row.fetchAll(db.cachedStatement(sql: "SELECT \(list) FROM \(table) WHERE container = ? AND environment = ?"), arguments: [container, environment])
+            guard current.count == kept.count, current.allSatisfy({ row in kept.contains((0..<row.count).map { row[$0] as DatabaseValue }) }) else {
+                return false
+            }
+        }
+        return true
     }
 }

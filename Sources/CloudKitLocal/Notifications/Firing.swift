@@ -38,7 +38,7 @@ extension LocalCloudKit {
                 try notify(db, context, stored, change, firing, &recipients)
                 // firesOnce: deleted when its first notification is generated (spec default).
                 if stored.subscription.firesOnce == true {
-                    try db.execute(sql: "DELETE FROM subscription WHERE db = ? AND id = ?", arguments: [context.dbID, stored.id])
+                    try db.cachedStatement(sql: "DELETE FROM subscription WHERE db = ? AND id = ?").execute(arguments: [context.dbID, stored.id])
                     gone.insert(stored.id)
                 }
             }
@@ -71,7 +71,7 @@ extension LocalCloudKit {
 
     /// The database's subscriptions, oldest first (unreadable rows are skipped).
     func storedSubscriptions(_ db: Database, _ context: RequestContext) throws -> [StoredSubscription] {
-        try Row.fetchAll(db, sql: "SELECT id, body, owner FROM subscription WHERE db = ? ORDER BY created_seq", arguments: [context.dbID]).compactMap { row in
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT id, body, owner FROM subscription WHERE db = ? ORDER BY created_seq"), arguments: [context.dbID]).compactMap { row in
             guard let body: String = row["body"], let json = try? JSON(parsing: body), let s = try? Subscription(json: json) else { return nil }
             return StoredSubscription(id: row["id"], subscription: s, owner: row["owner"])
         }
@@ -148,7 +148,7 @@ extension LocalCloudKit {
             try db.execute(
                 sql: "INSERT INTO badge (container, user, count) VALUES (?, ?, 1) ON CONFLICT (container, user) DO UPDATE SET count = count + 1",
                 arguments: [context.container, stored.owner])
-            let count = try Int64.fetchOne(db, sql: "SELECT count FROM badge WHERE container = ? AND user = ?", arguments: [context.container, stored.owner]) ?? 1
+            let count = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count FROM badge WHERE container = ? AND user = ?"), arguments: [context.container, stored.owner]) ?? 1
             payload.aps.set("badge", JSON.int(count))
         }
         if info.shouldSendContentAvailable == true { payload.aps.set("content-available", JSON.int(1)) }
@@ -206,16 +206,16 @@ extension LocalCloudKit {
     /// Queues a payload for a token; beyond `maxQueued` the oldest are dropped and counted.
     func enqueue(_ db: Database, token: String, payload: JSON, now: Int64) throws {
         let settings = configuration.notifications
-        try db.execute(sql: "INSERT INTO notification_queue (token, payload, created_at) VALUES (?, ?, ?)", arguments: [token, payload.text, now])
+        try db.cachedStatement(sql: "INSERT INTO notification_queue (token, payload, created_at) VALUES (?, ?, ?)").execute(arguments: [token, payload.text, now])
         // Once committed (never for a rolled-back batch), the token's waiting poll, if any, wakes.
         db.afterNextTransaction(onCommit: { [courier] _ in courier.queued([token]) })
-        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification_queue WHERE token = ?", arguments: [token]) ?? 0
+        let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification_queue WHERE token = ?"), arguments: [token]) ?? 0
         if count > settings.maxQueued {
             let excess = count - settings.maxQueued
             try db.execute(
                 sql: "DELETE FROM notification_queue WHERE id IN (SELECT id FROM notification_queue WHERE token = ? ORDER BY id LIMIT ?)",
                 arguments: [token, excess])
-            try db.execute(sql: "UPDATE device_token SET dropped = dropped + ? WHERE token = ?", arguments: [excess, token])
+            try db.cachedStatement(sql: "UPDATE device_token SET dropped = dropped + ? WHERE token = ?").execute(arguments: [excess, token])
         }
     }
 }

@@ -136,7 +136,7 @@ final class Courier: Sendable {
             stamp: { store.changeStamp() },
             pending: { tokens in
                 try? store.pool.read { db in
-                    Set(try String.fetchAll(db, sql: "SELECT DISTINCT token FROM notification_queue")).intersection(tokens)
+                    Set(try String.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT token FROM notification_queue"))).intersection(tokens)
                 }
             })
     }
@@ -292,7 +292,7 @@ extension LocalCloudKit {
         guard let token = body.apnsToken, !token.isEmpty else { throw ServiceError.badRequest("tokens/register needs apnsToken") }
         enum Registration { case unknown, someoneElses, registered }
         let outcome = try await store.pool.write { db -> Registration in
-            guard let owner = try String.fetchOne(db, sql: "SELECT created_by FROM device_token WHERE token = ?", arguments: [token]) else { return .unknown }
+            guard let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT created_by FROM device_token WHERE token = ?"), arguments: [token]) else { return .unknown }
             // A push token is its creator's: registering another user's would send her pushes to him.
             guard owner == user else { return .someoneElses }
             // This container's subscriptions now also reach the token (spec §4.3).
@@ -333,22 +333,22 @@ extension LocalCloudKit {
                 let ttlCutoff = Int64((configuration.now().timeIntervalSince1970 - settings.ttlSeconds) * 1000)
                 // A read first: a poll that finds nothing queued (most do) takes no write transaction.
                 let peek = try await store.pool.read { db -> (known: Bool, queued: Bool) in
-                    guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device_token WHERE token = ?", arguments: [token]) ?? false else {
+                    guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device_token WHERE token = ?"), arguments: [token]) ?? false else {
                         return (false, false)
                     }
-                    return (true, try Bool.fetchOne(db, sql: "SELECT 1 FROM notification_queue WHERE token = ? LIMIT 1", arguments: [token]) ?? false)
+                    return (true, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM notification_queue WHERE token = ? LIMIT 1"), arguments: [token]) ?? false)
                 }
                 guard peek.known else { return unknown }
                 let next = !peek.queued ? (known: true, payload: nil, dropped: 0) : try await store.pool.write { db -> (known: Bool, payload: String?, dropped: Int) in
-                    guard let dropped = try Int.fetchOne(db, sql: "SELECT dropped FROM device_token WHERE token = ?", arguments: [token]) else {
+                    guard let dropped = try Int.fetchOne(db.cachedStatement(sql: "SELECT dropped FROM device_token WHERE token = ?"), arguments: [token]) else {
                         return (false, nil, 0)
                     }
-                    try db.execute(sql: "DELETE FROM notification_queue WHERE token = ? AND created_at < ?", arguments: [token, ttlCutoff])
-                    guard let row = try Row.fetchOne(db, sql: "SELECT id, payload FROM notification_queue WHERE token = ? ORDER BY id LIMIT 1", arguments: [token]) else {
+                    try db.cachedStatement(sql: "DELETE FROM notification_queue WHERE token = ? AND created_at < ?").execute(arguments: [token, ttlCutoff])
+                    guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, payload FROM notification_queue WHERE token = ? ORDER BY id LIMIT 1"), arguments: [token]) else {
                         return (true, nil, 0)
                     }
-                    try db.execute(sql: "DELETE FROM notification_queue WHERE id = ?", arguments: [row["id"] as Int64])
-                    if dropped > 0 { try db.execute(sql: "UPDATE device_token SET dropped = 0 WHERE token = ?", arguments: [token]) }
+                    try db.cachedStatement(sql: "DELETE FROM notification_queue WHERE id = ?").execute(arguments: [row["id"] as Int64])
+                    if dropped > 0 { try db.cachedStatement(sql: "UPDATE device_token SET dropped = 0 WHERE token = ?").execute(arguments: [token]) }
                     return (true, row["payload"], dropped)
                 }
                 guard next.known else { return unknown }

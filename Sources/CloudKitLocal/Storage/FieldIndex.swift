@@ -179,12 +179,38 @@ enum FieldIndex {
             }
         }
         guard !names.isEmpty else { return }
-        let insert = try db.cachedStatement(sql: "INSERT INTO field_index (db, zone, type, field, kind, v, w, name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        // A record's rows go in one statement (of up to `rowsPerInsert` rows): a statement's own
+        // cost (binding, stepping, resetting) was most of what an index row cost a fixture's writes.
+        var rows: [(field: String, entry: Entry)] = []
         for field in names.sorted() {
-            for entry in entries(try values(field), spec.fields[field]!) {
-                try insert.execute(arguments: [dbID, zone, type, field, entry.kind.rawValue, entry.v, entry.w, name])
-            }
+            for entry in entries(try values(field), spec.fields[field]!) { rows.append((field, entry)) }
         }
+        let db64 = dbID.databaseValue, zoneValue = zone.databaseValue, typeValue = type.databaseValue, nameValue = name.databaseValue
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + rowsPerInsert, rows.count)]
+            var arguments: [DatabaseValue] = []
+            arguments.reserveCapacity(chunk.count * 8)
+            for row in chunk {
+                arguments += [db64, zoneValue, typeValue, row.field.databaseValue, row.entry.kind.rawValue.databaseValue, row.entry.v,
+                              row.entry.w.databaseValue, nameValue]
+            }
+            try db.cachedStatement(sql: insertSQL(rows: chunk.count)).execute(arguments: StatementArguments(arguments))
+            start += chunk.count
+        }
+    }
+
+    /// Rows one INSERT into `field_index` takes at most (8 values each, well under SQLite's limit).
+    static let rowsPerInsert = 32
+
+    /// `INSERT INTO field_index … VALUES (…), …` for `rows` rows, made once per count.
+    static func insertSQL(rows: Int) -> String {
+        insertSQLs[rows - 1]
+    }
+
+    private static let insertSQLs: [String] = (1...rowsPerInsert).map { count in
+        "INSERT INTO field_index (db, zone, type, field, kind, v, w, name) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
     }
 
     /// Drops a record's rows (it was deleted).
@@ -194,7 +220,7 @@ enum FieldIndex {
 
     /// The databases of a container and environment.
     static func databases(_ db: Database, container: String, environment: String) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT id FROM ckdb WHERE container = ? AND environment = ?", arguments: [container, environment])
+        try Int64.fetchAll(db.cachedStatement(sql: "SELECT id FROM ckdb WHERE container = ? AND environment = ?"), arguments: [container, environment])
     }
 
     /// A field just created (just in time): records of its type written before lack it, so a
@@ -223,7 +249,7 @@ enum FieldIndex {
         _ db: Database, container: String, environment: String, type: String, spec: Spec, progress: ((Int) -> Void)? = nil
     ) throws {
         for id in try databases(db, container: container, environment: environment) {
-            try db.execute(sql: "DELETE FROM field_index WHERE db = ? AND type = ?", arguments: [id, type])
+            try db.cachedStatement(sql: "DELETE FROM field_index WHERE db = ? AND type = ?").execute(arguments: [id, type])
             guard !spec.isEmpty else { continue }
             let names = Set(spec.fields.keys)
             let rows = try Row.fetchCursor(db, sql: "SELECT zone, name, fields FROM record WHERE db = ? AND type = ? AND deleted = 0", arguments: [id, type])
@@ -238,11 +264,11 @@ enum FieldIndex {
     /// Builds the whole index (migration `v10-field-index`), printing progress to stderr for stores
     /// of more than 50,000 records.
     static func buildAll(_ db: Database) throws {
-        let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM record WHERE deleted = 0") ?? 0
+        let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM record WHERE deleted = 0")) ?? 0
         let loud = total > 50_000
         if loud { FileHandle.standardError.write(Data("building query indexes for \(total) records…\n".utf8)) }
         var done = 0, reported = 0
-        let pairs = try Row.fetchAll(db, sql: "SELECT DISTINCT container, environment FROM ckdb")
+        let pairs = try Row.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT container, environment FROM ckdb"))
         for pair in pairs {
             let container: String = pair[0], environment: String = pair[1]
             for (type, spec) in try specs(db, container: container, environment: environment) {

@@ -122,17 +122,17 @@ enum SchemaTables {
     /// system types stay. Data is not touched here (see `LocalCloudKit.importSchema`).
     static func replace(_ db: Database, container: String, environment: CloudKitEnvironment, with schema: CloudKitSchema, origin: String) throws {
         let env = environment.rawValue
-        try db.execute(sql: "DELETE FROM field_schema WHERE container = ? AND environment = ? AND record_type NOT LIKE '%.%'", arguments: [container, env])
-        try db.execute(sql: "DELETE FROM type_grant WHERE container = ? AND environment = ? AND record_type NOT LIKE '%.%'", arguments: [container, env])
+        try db.cachedStatement(sql: "DELETE FROM field_schema WHERE container = ? AND environment = ? AND record_type NOT LIKE '%.%'").execute(arguments: [container, env])
+        try db.cachedStatement(sql: "DELETE FROM type_grant WHERE container = ? AND environment = ? AND record_type NOT LIKE '%.%'").execute(arguments: [container, env])
         // Role ids stay with their names (they are what `Users.roles` would hold); new roles get the next.
-        let existing = try Row.fetchAll(db, sql: "SELECT name, id FROM schema_role WHERE container = ? AND environment = ?", arguments: [container, env])
+        let existing = try Row.fetchAll(db.cachedStatement(sql: "SELECT name, id FROM schema_role WHERE container = ? AND environment = ?"), arguments: [container, env])
         var ids = Dictionary(uniqueKeysWithValues: existing.map { ($0[0] as String, $0[1] as Int64) })
         var next = (ids.values.max() ?? 0) + 1
-        try db.execute(sql: "DELETE FROM schema_role WHERE container = ? AND environment = ?", arguments: [container, env])
+        try db.cachedStatement(sql: "DELETE FROM schema_role WHERE container = ? AND environment = ?").execute(arguments: [container, env])
         for role in schema.roles {
             let id = ids[role] ?? next
             if ids[role] == nil { next += 1; ids[role] = id }
-            try db.execute(sql: "INSERT INTO schema_role (container, environment, name, id) VALUES (?, ?, ?, ?)", arguments: [container, env, role, id])
+            try db.cachedStatement(sql: "INSERT INTO schema_role (container, environment, name, id) VALUES (?, ?, ?, ?)").execute(arguments: [container, env, role, id])
         }
         for type in schema.recordTypes {
             try db.execute(

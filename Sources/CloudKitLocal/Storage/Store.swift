@@ -117,6 +117,10 @@ public final class Store: Sendable {
         let known = try fresh.read { db -> [String: String] in
             try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, type FROM sqlite_master").map { ($0["name"], $0["type"]) })
         }
+        // The migrations' own triggers (`record_wire_stale`), by their exact text.
+        let triggers = try fresh.read { db -> [String: String] in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").map { ($0["name"], $0["sql"]) })
+        }
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // Nothing in the file may run: no triggers (checked below, and off meanwhile).
@@ -131,11 +135,13 @@ public final class Store: Sendable {
             guard let integrity = try String.fetchOne(db, sql: "PRAGMA quick_check"), integrity == "ok" else {
                 throw SnapshotError(message: "the snapshot's cloudkit.sqlite is damaged (SQLite's quick_check failed)")
             }
-            for row in try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master") {
+            for row in try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master") {
                 let type: String = row["type"]
                 let name: String = row["name"]
                 if name.hasPrefix("sqlite_autoindex_") || name == "sqlite_sequence" || name.hasPrefix("sqlite_stat") { continue }
-                guard type == "table" || type == "index" else {
+                // A trigger only when it is one of ours, word for word (a snapshot of this version has it).
+                let isOurTrigger = type == "trigger" && triggers[name] != nil && triggers[name] == (row["sql"] as String?)
+                guard type == "table" || type == "index" || isOurTrigger else {
                     throw SnapshotError(message: "the snapshot holds a \(type) ('\(name.prefix(60))'): a snapshot carries data, not code, so it is refused")
                 }
                 guard known[name] == type else {
@@ -328,6 +334,23 @@ public final class Store: Sendable {
             // by an earlier version gets them built here, once, with progress on stderr when it is big.
             try db.execute(sql: FieldIndex.tableSQL)
             try FieldIndex.buildAll(db)
+        }
+        migrator.registerMigration("v11-record-wire") { db in
+            // Each record's answer rendered once, when written (`RecordWire`): a store written by an
+            // earlier version gets them here, once, with progress on stderr when it is big.
+            try db.execute(sql: RecordWire.migrationSQL)
+            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM record WHERE deleted = 0") ?? 0
+            let loud = total > 50_000
+            if loud { FileHandle.standardError.write(Data("rendering \(total) records once for the answers…\n".utf8)) }
+            var done = 0, reported = 0
+            try RecordWire.fillMissing(db) { n in
+                done += n
+                if loud, done * 10 / max(total, 1) > reported {
+                    reported = done * 10 / max(total, 1)
+                    FileHandle.standardError.write(Data("  records rendered: \(min(reported * 10, 100)) % (\(done) records)\n".utf8))
+                }
+            }
+            if loud { FileHandle.standardError.write(Data("records rendered\n".utf8)) }
         }
         return migrator
     }

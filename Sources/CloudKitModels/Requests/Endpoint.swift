@@ -111,6 +111,8 @@ public enum PercentEncoding {
 
     /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`); nil for malformed input.
     public static func decode(_ value: Substring, plusAsSpace: Bool = false) -> String? {
+        // Most values have nothing to decode (the server reads a request's tokens this way).
+        if !value.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) { return String(value) }
         var bytes: [UInt8] = []
         var iterator = value.utf8.makeIterator()
         while let byte = iterator.next() {
