@@ -71,22 +71,11 @@ for endpoint in changes query; do
 done
 
 # The fixture loop: `serve --in-memory` with the suite's schema, as scripts/bench-fixture.sh starts it.
-cat > "$WORK/suite.ckdb" <<'CKDB'
-DEFINE SCHEMA
-    RECORD TYPE Item (
-        "___recordID" REFERENCE QUERYABLE,
-        title STRING QUERYABLE SEARCHABLE SORTABLE,
-        n INT64 QUERYABLE SORTABLE,
-        GRANT WRITE TO "_creator",
-        GRANT CREATE TO "_icloud",
-        GRANT READ TO "_world"
-    );
-CKDB
 loop_count() {  # loops → instructions of the whole serve process
     rm -f "$WORK"/loop.cg.*
     valgrind --tool=callgrind --callgrind-out-file="$WORK/loop.cg.%p" "$WORK/ckbrowse" serve --in-memory --port 0 \
         --api-token bench-fixture-api-token --user alice:bench-fixture-web-token --container iCloud.com.example.Fixture \
-        --schema "$WORK/suite.ckdb" > "$WORK/loop.log" 2>&1 & local pid=$!
+        --schema scripts/bench-suite.ckdb > "$WORK/loop.log" 2>&1 & local pid=$!
     for _ in $(seq 1 900); do grep -q "listening on" "$WORK/loop.log" && break; sleep 0.2; done
     local port; port=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/loop.log" | head -1 | sed 's/.*://')
     python3 - "$port" "$1" <<'PY'

@@ -40,18 +40,7 @@ def wait_ready(port, path, started, proc):
         time.sleep(0.002)
 
 # The suite's schema, loaded at start as a suite would (`--schema`): a reset returns to it.
-SCHEMA = os.path.join(tempfile.mkdtemp(), "suite.ckdb")
-with open(SCHEMA, "w") as f:
-    f.write("""DEFINE SCHEMA
-    RECORD TYPE Item (
-        "___recordID" REFERENCE QUERYABLE,
-        title STRING QUERYABLE SEARCHABLE SORTABLE,
-        n INT64 QUERYABLE SORTABLE,
-        GRANT WRITE TO "_creator",
-        GRANT CREATE TO "_icloud",
-        GRANT READ TO "_world"
-    );
-""")
+SCHEMA = os.path.abspath("scripts/bench-suite.ckdb")
 
 def spawn_ckbrowse():
     port = free_port()
