@@ -25,16 +25,17 @@ extension RecordCache {
 
     /// The names of rows `start ..< start + count` of a list as shown (filtered, sorted); tombstones
     /// are skipped (they cannot be marked) but keep their places.
-    public func names(_ key: ListKey, filter: String?, sort: ListSort?, start: Int, count: Int) throws -> [String] {
+    public func names(_ key: ListKey, filter: String?, sort: ListSort?, start: Int, count: Int) throws -> (names: [String], deleted: Int) {
         var (condition, arguments) = Self.matching(key, filter: filter)
         // Places are counted with the tombstones, as the window counts them.
         condition = condition.replacingOccurrences(of: " AND deleted = 0", with: "")
-        return try pool.read { db in
+        let rows = try pool.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT name, deleted FROM record WHERE \(condition) ORDER BY \(Self.order(sort)) LIMIT ? OFFSET ?",
                 arguments: StatementArguments(arguments + [count, start])
-            ).compactMap { row in (row["deleted"] as Int64) == 0 ? row["name"] as String : nil }
+            ).map { row in (name: row["name"] as String, deleted: (row["deleted"] as Int64) != 0) }
         }
+        return (rows.filter { !$0.deleted }.map(\.name), rows.filter(\.deleted).count)
     }
 
     /// The cached records of a list by name (those it holds; tombstones left out), in one read.

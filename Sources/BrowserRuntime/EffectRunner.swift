@@ -114,7 +114,7 @@ public struct EffectRunner: Sendable {
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), nil)]
         case .markRows(_, _, _, _, _, let generation):
-            return [.rowsToMark(generation: generation, names: [])]
+            return [.rowsToMark(generation: generation, names: [], skipped: 0)]
         case .loadMarked(let key, let names, let purpose):
             return [.markedLoaded(key, purpose, records: [], missing: names)]
         case .checkExportPath(let request):
@@ -203,7 +203,8 @@ public struct EffectRunner: Sendable {
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache.record(key, name: name))]
         case .markRows(let key, let filter, let sort, let start, let count, let generation):
-            return [.rowsToMark(generation: generation, names: (try? cache.names(key, filter: filter, sort: sort, start: start, count: count)) ?? [])]
+            let found = (try? cache.names(key, filter: filter, sort: sort, start: start, count: count)) ?? (names: [], deleted: 0)
+            return [.rowsToMark(generation: generation, names: found.names, skipped: found.deleted)]
         case .loadMarked(let key, let names, let purpose):
             // One read for all of them: 10,000 marks are not 10,000 round trips.
             let records = (try? cache.records(key, names: names)) ?? []

@@ -27,8 +27,11 @@ extension Browser {
         case .char(" "):
             guard let row = list.row(list.selection) else { return [] }
             guard !row.deleted else {
+                // A deleted row cannot be marked; Space still moves on, so a run of Spaces is not stuck.
+                move(&list.selection, &list.scroll, count: list.matching, delta: 1, height: listHeight(state))
+                state.list = list
                 state.message = "'\(row.recordName)' is deleted: it cannot be marked"
-                return []
+                return window(&state, force: false)
             }
             var marked = false
             setMarks(&state) { marked = $0.toggle(row.recordName, row: list.selection) }
@@ -71,7 +74,7 @@ extension Browser {
     }
 
     /// The names `V` or `*` asked for: marked.
-    static func rowsToMark(generation: Int, names: [String], _ state: inout BrowserState) {
+    static func rowsToMark(generation: Int, names: [String], skipped: Int, _ state: inout BrowserState) {
         guard let list = state.list, list.generation == generation else { return }
         var added = 0
         setMarks(&state) { added = $0.add(names) }
@@ -80,7 +83,7 @@ extension Browser {
             // `*` marks what is loaded; the rest of the zone is not known here.
             text += " · records not loaded yet are not marked (G loads the rest)"
         }
-        if list.deleted > 0 { text += " · \(Format.plural(list.deleted, "deleted row")) not marked" }
+        if skipped > 0 { text += " · \(Format.plural(skipped, "deleted row")) not marked" }
         state.message = text
     }
 

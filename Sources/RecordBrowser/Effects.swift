@@ -193,8 +193,8 @@ public enum BrowserEvent: Sendable {
     case historyRestored([String])
     /// Which of the looked-up records exist (`failure`: the lookup of the others failed).
     case targetsChecked([RecordKey: Bool], failure: BrowserFailure?)
-    /// The names `V` or `*` asked for.
-    case rowsToMark(generation: Int, names: [String])
+    /// The names `V` or `*` asked for (`skipped`: deleted rows in the range, which cannot be marked).
+    case rowsToMark(generation: Int, names: [String], skipped: Int)
     /// The marked records the cache holds (`missing`: the names it does not).
     case markedLoaded(ListKey, BulkPurpose, records: [Record], missing: [String])
     /// An export's file can be written (nil), or why not.

@@ -591,6 +591,9 @@ extension Browser {
         var parts = [c.database.rawValue]
         if let list = state.list, [.records, .recordDetail].contains(state.pane) {
             parts.append(list.zoneID.zoneName)
+            // Marks before the counts: a narrow status bar cuts from the end, and marks are what a
+            // bulk d, :set or :export acts on.
+            if state.pane == .records, case let marked = marks(state).count, marked > 0 { parts.append("\(Format.count(marked)) marked") }
             var counts = "\(Format.count(list.total)) loaded"
             if list.deleted > 0 { counts += " (\(Format.count(list.deleted)) deleted)" }
             if state.filter != nil { counts += " · \(Format.count(list.matching)) match\(list.matching == 1 ? "" : "es")" }
@@ -606,7 +609,6 @@ extension Browser {
         } else if state.pane == .debug, filterText(state, .debug) != nil {
             parts.append("\(visibleRequests(state).count) of " + Format.plural(state.requests.count, "request"))
         }
-        if state.pane == .records, case let marked = marks(state).count, marked > 0 { parts.append("\(Format.count(marked)) marked") }
         if !state.staged.isEmpty { parts.append("\(state.staged.count) staged") }
         if state.notifications.isDisconnected { parts.append("pushes: disconnected") }
         if state.readOnlyReason != nil { parts.append("read-only") }

@@ -389,8 +389,8 @@ public enum Browser {
         case .referrersFound(let impacts):
             referrersFound(impacts, &state)
             return []
-        case .rowsToMark(let generation, let names):
-            rowsToMark(generation: generation, names: names, &state)
+        case .rowsToMark(let generation, let names, let skipped):
+            rowsToMark(generation: generation, names: names, skipped: skipped, &state)
             return []
         case .markedLoaded(let key, let purpose, let records, let missing):
             return markedLoaded(key, purpose, records: records, missing: missing, &state)
