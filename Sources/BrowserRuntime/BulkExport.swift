@@ -183,3 +183,57 @@ enum CSV {
         }
     }
 }
+
+extension RecordCache {
+    /// `deleteImpact` of many records at once (a bulk `d`): the zone's cached records are read once
+    /// and indexed by the records they refer to, instead of one scan of the zone per deleted record.
+    public func deleteImpacts(of keys: [RecordKey], limit: Int = 10_000) throws -> [RecordKey: DeleteImpact] {
+        var result: [RecordKey: DeleteImpact] = [:]
+        for (zone, zoneKeys) in Dictionary(grouping: keys, by: \.zone) {
+            let prefix = zone.description + "\u{1F}"
+            // Target name → the references to it (each referring record read once).
+            var incoming: [String: [Referrer]] = [:]
+            try pool.read { db in
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT name, type, json FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0 AND json IS NOT NULL",
+                    arguments: [prefix.unicodeScalars.count, prefix])
+                var read: Set<String> = []
+                while let row = try rows.next() {
+                    let name: String = row["name"]
+                    guard read.insert(name).inserted, let data: Data = row["json"], let record = try? CloudKitWeb.Record.decode(from: data) else { continue }
+                    for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
+                        let references: [Reference]
+                        switch value {
+                        case .reference(let r): references = [r]
+                        case .referenceList(let rs): references = rs
+                        default: continue
+                        }
+                        for r in references where r.zoneID == nil || r.zoneID?.zoneName == zone.zoneName {
+                            incoming[r.recordName, default: []].append(
+                                Referrer(key: RecordKey(zone: zone, recordName: name), recordType: record.recordType, field: field, action: r.action, target: r.recordName))
+                        }
+                    }
+                }
+            }
+            for key in zoneKeys {
+                var referrers: [Referrer] = []
+                var seen: Set<String> = [key.recordName]
+                var level = [key.recordName]
+                var truncated: Int?
+                while !level.isEmpty && truncated == nil {
+                    var next: [String] = []
+                    for target in level {
+                        for referrer in incoming[target] ?? [] {
+                            referrers.append(referrer)
+                            guard referrer.action == .deleteSelf, seen.insert(referrer.key.recordName).inserted else { continue }
+                            if seen.count > limit { truncated = limit } else { next.append(referrer.key.recordName) }
+                        }
+                    }
+                    level = next
+                }
+                result[key] = DeleteImpact(referrers: referrers, truncatedAt: truncated)
+            }
+        }
+        return result
+    }
+}

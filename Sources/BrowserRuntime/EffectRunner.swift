@@ -212,7 +212,12 @@ public struct EffectRunner: Sendable {
             return [.markedLoaded(key, purpose, records: records, missing: names.filter { !found.contains($0) })]
         case .findReferrers(let keys):
             var impacts: [RecordKey: DeleteImpact] = [:]
-            for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
+            if keys.count > 20, let all = try? cache.deleteImpacts(of: keys) {
+                // A bulk d: one read of the zone for all of them.
+                impacts = all
+            } else {
+                for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
+            }
             return [.referrersFound(impacts)]
         case .storeRecords(let key, let records, let generation):
             do {
