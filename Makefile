@@ -33,6 +33,7 @@ test: deps
 	tests/e2e/assets.sh
 	tests/e2e/screens.sh
 	tests/e2e/subscriptions.sh
+	tests/e2e/bulk.sh
 	tests/reliability/run.sh
 	tests/security/run.sh
 

@@ -113,6 +113,15 @@ public struct EffectRunner: Sendable {
             return [.referrersFound(Dictionary(uniqueKeysWithValues: keys.map { ($0, DeleteImpact(referrers: [])) }))]
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), nil)]
+        case .markRows(_, _, _, _, _, let generation):
+            return [.rowsToMark(generation: generation, names: [], skipped: 0)]
+        case .loadMarked(let key, let names, let purpose):
+            return [.markedLoaded(key, purpose, records: [], missing: names)]
+        case .checkExportPath(let request):
+            return [.exportPathChecked(request, refused: cache == nil ? "there is no local cache to export from" : Exporter.refusal(request.path))]
+        case .export(let request):
+            guard let cache else { return [.exported(request, .failure(BrowserFailure(message: "there is no local cache to export from")))] }
+            return [Exporter.export(request, cache: cache)]
         case .loadChanges(let key, let token, let generation):
             return [.pageApplied(generation: generation, await loadChanges(key, token))]
         case .runQuery(let request, let key, let reset, let generation):
@@ -193,9 +202,22 @@ public struct EffectRunner: Sendable {
             return []
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), try? cache.record(key, name: name))]
+        case .markRows(let key, let filter, let sort, let start, let count, let generation):
+            let found = (try? cache.names(key, filter: filter, sort: sort, start: start, count: count)) ?? (names: [], deleted: 0)
+            return [.rowsToMark(generation: generation, names: found.names, skipped: found.deleted)]
+        case .loadMarked(let key, let names, let purpose):
+            // One read for all of them: 10,000 marks are not 10,000 round trips.
+            let records = (try? cache.records(key, names: names)) ?? []
+            let found = Set(records.map(\.recordName))
+            return [.markedLoaded(key, purpose, records: records, missing: names.filter { !found.contains($0) })]
         case .findReferrers(let keys):
             var impacts: [RecordKey: DeleteImpact] = [:]
-            for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
+            if keys.count > 20, let all = try? cache.deleteImpacts(of: keys) {
+                // A bulk d: one read of the zone for all of them.
+                impacts = all
+            } else {
+                for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
+            }
             return [.referrersFound(impacts)]
         case .storeRecords(let key, let records, let generation):
             do {

@@ -60,8 +60,12 @@ extension Browser {
             return columnsCommand(Array(words.dropFirst()), &state)
         case "sort":
             return sortCommand(Array(words.dropFirst()), &state)
+        case "set":
+            return setCommand(text, &state)
+        case "export":
+            return exportCommand(text, &state)
         default:
-            refuse("unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :q; Tab completes)", &state)
+            refuse("unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :set, :export, :q; Tab completes)", &state)
             return []
         }
     }

@@ -72,6 +72,30 @@ public struct CommitSession: Sendable {
     /// Waiting for the server (sent, or a lost answer being checked): nothing else may start.
     public var inFlight: Bool { phase == .sending || phase == .verifying }
 
+    /// A number the user must type to send: the operations of a batch split into several requests,
+    /// the records a cascade deletes, or (both) their sum; `what` says which, for the prompt.
+    public struct TypedCount: Sendable, Hashable {
+        public var count: Int
+        public var what: String
+    }
+
+    /// The count a commit of `plan` needs typed, given how many records its deletes cascade to (nil:
+    /// none; `y` sends).
+    public static func typedCount(_ plan: CommitPlan, cascade: Int) -> TypedCount? {
+        let operations = plan.requests.reduce(0) { $0 + $1.body.operations.count }
+        let requests = plan.requests.count
+        switch (plan.split.isEmpty, cascade > 0) {
+        case (true, false): return nil
+        case (true, true):
+            return TypedCount(count: cascade, what: "the \(Format.plural(cascade, "record")) the cascade also deletes")
+        case (false, false):
+            return TypedCount(count: operations, what: "the \(Format.plural(operations, "operation")), sent as \(requests) requests")
+        case (false, true):
+            return TypedCount(count: operations + cascade,
+                              what: "\(Format.plural(operations, "operation")) in \(requests) requests + \(Format.plural(cascade, "record")) the cascade deletes")
+        }
+    }
+
     /// What was typed to confirm a production commit.
     public var typed: String { if case .preview(let typed) = stage { return typed } else { return "" } }
 

@@ -66,6 +66,46 @@ public enum BrowserEffect: Sendable, Hashable {
     case checkTargets([RecordKey])
     /// The cached records that refer to records staged for deletion (the DELETE_SELF cascade followed).
     case findReferrers([RecordKey])
+    /// The names of rows `start ..< start + count` of a list (matching `filter`, in `sort`'s order),
+    /// tombstones left out: `V` and `*` mark them.
+    case markRows(ListKey, filter: String?, sort: ListSort?, start: Int, count: Int, generation: Int)
+    /// Read the marked records from the cache, all at once, for a bulk `d` or `:set`.
+    case loadMarked(ListKey, names: [String], purpose: BulkPurpose)
+    /// Check that an export's file can be written (before the rest of the zone is loaded for it).
+    case checkExportPath(ExportRequest)
+    /// Write records of a list to a file (JSON lines or CSV), whole or not at all.
+    case export(ExportRequest)
+}
+
+/// What the marked records are read for.
+public enum BulkPurpose: Sendable, Hashable {
+    case delete
+    /// `:set FIELD VALUE`, as typed (the value is parsed per record, for the field's type).
+    case set(field: String, value: String)
+}
+
+/// An `:export`: which records of which list, to which file, in which format.
+public struct ExportRequest: Sendable, Hashable {
+    public enum Format: String, Sendable, Hashable { case jsonLines = "JSON lines", csv = "CSV" }
+    public var list: ListKey
+    /// The marked records (nil: every record the filter shows).
+    public var names: [String]?
+    public var filter: String?
+    public var sort: ListSort?
+    /// As typed (`~` and relative paths allowed).
+    public var path: String
+    public var format: Format
+    public var generation: Int
+
+    public init(list: ListKey, names: [String]?, filter: String?, sort: ListSort?, path: String, generation: Int) {
+        self.list = list
+        self.names = names
+        self.filter = filter
+        self.sort = sort
+        self.path = path
+        self.format = path.lowercased().hasSuffix(".csv") ? .csv : .jsonLines
+        self.generation = generation
+    }
 }
 
 /// An asset to download: where to, and how the messages name it.
@@ -153,6 +193,24 @@ public enum BrowserEvent: Sendable {
     case historyRestored([String])
     /// Which of the looked-up records exist (`failure`: the lookup of the others failed).
     case targetsChecked([RecordKey: Bool], failure: BrowserFailure?)
+    /// The names `V` or `*` asked for (`skipped`: deleted rows in the range, which cannot be marked).
+    case rowsToMark(generation: Int, names: [String], skipped: Int)
+    /// The marked records the cache holds (`missing`: the names it does not).
+    case markedLoaded(ListKey, BulkPurpose, records: [Record], missing: [String])
+    /// An export's file can be written (nil), or why not.
+    case exportPathChecked(ExportRequest, refused: String?)
+    /// An export was written (the records and the absolute path), or why not (nothing was written).
+    case exported(ExportRequest, Result<ExportResult, BrowserFailure>)
+}
+
+/// What an export wrote.
+public struct ExportResult: Sendable, Hashable {
+    public var records: Int
+    public var path: String
+    public init(records: Int, path: String) {
+        self.records = records
+        self.path = path
+    }
 }
 
 /// What writing a page to the cache produced.

@@ -22,6 +22,8 @@ extension Browser {
         static let reference = Style(foreground: .cyan)
         static let box = Style(foreground: .yellow)
         static let staged = Style(foreground: .yellow, bold: true)
+        /// A marked row's `*` (Space, V, *): apart from the staged marks' yellow and red.
+        static let marked = Style(foreground: .cyan, bold: true)
         static let stagedDelete = Style(foreground: .red, bold: true)
         static let was = Style(foreground: .yellow, dim: true)
         static let serverChanged = Style(foreground: .magenta, bold: true)
@@ -278,6 +280,18 @@ extension Browser {
             }
         }
         drawStageMarks(&screen, state, zone: list.zone, first: list.scroll, count: min(list.matching - list.scroll, Layout(screen).bodyHeight)) { list.row($0)?.recordName }
+        drawMarks(&screen, state, list: list)
+    }
+
+    /// A marked record shows `*` in the gutter's second column (the first is the staged N/M/D mark,
+    /// so a marked row staged for deletion reads `D*`).
+    static func drawMarks(_ screen: inout CellGrid, _ state: BrowserState, list: RecordList) {
+        let marks = Self.marks(state)
+        guard !marks.isEmpty else { return }
+        for i in 0..<max(0, min(list.matching - list.scroll, Layout(screen).bodyHeight)) {
+            guard let name = list.row(list.scroll + i)?.recordName, marks.contains(name) else { continue }
+            screen.put("*", x: 1, y: 2 + i, style: Theme.marked)
+        }
     }
 
     static func drawDetail(_ screen: inout CellGrid, _ state: BrowserState) {
@@ -577,6 +591,9 @@ extension Browser {
         var parts = [c.database.rawValue]
         if let list = state.list, [.records, .recordDetail].contains(state.pane) {
             parts.append(list.zoneID.zoneName)
+            // Marks before the counts: a narrow status bar cuts from the end, and marks are what a
+            // bulk d, :set or :export acts on.
+            if state.pane == .records, case let marked = marks(state).count, marked > 0 { parts.append("\(Format.count(marked)) marked") }
             var counts = "\(Format.count(list.total)) loaded"
             if list.deleted > 0 { counts += " (\(Format.count(list.deleted)) deleted)" }
             if state.filter != nil { counts += " · \(Format.count(list.matching)) match\(list.matching == 1 ? "" : "es")" }
@@ -698,7 +715,13 @@ extension Browser {
                    ":query TYPE [FIELD COMPARATOR VALUE]   query by record type",
                    "d             stage the selected record's deletion   u   unstage it",
                    "n             a new record (TYPE [NAME]); with a filter, n N step through matches",
-                   ":columns FIELD,…   :sort FIELD [asc|desc]"]
+                   ":columns FIELD,…   :sort FIELD [asc|desc]",
+                   "Space         mark the record (* in the gutter) and move on",
+                   "V             mark from the last marked record to this one",
+                   "*             mark every loaded record the filter shows   Esc  unmark all",
+                   "d             with marks: stage the deletion of every marked record",
+                   ":set FIELD VALUE   change one field on every marked record",
+                   ":export FILE  the marked records (else all the filter shows) as JSON lines; .csv: CSV"]
         case .recordDetail:
             own = ["Enter         follow the selected REFERENCE", "v             raw JSON as the server sent it",
                    "y             copy the field (or record) as JSON", "r             look the record up again",

@@ -179,8 +179,12 @@ extension Browser {
         if state.pane == .commit {
             switch commit.phase {
             case .preview:
+                let count = typedCount(state)
                 if state.connection.environment == .production {
-                    return (" PRODUCTION: type \(state.connection.container), Enter sends, Esc cancels: \(commit.typed)▏", Theme.production)
+                    return (" PRODUCTION: type \(typedConfirmation(state, count)), Enter sends, Esc cancels: \(commit.typed)▏", Theme.production)
+                }
+                if let count {
+                    return (" type \(count.count) to send (see above) · Enter sends · Esc cancels: \(commit.typed)▏", Theme.staged)
                 }
                 if commit.plan.hasNonAtomic {
                     return (" NOT ATOMIC (see NOTE): y sends them anyway, each on its own · n cancels · j/k scroll", Theme.staged)

@@ -67,7 +67,7 @@ enum QueryPart: Hashable {
 
 /// Completion of `:` commands, `n` (new record) and `a` (add field) lines from the schema.
 public enum Completing {
-    public static let commands = ["query", "schema", "db", "open", "share", "shares", "accept", "columns", "sort", "q"]
+    public static let commands = ["query", "schema", "db", "open", "share", "shares", "accept", "columns", "sort", "set", "export", "q"]
 
     /// Completes the last word of `text` from `options` (case-insensitive prefix): one match is
     /// completed with a space after it, several to their common prefix; nil when none matches.

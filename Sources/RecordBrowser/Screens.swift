@@ -39,8 +39,51 @@ public struct RecordsScreen: Sendable {
     /// The screen the query was started from, when it was not a zone's records: Esc goes back there,
     /// and so does a query that fails before anything came back.
     public var startedFrom: Pane?
+    /// Records marked for a bulk action (Space, `V`, `*`): `d`, `:set`, `:export` act on them.
+    public var marks = Marks()
+    /// `:export` with no marks while the rest of the zone loads: written once the last page is in.
+    public var pendingExport: ExportRequest?
 
     public init(list: RecordList) { self.list = list }
+}
+
+/// The records marked on a zone's records screen, by name (rows live in the cache, not in memory, so
+/// a mark is a name), and the row last marked (`V` marks from there to the selection).
+public struct Marks: Sendable, Hashable {
+    public private(set) var names: Set<String> = []
+    /// The row (in the list's filtered order) last marked with Space.
+    public var anchor: Int?
+
+    public init() {}
+
+    public var count: Int { names.count }
+    public var isEmpty: Bool { names.isEmpty }
+    public func contains(_ name: String) -> Bool { names.contains(name) }
+
+    /// Marks a row, or unmarks it when it was marked; true when it is marked now.
+    @discardableResult
+    public mutating func toggle(_ name: String, row: Int) -> Bool {
+        anchor = row
+        if names.remove(name) != nil { return false }
+        names.insert(name)
+        return true
+    }
+
+    /// Marks these records; how many were not marked before.
+    @discardableResult
+    public mutating func add<S: Sequence>(_ more: S) -> Int where S.Element == String {
+        var added = 0
+        for name in more where names.insert(name).inserted { added += 1 }
+        return added
+    }
+
+    public mutating func clear() {
+        names = []
+        anchor = nil
+    }
+
+    /// The names, sorted (what effects carry: deterministic, and the order a bulk op is staged in).
+    public var sorted: [String] { names.sorted() }
 }
 
 /// One record, and the records it was reached from by following references (to go back to).

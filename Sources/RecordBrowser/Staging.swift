@@ -258,6 +258,21 @@ public struct StagedBatch: Sendable, Hashable {
         }
     }
 
+    /// Stages many operations at once (a bulk `d` or `:set`): as `stage` one by one, but a record not
+    /// staged yet is appended without a search through the batch, so 10,000 cost 10,000 steps, not
+    /// 10,000 searches.
+    public mutating func stage(all newOperations: [StagedOperation]) {
+        var staged = Set(operations.map(\.key))
+        for operation in newOperations {
+            if staged.insert(operation.key).inserted {
+                operations.append(operation)
+            } else {
+                stage(operation)
+                staged = Set(operations.map(\.key))
+            }
+        }
+    }
+
     /// Replaces a record's staged update with exactly `changes` (relative to the op's base, which is
     /// kept when the record was already staged): the `$EDITOR` path, where the user edits the whole
     /// field set. No change left unstages the record.
@@ -349,6 +364,15 @@ public struct CommitPlan: Sendable, Hashable {
     public var requests: [Request]
     /// Notes for the preview: atomicity per zone only, non-atomic zones.
     public var notes: [String]
+    /// Zones whose operations go out in several requests (more than one request allows).
+    public var split: [SplitZone] = []
+
+    /// A zone whose operations are split into several requests.
+    public struct SplitZone: Sendable, Hashable {
+        public var zone: ZoneKey
+        public var operations: Int
+        public var requests: Int
+    }
     /// Some request is not atomic: the user must accept that explicitly.
     public var hasNonAtomic: Bool { requests.contains { !$0.atomic } }
 
@@ -385,18 +409,26 @@ public struct CommitPlan: Sendable, Hashable {
         }
         var requests: [Request] = []
         var notes: [String] = []
+        var split: [SplitZone] = []
+        let most = ModifyRecordsRequest.maximumOperations
         for (zone, operations) in groups {
-            guard operations.count <= ModifyRecordsRequest.maximumOperations else {
-                throw BrowserFailure(message: "\(operations.count) staged operations in zone \(zone.displayName): one request allows at most \(ModifyRecordsRequest.maximumOperations), and ckbrowse will not split an atomic batch. Unstage some and commit in parts.")
-            }
             let atomic = zone.database != .public && zone.zoneName != ZoneID.defaultZoneName
             if !atomic {
                 notes.append("\(zone.database.rawValue) \(zone.displayName): CloudKit cannot apply \(operations.count == 1 ? "this operation" : "these \(operations.count) operations") atomically (a default zone); each succeeds or fails on its own.")
             }
-            requests.append(Request(zone: zone, body: ModifyRecordsRequest(operations: operations.map(\.recordOperation), zoneID: zone.zoneID, atomic: atomic)))
+            // More than one request allows: several requests, in order, each atomic on its own (the
+            // preview says so and the count must be typed to send them).
+            let parts = stride(from: 0, to: operations.count, by: most).map { Array(operations[$0..<min(operations.count, $0 + most)]) }
+            if parts.count > 1 {
+                split.append(SplitZone(zone: zone, operations: operations.count, requests: parts.count))
+                notes.append("\(operations.count) operations in zone \(zone.displayName) go out as \(parts.count) \(atomic ? "atomic " : "")requests of at most \(most): atomicity holds within each request only (one can be applied and another refused).")
+            }
+            for part in parts {
+                requests.append(Request(zone: zone, body: ModifyRecordsRequest(operations: part.map(\.recordOperation), zoneID: zone.zoneID, atomic: atomic)))
+            }
         }
-        if requests.count > 1 {
-            notes.insert("\(requests.count) requests: atomicity holds within each zone only, not across them.", at: 0)
+        if groups.count > 1 {
+            notes.insert("\(groups.count) zones, \(requests.count) requests: atomicity holds within each zone only, not across them.", at: 0)
         }
         var zoneRequests: [ZoneRequest] = []
         for operation in batch.zoneOperations {
@@ -430,6 +462,7 @@ public struct CommitPlan: Sendable, Hashable {
             notes.append("subscriptions/modify is not atomic: each subscription is created, changed or deleted on its own, and one refused stays staged with its reason.")
         }
         var plan = CommitPlan(requests: requests, notes: notes)
+        plan.split = split
         plan.zoneRequests = zoneRequests
         plan.subscriptionRequests = subscriptionRequests
         return plan

@@ -184,6 +184,8 @@ public enum Browser {
                 state.list = list
                 if outcome.tokenRefused {
                     state.message = "the server refused the cached sync token: the zone was fetched again from the start"
+                } else if list.loadingToEnd, case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
+                    state.show("loading the rest of the zone for the export… \(Format.count(list.total)) loaded (Esc stops)", kind: .progress(.loadingToEnd))
                 } else if list.loadingToEnd {
                     state.show("loading to the end… \(Format.count(list.total)) loaded (Esc stops)", kind: .progress(.loadingToEnd))
                 } else if state.messageKind == .progress(.loadingToEnd) {
@@ -195,14 +197,18 @@ public enum Browser {
                     // G: the selection follows the end as the pages come in.
                     list.windowPending = false
                     state.list = list
-                    return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state)
+                    return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state) + pendingExport(&state)
                 }
-                return window(&state, force: true) + prefetch(&state)
+                return window(&state, force: true) + prefetch(&state) + pendingExport(&state)
             case .failure(let failure):
                 list.loadingToEnd = false
                 if list.source != .changes { list.moreComing = false }
                 state.list = list
                 fail(&state, failure)
+                if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
+                    dropPendingExport(&state)
+                    state.message = "a page failed while loading the zone for the export (! shows why): nothing exported"
+                }
                 // A query that failed before anything came back leaves the screen it was started from,
                 // or the list that was shown.
                 if case .query = list.source, list.total == 0, case .records(let screen)? = state.stack.find(.records),
@@ -383,6 +389,16 @@ public enum Browser {
         case .referrersFound(let impacts):
             referrersFound(impacts, &state)
             return []
+        case .rowsToMark(let generation, let names, let skipped):
+            rowsToMark(generation: generation, names: names, skipped: skipped, &state)
+            return []
+        case .markedLoaded(let key, let purpose, let records, let missing):
+            return markedLoaded(key, purpose, records: records, missing: missing, &state)
+        case .exportPathChecked(let request, let refused):
+            return exportPathChecked(request, refused: refused, &state)
+        case .exported(let request, let result):
+            exported(request, result, &state)
+            return []
         case .historyRestored(let lines):
             // Lines run before the history arrived stay the newest.
             state.session.commandHistory = Array((lines.filter { !state.session.commandHistory.contains($0) } + state.session.commandHistory).suffix(commandHistoryLimit))
@@ -489,6 +505,8 @@ public enum Browser {
         // The commit and conflict screens take every key (a production confirmation is typed there).
         if state.pane == .commit { return commitKey(key, &state) }
         if state.pane == .conflict { return conflictKey(key, &state) }
+        // Marks on a zone's records (Esc unmarks first, when there are marks).
+        if let effects = markKey(key, &state) { return effects }
         switch key {
         case .char("q"), .ctrl("c"):
             state.quitRequested = true
@@ -697,6 +715,10 @@ public enum Browser {
             list.followEnd = false
             state.list = list
             state.message = "stopped loading at \(Format.count(list.total)) records"
+            if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
+                dropPendingExport(&state)
+                state.message = "stopped loading at \(Format.count(list.total)) records: nothing exported"
+            }
             return []
         }
         if state.pane == .recordDetail, !state.detailHistory.isEmpty {

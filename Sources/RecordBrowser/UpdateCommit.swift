@@ -57,6 +57,9 @@ extension Browser {
         switch commit.phase {
         case .preview:
             lines.append(("\(Format.plural(count, "operation")) in \(Format.plural(requestCount, "request")); nothing is sent until you confirm:", .plain))
+            if let typed = typedCount(state) {
+                lines.append(("Type \(typed.count) to send: \(typed.what).", .bad))
+            }
             if let firing = firingLine(state) { lines.append(firing) }
         case .sending: lines.append(("sending \(Format.plural(count, "operation"))…", .plain))
         case .verifying: lines.append(("No answer came back: looking the records up to find out whether the commit was applied…", .plain))
@@ -196,7 +199,8 @@ extension Browser {
         let lineCount = commitRows(state).count, h = commitPage(state).count
         // Outside a production confirmation (where letters spell the container's name), j k g G and q
         // do what they do on every screen; arrows, pages, Home and End scroll always.
-        let typing = commit.phase == .preview && state.connection.environment == .production
+        let count = typedCount(state)
+        let typing = commit.phase == .preview && (state.connection.environment == .production || count != nil)
         let letter: Bool
         if case .char = key { letter = true } else { letter = false }
         if !(typing && letter), scrollView(key, &commit.scroll, count: lineCount, height: h) {
@@ -222,19 +226,29 @@ extension Browser {
                 closeCommit(&state)
                 state.message = "commit cancelled: nothing sent; \(state.staged.operations.count) still staged"
                 return []
-            case .char("n") where !production:
+            case .char("n") where !typing:
                 closeCommit(&state)
                 state.message = "commit cancelled: nothing sent; \(state.staged.operations.count) still staged"
                 return []
-            case .char("y") where !production:
+            case .char("y") where !typing:
                 return send(&commit, &state)
-            case .char(let c) where production:
+            case .char(let c) where typing:
+                // A count alone takes digits (y or n are not an answer here: the number is).
+                guard production || c.isNumber || c == "," else {
+                    state.message = "type \(count.map { String($0.count) } ?? "") (\(count?.what ?? "")), then Enter, to send; Esc cancels"
+                    return []
+                }
                 commit.type(c)
-            case .backspace where production:
+            case .backspace where typing:
                 commit.type(nil)
-            case .enter where production:
-                guard commit.typed == state.connection.container else {
-                    state.message = "type the container name exactly (\(state.connection.container)) to send to production"
+            case .enter where typing:
+                let expected = typedConfirmation(state, count)
+                guard commit.typed.replacingOccurrences(of: ",", with: "") == expected.replacingOccurrences(of: ",", with: "") else {
+                    if production {
+                        state.message = "type exactly '\(expected)' to send to production" + (count.map { " (\($0.count): \($0.what))" } ?? "")
+                    } else {
+                        state.message = "not sent: type \(expected) (\(count?.what ?? "")) exactly to send"
+                    }
                     return []
                 }
                 return send(&commit, &state)
@@ -253,6 +267,29 @@ extension Browser {
             break
         }
         return []
+    }
+
+    /// The count the commit on screen needs typed (a split batch, a cascade), if any.
+    static func typedCount(_ state: BrowserState) -> CommitSession.TypedCount? {
+        guard let commit = state.commit else { return nil }
+        return CommitSession.typedCount(commit.plan, cascade: cascadeCount(state))
+    }
+
+    /// What must be typed to send: the container's name in production, the count, or both.
+    static func typedConfirmation(_ state: BrowserState, _ count: CommitSession.TypedCount?) -> String {
+        [state.connection.environment == .production ? state.connection.container : nil, count.map { String($0.count) }].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// Records the staged deletes cascade to (DELETE_SELF, from the cache), each once, leaving out
+    /// those staged for deletion themselves.
+    static func cascadeCount(_ state: BrowserState) -> Int {
+        var deleted: Set<RecordKey> = []
+        var cascade: Set<RecordKey> = []
+        for op in state.staged.operations where op.kind == .delete {
+            deleted.insert(op.key)
+            for referrer in state.known.impacts[op.key]?.cascade ?? [] { cascade.insert(referrer.key) }
+        }
+        return cascade.subtracting(deleted).count
     }
 
     static func send(_ commit: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {

@@ -37,5 +37,13 @@ import Testing
         #expect(try cache.deleteImpact(of: RecordKey(zone: key.zone, recordName: "loan-1")).lines(deleting: "loan-1").isEmpty)
         // The cascade is followed so far only.
         #expect(try cache.deleteImpact(of: RecordKey(zone: key.zone, recordName: "artist-1"), limit: 3).truncatedAt == 3)
+        // A bulk d reads the zone once for all its records, and says the same of each.
+        let keys = ["artist-1", "work-0", "caption-0", "show-1", "loan-1", "other"].map { RecordKey(zone: key.zone, recordName: $0) }
+        let all = try cache.deleteImpacts(of: keys)
+        for k in keys {
+            let one = try cache.deleteImpact(of: k)
+            #expect(Set(all[k]?.cascade.map(\.key) ?? []) == Set(one.cascade.map(\.key)), "\(k.recordName)")
+            #expect(Set(all[k]?.blocking.map(\.key) ?? []) == Set(one.blocking.map(\.key)) && Set(all[k]?.dangling.map(\.key) ?? []) == Set(one.dangling.map(\.key)))
+        }
     }
 }

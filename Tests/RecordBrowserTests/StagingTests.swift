@@ -33,7 +33,7 @@ import Testing
         #expect(batch.isEmpty)
     }
 
-    @Test func commitPlanIsOneAtomicRequestPerZoneAndRefusesToSplit() throws {
+    @Test func commitPlanIsOneAtomicRequestPerZoneAndSplitsOnlyPastTwoHundred() throws {
         var batch = StagedBatch()
         for name in ["a", "b"] {
             var r = Self.base
@@ -54,6 +54,10 @@ import Testing
             r.recordName = "r\(i)"
             big.stage(StagedOperation(kind: .delete, database: .private, zoneID: Self.gallery, base: r))
         }
-        #expect(throws: BrowserFailure.self) { try CommitPlan.make(big) }
+        // More than one request allows: split in order, each atomic, and the preview says so.
+        let split = try CommitPlan.make(big)
+        #expect(split.requests.map(\.body.operations.count) == [200, 1] && split.requests.allSatisfy(\.atomic))
+        #expect(split.requests.flatMap(\.body.operations).map(\.record.recordName) == (0..<201).map { "r\($0)" })
+        #expect(split.split == [CommitPlan.SplitZone(zone: zoneKey(.private, Self.gallery), operations: 201, requests: 2)])
     }
 }
