@@ -197,23 +197,7 @@ extension RecordCache {
                 let rows = try Row.fetchCursor(
                     db, sql: "SELECT name, type, json FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0 AND json IS NOT NULL",
                     arguments: [prefix.unicodeScalars.count, prefix])
-                var read: Set<String> = []
-                while let row = try rows.next() {
-                    let name: String = row["name"]
-                    guard read.insert(name).inserted, let data: Data = row["json"], let record = try? CloudKitWeb.Record.decode(from: data) else { continue }
-                    for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
-                        let references: [Reference]
-                        switch value {
-                        case .reference(let r): references = [r]
-                        case .referenceList(let rs): references = rs
-                        default: continue
-                        }
-                        for r in references where r.zoneID == nil || r.zoneID?.zoneName == zone.zoneName {
-                            incoming[r.recordName, default: []].append(
-                                Referrer(key: RecordKey(zone: zone, recordName: name), recordType: record.recordType, field: field, action: r.action, target: r.recordName))
-                        }
-                    }
-                }
+                try Self.forEachReference(rows, in: zone) { incoming[$0.target, default: []].append($0) }
             }
             for key in zoneKeys {
                 var referrers: [Referrer] = []

@@ -95,29 +95,37 @@ public final class RecordCache: Sendable {
                     let rows = try Row.fetchCursor(
                         db, sql: "SELECT name, type, json FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0 AND json IS NOT NULL AND (\(test))",
                         arguments: StatementArguments(arguments))
-                    var read: Set<String> = []
-                    while let row = try rows.next() {
-                        let name: String = row["name"]
-                        // A record is in every list of the zone that holds it: read once.
-                        guard read.insert(name).inserted, let data: Data = row["json"], let record = try? CloudKitWeb.Record.decode(from: data) else { continue }
-                        for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
-                            let references: [Reference]
-                            switch value {
-                            case .reference(let r): references = [r]
-                            case .referenceList(let rs): references = rs
-                            default: continue
-                            }
-                            for r in references where targets.contains(r.recordName) && (r.zoneID == nil || r.zoneID?.zoneName == key.zone.zoneName) {
-                                referrers.append(Referrer(key: RecordKey(zone: key.zone, recordName: name), recordType: record.recordType, field: field, action: r.action, target: r.recordName))
-                                guard r.action == .deleteSelf, seen.insert(name).inserted else { continue }
-                                if seen.count > limit { truncated = limit } else { next.append(name) }
-                            }
-                        }
+                    try Self.forEachReference(rows, in: key.zone) { referrer in
+                        guard targets.contains(referrer.target) else { return }
+                        referrers.append(referrer)
+                        guard referrer.action == .deleteSelf, seen.insert(referrer.key.recordName).inserted else { return }
+                        if seen.count > limit { truncated = limit } else { next.append(referrer.key.recordName) }
                     }
                 }
                 level = next
             }
             return DeleteImpact(referrers: referrers, truncatedAt: truncated)
+        }
+    }
+
+    /// Every reference the records of `rows` (name, type, json of a zone's cached records) hold to a
+    /// record of `zone`, as the referrer it makes; a record in several lists of the zone is read once.
+    static func forEachReference(_ rows: RowCursor, in zone: ZoneKey, _ body: (Referrer) -> Void) throws {
+        var read: Set<String> = []
+        while let row = try rows.next() {
+            let name: String = row["name"]
+            guard read.insert(name).inserted, let data: Data = row["json"], let record = try? CloudKitWeb.Record.decode(from: data) else { continue }
+            for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
+                let references: [Reference]
+                switch value {
+                case .reference(let r): references = [r]
+                case .referenceList(let rs): references = rs
+                default: continue
+                }
+                for r in references where r.zoneID == nil || r.zoneID?.zoneName == zone.zoneName {
+                    body(Referrer(key: RecordKey(zone: zone, recordName: name), recordType: record.recordType, field: field, action: r.action, target: r.recordName))
+                }
+            }
         }
     }
 
