@@ -44,14 +44,7 @@ extension RecordCache {
         return try pool.read { db in
             var result: [CloudKitWeb.Record] = []
             result.reserveCapacity(names.count)
-            for start in stride(from: 0, to: names.count, by: 500) {
-                let chunk = Array(names[start..<min(names.count, start + 500)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Data.fetchAll(
-                    db, sql: "SELECT json FROM record WHERE key = ? AND deleted = 0 AND json IS NOT NULL AND name IN (\(marks)) ORDER BY name",
-                    arguments: StatementArguments([key.description] + chunk))
-                for data in rows { result.append(try CloudKitWeb.Record.decode(from: data)) }
-            }
+            try Self.forEachJSON(db, key, names: names) { result.append(try CloudKitWeb.Record.decode(from: $0)) }
             return result
         }
     }

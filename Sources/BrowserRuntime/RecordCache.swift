@@ -355,21 +355,26 @@ public final class RecordCache: Sendable {
         }
     }
 
+    /// The stored JSON of the named records of a list (those it holds; tombstones left out), in
+    /// chunks of 500 names (SQLite's limit on bound parameters), each chunk in name order.
+    static func forEachJSON(_ db: Database, _ key: ListKey, names: [String], _ body: (Data) throws -> Void) throws {
+        for start in stride(from: 0, to: names.count, by: 500) {
+            let chunk = Array(names[start..<min(names.count, start + 500)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Data.fetchAll(
+                db, sql: "SELECT json FROM record WHERE key = ? AND deleted = 0 AND json IS NOT NULL AND name IN (\(marks)) ORDER BY name",
+                arguments: StatementArguments([key.description] + chunk))
+            for data in rows { try body(data) }
+        }
+    }
+
     /// The `fields` dictionaries of the named records of a list (those it holds, in no order).
     public func fields(_ key: ListKey, names: [String]) throws -> [JSONObject] {
         guard !names.isEmpty else { return [] }
         return try pool.read { db in
             var result: [JSONObject] = []
-            // In chunks: SQLite's limit on bound parameters.
-            for start in stride(from: 0, to: names.count, by: 500) {
-                let chunk = Array(names[start..<min(names.count, start + 500)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Data.fetchAll(
-                    db, sql: "SELECT json FROM record WHERE key = ? AND deleted = 0 AND json IS NOT NULL AND name IN (\(marks))",
-                    arguments: StatementArguments([key.description] + chunk))
-                for data in rows {
-                    if case .object(let record) = try JSON(parsing: Array(data)), case .object(let fields)? = record["fields"] { result.append(fields) }
-                }
+            try Self.forEachJSON(db, key, names: names) { data in
+                if case .object(let record) = try JSON(parsing: Array(data)), case .object(let fields)? = record["fields"] { result.append(fields) }
             }
             return result
         }

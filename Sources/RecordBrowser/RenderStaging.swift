@@ -21,16 +21,18 @@ extension Browser {
         return Format.scalar(value).replacingOccurrences(of: "\n", with: "⏎")
     }
 
+    /// One line of the batch, wrapped to `width` (continuation lines indented under its text; none
+    /// wrapped at `Int.max`).
+    static func appendWrapped(_ lines: inout [(op: Int, text: String, style: Style)], _ op: Int, _ text: String, _ style: Style, width: Int) {
+        guard width < Int.max else { return lines.append((op, text, style)) }
+        let indent = String(text.prefix { $0 == " " }) + "  "
+        for (i, part) in TextWidth.wrap(text, to: max(10, width)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
+    }
+
     /// The batch's lines, long values wrapped to `width` (continuation lines indented).
     static func batchLines(_ state: BrowserState, width: Int = Int.max) -> [(op: Int, text: String, style: Style)] {
-        var lines: [(Int, String, Style)] = []
-        func add(_ op: Int, _ text: String, _ style: Style) {
-            guard width < Int.max else { return lines.append((op, text, style)) }
-            let indent = String(text.prefix { $0 == " " }) + "  "
-            for (i, part) in TextWidth.wrap(text, to: max(10, width)).enumerated() {
-                lines.append((op, i == 0 ? part : indent + part, style))
-            }
-        }
+        var lines: [(op: Int, text: String, style: Style)] = []
+        func add(_ op: Int, _ text: String, _ style: Style) { appendWrapped(&lines, op, text, style, width: width) }
         for (i, op) in state.staged.operations.enumerated() {
             var head = "\(op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")) \(op.database.rawValue) › \(state.zoneName(op.zone)) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
@@ -100,12 +102,8 @@ extension Browser {
 
     /// A staged subscription operation's lines: what it does, then old → new per key.
     static func subscriptionBatchLines(_ state: BrowserState, width: Int = Int.max) -> [(op: Int, text: String, style: Style)] {
-        var lines: [(Int, String, Style)] = []
-        func add(_ op: Int, _ text: String, _ style: Style) {
-            guard width < Int.max else { return lines.append((op, text, style)) }
-            let indent = String(text.prefix { $0 == " " }) + "  "
-            for (i, part) in TextWidth.wrap(text, to: max(10, width)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
-        }
+        var lines: [(op: Int, text: String, style: Style)] = []
+        func add(_ op: Int, _ text: String, _ style: Style) { appendWrapped(&lines, op, text, style, width: width) }
         for (i, op) in state.staged.subscriptionOperations.enumerated() {
             let verb = op.kind == .create ? (op.recreatesFired ? "CREATE AGAIN" : "CREATE") : (op.kind == .update ? "UPDATE" : "DELETE")
             let what = op.subscription.query?.recordType ?? op.subscription.zoneID?.zoneName ?? op.subscription.subscriptionType.rawValue

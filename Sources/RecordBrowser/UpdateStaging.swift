@@ -320,8 +320,7 @@ extension Browser {
         let zone: ZoneKey, record: Record
         switch edit.subject {
         case .fields(let z, let r): (zone, record) = (z, r)
-        case .subscription(_, let base?) where edited == edit.text:
-            _ = base
+        case .subscription(_, .some) where edited == edit.text:
             state.message = "no change: nothing staged"
             return []
         case .subscription(let scope, let base):
