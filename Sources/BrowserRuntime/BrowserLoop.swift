@@ -23,7 +23,7 @@ public struct BrowserLoop: Sendable {
     public var state: BrowserState
     public let runner: EffectRunner
     /// Why the journal is not in use (it could not be opened, read or written), for the hint line.
-    public private(set) var journalProblem: String?
+    public private(set) var journalProblem: Notice?
     private var journal: StagingJournal?
 
     public init(state: BrowserState, runner: EffectRunner) {
@@ -60,8 +60,8 @@ public struct BrowserLoop: Sendable {
             if !batch.isEmpty || !inflight.isEmpty { return apply(.journalRestored(batch, inflight: inflight)) }
         } catch {
             self.journal = nil
-            journalProblem = "the staging journal \(journal.path) could not be read (\(error)); it is left untouched and this session's edits are not journaled"
-            state.message = journalProblem
+            journalProblem = .journal(.unreadable(path: journal.path, reason: "\(error)"))
+            state.say(journalProblem!)
         }
         return []
     }
@@ -77,8 +77,8 @@ public struct BrowserLoop: Sendable {
                 try journal.save(state.staged)
             }
         } catch {
-            journalProblem = "the staging journal could not be written: \(error)"
-            state.message = journalProblem
+            journalProblem = .journal(.cannotWrite(reason: "\(error)"))
+            state.say(journalProblem!)
         }
     }
 

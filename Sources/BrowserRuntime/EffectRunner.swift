@@ -30,7 +30,7 @@ public struct EffectRunner: Sendable {
             await host.copy(text)
             return []
         case .copyRecord(let key, let name):
-            guard let record = try? cache?.record(key, name: name) else { return [.notice("'\(name)' is not in the local cache: open it and copy it there")] }
+            guard let record = try? cache?.record(key, name: name) else { return [.notice(.notCachedToCopy(name))] }
             await host.copy(Format.copyJSON(record.json))
             return []
         case .quit:
@@ -193,7 +193,7 @@ public struct EffectRunner: Sendable {
                 let state = try cache.open(key)
                 return [.listOpened(generation: generation, total: state.count, syncToken: state.syncToken, moreComing: state.moreComing)]
             } catch {
-                return [.listOpened(generation: generation, total: 0, syncToken: nil, moreComing: true), .notice("the local cache could not be read: \(error)")]
+                return [.listOpened(generation: generation, total: 0, syncToken: nil, moreComing: true), .notice(.cache(.unreadable(reason: "\(error)")))]
             }
         case .loadWindow(let key, let filter, let start, let count, let generation, let request, let view):
             return window(cache, key, filter: filter, start: start, count: count, generation: generation, request: request, view: view)
@@ -223,7 +223,7 @@ public struct EffectRunner: Sendable {
             do {
                 let state = try cache.store(key, records: records)
                 return [.recordsStored(generation: generation, total: state.count)]
-            } catch { return [.notice("the local cache could not be updated: \(error)")] }
+            } catch { return [.notice(.cache(.notUpdated(reason: "\(error)")))] }
         default:
             return nil
         }
@@ -483,7 +483,7 @@ public struct EffectRunner: Sendable {
             return [.windowLoaded(generation: generation, request: request, start: start, rows: window.rows, matching: window.matching, labels: labels)]
         } catch {
             return [.windowLoaded(generation: generation, request: request, start: start, rows: [], matching: 0),
-                    .notice("the local cache could not be read: \(error)")]
+                    .notice(.cache(.unreadable(reason: "\(error)")))]
         }
     }
 

@@ -30,7 +30,7 @@ extension Browser {
                 // A deleted row cannot be marked; Space still moves on, so a run of Spaces is not stuck.
                 move(&list.selection, &list.scroll, count: list.matching, delta: 1, height: listHeight(state))
                 state.list = list
-                state.message = "'\(row.recordName)' is deleted: it cannot be marked"
+                state.say(.cannotMarkDeleted(record: row.recordName))
                 return window(&state, force: false)
             }
             var marked = false
@@ -38,11 +38,11 @@ extension Browser {
             // And on to the next row, so Space Space Space marks a run.
             move(&list.selection, &list.scroll, count: list.matching, delta: 1, height: listHeight(state))
             state.list = list
-            state.message = (marked ? "marked '\(row.recordName)'" : "unmarked '\(row.recordName)'") + " · " + markSummary(state)
+            state.say(.markToggled(record: row.recordName, marked: marked, total: Self.marks(state).count))
             return window(&state, force: false) + prefetch(&state)
         case .char("V"):
             guard let anchor = marks.anchor else {
-                state.message = "V marks from the last record marked (Space) to this one: mark one first"
+                state.say(.rangeNeedsAnchor)
                 return []
             }
             let low = min(anchor, list.selection), high = max(anchor, list.selection)
@@ -50,41 +50,33 @@ extension Browser {
             return [.markRows(list.key, filter: state.filter, sort: list.view.sort, start: low, count: high - low + 1, generation: list.generation)]
         case .char("*"):
             guard list.matching > 0 else {
-                state.message = "nothing to mark: the list is empty"
+                state.say(.nothingToMark)
                 return []
             }
             return [.markRows(list.key, filter: state.filter, sort: list.view.sort, start: 0, count: list.matching, generation: list.generation)]
         case .char("d") where !marks.isEmpty:
             guard writable(&state) else { return [] }
-            state.message = "reading \(Format.plural(marks.count, "marked record")) to stage their deletion…"
+            state.say(.readingMarked(count: marks.count, purpose: .delete))
             return [.loadMarked(list.key, names: marks.sorted, purpose: .delete)]
         case .escape where !marks.isEmpty:
             let count = marks.count
             setMarks(&state) { $0.clear() }
-            state.message = "unmarked \(Format.plural(count, "record"))"
+            state.say(.unmarked(count: count))
             return []
         default:
             return nil
         }
     }
 
-    /// `3 marked`, with what `*` could not reach.
-    static func markSummary(_ state: BrowserState) -> String {
-        "\(Format.count(marks(state).count)) marked"
-    }
 
     /// The names `V` or `*` asked for: marked.
     static func rowsToMark(generation: Int, names: [String], skipped: Int, _ state: inout BrowserState) {
         guard let list = state.list, list.generation == generation else { return }
         var added = 0
         setMarks(&state) { added = $0.add(names) }
-        var text = "marked \(Format.plural(added, "more record")) · \(markSummary(state))"
-        if list.moreComing, list.source != .awaitingQuery {
-            // `*` marks what is loaded; the rest of the zone is not known here.
-            text += " · records not loaded yet are not marked (G loads the rest)"
-        }
-        if skipped > 0 { text += " · \(Format.plural(skipped, "deleted row")) not marked" }
-        state.message = text
+        // `*` marks what is loaded; the rest of the zone is not known here.
+        let partial = list.moreComing && list.source != .awaitingQuery
+        state.say(.markedMore(added: added, total: marks(state).count, notLoadedLeft: partial, skippedDeleted: skipped))
     }
 
     /// The marked records, read from the cache: their deletion or the field change staged, all or
@@ -96,9 +88,7 @@ extension Browser {
             let ops = records.map { StagedOperation(kind: .delete, zone: key.zone, base: $0) }
             state.staged.stage(all: ops)
             setMarks(&state) { $0.clear() }
-            var text = "staged the deletion of \(Format.plural(ops.count, "record"))"
-            if !missing.isEmpty { text += " (\(Format.plural(missing.count, "marked record")) not in the cache, not staged)" }
-            state.message = text + " · marks cleared · \(state.staged.operations.count) staged (b batch, c commit)"
+            state.say(.bulkStaged(.delete, records: ops.count, notCached: missing.count, staged: state.staged.operations.count))
             return stagedLookups(&state)
         case .set(let field, let value):
             let typed = "set \(field) \(value)"
@@ -110,7 +100,7 @@ extension Browser {
                 } else if let current = record.fields[field], current != .null {
                     type = current.type
                 } else {
-                    reopen(.command, text: typed, reason: "nothing staged: the type of '\(field)' is unknown for '\(record.recordName)' (not in the schema, and the record has no value): load the schema (:schema) or edit it in the record", &state)
+                    reopen(.command, text: typed, refusal: .setTypeUnknown(field: field, record: record.recordName), &state)
                     return []
                 }
                 let base = state.staged.operation(for: RecordKey(zone: key.zone, recordName: record.recordName))
@@ -118,15 +108,13 @@ extension Browser {
                 case .success(let parsed):
                     ops.append(StagedOperation(kind: .update, zone: key.zone, base: record, changes: [field: parsed]))
                 case .failure(let error):
-                    reopen(.command, text: typed, reason: "nothing staged: '\(value)' is not a \(type.rawValue) ('\(field)' of \(record.recordName)): \(error.description)", &state)
+                    reopen(.command, text: typed, refusal: .setValueInvalid(value, type: type, field: field, record: record.recordName, error: error.description), &state)
                     return []
                 }
             }
             state.staged.stage(all: ops)
             setMarks(&state) { $0.clear() }
-            var text = "staged \(field) = \(value) on \(Format.plural(ops.count, "record"))"
-            if !missing.isEmpty { text += " (\(Format.plural(missing.count, "marked record")) not in the cache, not staged)" }
-            state.message = text + " · marks cleared · \(state.staged.operations.count) staged (b batch, c commit)"
+            state.say(.bulkStaged(purpose, records: ops.count, notCached: missing.count, staged: state.staged.operations.count))
             return stagedLookups(&state)
         }
     }
@@ -138,24 +126,24 @@ extension Browser {
         let field = String(rest.prefix { $0 != " " })
         let value = String(rest.dropFirst(field.count).drop { $0 == " " })
         guard !field.isEmpty, !value.isEmpty else {
-            refuse(usage, &state)
+            refuse(.setUsage, &state)
             return []
         }
         guard FieldNames.isValid(field) else {
-            refuse("'\(field)' is not a valid field name (a letter, then letters, digits or _)", &state)
+            refuse(.invalidFieldName(field), &state)
             return []
         }
         guard state.pane == .records, let list = state.list else {
-            refuse(":set acts on the marked records of a zone's list: open a zone and mark records (Space, V, *)", &state)
+            refuse(.setNeedsList, &state)
             return []
         }
         let marks = Self.marks(state)
         guard !marks.isEmpty else {
-            refuse("no record is marked: Space marks the selected record, V a range, * every record shown", &state)
+            refuse(.setNeedsMarks, &state)
             return []
         }
         guard writable(&state) else { return [] }
-        state.message = "reading \(Format.plural(marks.count, "marked record"))…"
+        state.say(.readingMarked(count: marks.count, purpose: .set(field: field, value: value)))
         return [.loadMarked(list.key, names: marks.sorted, purpose: .set(field: field, value: value))]
     }
 
@@ -164,17 +152,17 @@ extension Browser {
     static func exportCommand(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let path = String(text.trimmingWhitespace().drop { $0 != " " }.drop { $0 == " " }).trimmingWhitespace()
         guard !path.isEmpty else {
-            refuse(":export FILE writes the marked records (else every record the filter shows) as JSON lines, or CSV when FILE ends in .csv", &state)
+            refuse(.exportUsage, &state)
             return []
         }
         guard state.pane == .records, let list = state.list else {
-            refuse(":export writes a zone's records: open a zone first", &state)
+            refuse(.exportNeedsZone, &state)
             return []
         }
         let marks = Self.marks(state)
         let request = ExportRequest(list: list.key, names: marks.isEmpty ? nil : marks.sorted, filter: state.filter, sort: list.view.sort, path: path,
                                     generation: list.generation)
-        state.message = "checking \(path)…"
+        state.say(.checkingPath(path))
         return [.checkExportPath(request)]
     }
 
@@ -183,13 +171,13 @@ extension Browser {
     static func exportPathChecked(_ request: ExportRequest, refused: String?, _ state: inout BrowserState) -> [BrowserEffect] {
         let typed = "export \(request.path)"
         if let refused {
-            state.message = nil
-            reopen(.command, text: typed, reason: "nothing written: \(refused)", &state)
+            state.clearNotice()
+            reopen(.command, text: typed, refusal: .exportNotWritten(refused), &state)
             return []
         }
         guard var list = state.list, list.generation == request.generation else { return [] }
         if request.names != nil || !list.moreComing || list.source == .awaitingQuery {
-            state.message = "writing \(request.path)…"
+            state.say(.writing(path: request.path))
             return [.export(request)]
         }
         state.stack.modify(.records) {
@@ -199,7 +187,7 @@ extension Browser {
         }
         list.loadingToEnd = true
         state.list = list
-        state.show("loading the rest of the zone for the export… \(Format.count(list.total)) loaded (Esc stops)", kind: .progress(.loadingToEnd))
+        state.say(.loadingToEnd(loaded: list.total, forExport: true))
         return prefetch(&state)
     }
 
@@ -210,7 +198,7 @@ extension Browser {
             request.generation == list.generation
         else { return [] }
         dropPendingExport(&state)
-        state.message = "writing \(request.path)…"
+        state.say(.writing(path: request.path))
         return [.export(request)]
     }
 
@@ -226,10 +214,11 @@ extension Browser {
     static func exported(_ request: ExportRequest, _ result: Result<ExportResult, BrowserFailure>, _ state: inout BrowserState) {
         switch result {
         case .success(let done):
-            state.message = "exported \(Format.plural(done.records, "record")) to \(done.path) (\(request.format.rawValue))"
+            state.say(.exported(records: done.records, path: done.path, format: request.format))
         case .failure(let failure):
-            state.message = nil
-            reopen(.command, text: "export \(request.path)", reason: "nothing written: \(failure.message)", &state)
+            state.clearNotice()
+
+            reopen(.command, text: "export \(request.path)", refusal: .exportNotWritten(failure.message), &state)
         }
     }
 }

@@ -225,9 +225,10 @@ extension Browser {
         if let failure {
             for (key, check) in state.known.targets where check == .checking { state.known.targets[key] = .unknown(failure.message) }
         }
-        let missing = ChangeWords.targetWarnings(state).filter(\.bad)
+        let missing = ChangeWords.validateTargets(state.staged).filter { ChangeWords.status(of: $0.target, state) == .missing }
         if let first = missing.first {
-            state.message = missing.count == 1 ? first.text : "\(first.text) (and \(missing.count - 1) more: b shows them)"
+            state.say(.targetMissing(record: first.op.recordName, field: first.field, target: first.target.recordName,
+                                     stagedForDeletion: state.staged.operation(for: first.target)?.kind == .delete, more: missing.count - 1))
         }
     }
 }

@@ -12,13 +12,13 @@ extension Browser {
             return [.quit]
         case "db", "database":
             guard words.count == 2, let scope = DatabaseScope(rawValue: words[1]) else {
-                refuse(":db takes public, private or shared", &state)
+                refuse(.dbUsage, &state)
                 return []
             }
             return switchDatabase(scope, &state)
         case "open":
             guard words.count == 2, let zone = state.list?.zone else {
-                refuse(":open takes a record name (open a zone first)", &state)
+                refuse(.openUsage, &state)
                 return []
             }
             return openRecord(RecordKey(zone: zone, recordName: words[1]), &state)
@@ -29,7 +29,7 @@ extension Browser {
                     // Not in a zone (the schema, the subscriptions…): which one is asked, never guessed.
                     let names = state.zones.compactMap { $0.zone?.zoneID.zoneName }
                     guard !names.isEmpty else {
-                        refuse("no zone is known yet to run the query in (z lists the zones)", &state)
+                        refuse(.noZoneForQuery, &state)
                         return []
                     }
                     state.input = InputLine(.queryZone(command: text, zones: names))
@@ -37,7 +37,7 @@ extension Browser {
                 }
                 return startQuery(text, query, in: zoneID, &state)
             } catch let failure as BrowserFailure {
-                refuse(failure.message, &state)
+                refuse(.failed(failure), &state)
                 return []
             } catch {
                 return []
@@ -45,10 +45,10 @@ extension Browser {
         case "accept":
             // A share URL (…/share/<shortGUID>) or the shortGUID itself.
             guard words.count == 2, let guid = words[1].split(separator: "/").last.map(String.init), !guid.isEmpty else {
-                refuse(":accept takes a share URL or its shortGUID", &state)
+                refuse(.acceptUsage, &state)
                 return []
             }
-            state.message = "accepting the share \(guid)…"
+            state.say(.acceptingShare(guid))
             return [.acceptShare(guid)]
         case "share":
             return shareCommand(&state)
@@ -65,7 +65,7 @@ extension Browser {
         case "export":
             return exportCommand(text, &state)
         default:
-            refuse("unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :set, :export, :q; Tab completes)", &state)
+            refuse(.unknownCommand(verb), &state)
             return []
         }
     }
@@ -77,7 +77,7 @@ extension Browser {
             return []
         }
         let effects = runQuery(QueryRequest(query: query), in: zoneID, text: text, &state)
-        if let note = productionWarning(query, state) { state.message = note }
+        if let reason = productionWarning(query, state) { state.say(.productionWillRefuse(reason: reason)) }
         return effects
     }
 
@@ -208,22 +208,22 @@ extension Browser {
     /// that type on this account); `:columns` alone goes back to the default (the STRING field most records hold).
     static func columnsCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
         guard var list = state.list, state.pane == .records || state.pane == .recordDetail else {
-            refuse(":columns works on a records list: open a zone first", &state)
+            refuse(.needsRecordsList(":columns"), &state)
             return []
         }
         let names = words.joined(separator: ",").split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
         if let bad = names.first(where: { !FieldNames.isValid($0) }) {
-            refuse("'\(bad)' is not a field name (a letter, then letters, digits or _)", &state)
+            refuse(.invalidFieldName(bad), &state)
             return []
         }
         guard let type = list.row(list.selection)?.recordType ?? list.window.first(where: { $0.recordType != nil })?.recordType else {
-            refuse(":columns needs a record to take the record type from", &state)
+            refuse(.columnsNeedRecord, &state)
             return []
         }
         list.view.columns = names.isEmpty ? nil : names
         list.seenWidths = []
         state.list = list
-        state.message = names.isEmpty ? "columns of \(type): back to the default" : "columns of \(type): \(names.joined(separator: ", ")) (remembered)"
+        state.say(.columns(type: type, names))
         return [.rememberColumns(recordType: type, columns: names)] + window(&state, force: true)
     }
 
@@ -231,18 +231,18 @@ extension Browser {
     /// asked of the server again); `:sort` alone goes back to the fetched order.
     static func sortCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
         guard var list = state.list else {
-            refuse(":sort works on a records list: open a zone first", &state)
+            refuse(.needsRecordsList(":sort"), &state)
             return []
         }
         var sort: ListSort?
         if let field = words.first {
             guard FieldNames.isValid(field) else {
-                refuse("'\(field)' is not a field name", &state)
+                refuse(.notAFieldName(field), &state)
                 return []
             }
             let direction = words.dropFirst().first?.lowercased() ?? "asc"
             guard ["asc", "desc", "ascending", "descending"].contains(direction) else {
-                refuse(":sort FIELD [asc|desc]", &state)
+                refuse(.sortUsage, &state)
                 return []
             }
             sort = ListSort(field: field, descending: direction.hasPrefix("desc"))
@@ -260,7 +260,8 @@ extension Browser {
             list.seenWidths = []
         }
         state.list = list
-        state.message = sort.map { "sorted by \($0.field) \($0.descending ? "descending" : "ascending") (the loaded rows)" } ?? "back to the fetched order"
+        state.say(.sorted(sort))
+
         return window(&state, force: true)
     }
 }

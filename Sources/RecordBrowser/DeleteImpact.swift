@@ -94,7 +94,7 @@ extension Browser {
         for (key, impact) in impacts { state.known.impacts[key] = impact }
         // What a delete just staged does is said at once.
         if let found = impacts.first(where: { !$0.value.cascade.isEmpty || !$0.value.blocking.isEmpty }), state.staged.operation(for: found.key)?.kind == .delete {
-            state.message = found.value.lines(deleting: found.key.recordName).first?.text
+            state.say(.deleteImpact(record: found.key.recordName, found.value))
         }
     }
 }

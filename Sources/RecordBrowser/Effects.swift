@@ -149,7 +149,7 @@ public enum BrowserEvent: Sendable {
     case recordLoaded(RecordKey, Result<(RecordResult, JSON), BrowserFailure>)
     case subscriptionsLoaded(DatabaseScope, Result<[SubscriptionResult], BrowserFailure>)
     case requestFinished(RequestRecord)
-    case notice(String)
+    case notice(Notice)
     /// Zones of a database whose records and sync token are in the local cache.
     case cachedZones(Scope, Set<ZoneKey>)
     /// The cached record a list's `d` asked for (nil: not in the cache).

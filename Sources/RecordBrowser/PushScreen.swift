@@ -99,7 +99,7 @@ extension Browser {
         }
         switch key {
         case .char("y"):
-            state.message = "copied the push's payload as received"
+            state.say(.copied(.pushPayload))
             return [.copy(Format.copyJSON(screen.item.notification.payload))]
         case .char("o"), .enter:
             return openPushTarget(screen.item.notification, &state)

@@ -534,8 +534,8 @@ extension Browser {
             // Prompts wrap rather than lose their last keys at 80 columns.
             putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style)
         } else if let input = state.input {
-            if let hint = input.hint {
-                // Tab's candidates (or why there are none, or why the text was refused) stand above
+            if let hint = input.refusal.map(Browser.words) ?? input.hint {
+                // Why the text was refused, or Tab's candidates (or why there are none), stand above
                 // the line, wrapped.
                 let style = input.refused ? Theme.error : Theme.dim
                 var rows = TextWidth.wrap(hint, to: Layout(screen).textWidth)

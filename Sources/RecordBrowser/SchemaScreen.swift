@@ -171,7 +171,7 @@ extension Browser {
             }
             pushSchemaPane(&state)
             state.schemaLoading = true
-            state.message = "reading \(words.dropFirst().joined(separator: " "))…"
+            state.say(.checkingPath(words.dropFirst().joined(separator: " ")))
             return [.loadSchemaFile(words.dropFirst().joined(separator: " "))]
         default:
             fail(&state, BrowserFailure(message: ":schema, :schema reload or :schema load FILE"))
@@ -198,8 +198,8 @@ extension Browser {
             state.schemaSelection = min(state.schemaSelection, max(0, schemaRows(state).count - 1))
             if state.pane == .schema {
                 switch known.origin {
-                case .file(let path): state.message = "schema of \(path): \(known.schema.recordTypes.count) record types"
-                case .inferred: state.message = "schema \(known.source)"
+                case .file(let path): state.say(.schemaRead(path: path, recordTypes: known.schema.recordTypes.count))
+                case .inferred: state.say(.schemaInferred(source: known.source))
                 case .server: break
                 }
             }
@@ -274,7 +274,7 @@ extension Browser {
         guard let known = state.schema, known.environment == .development, let type = known.production?.recordType(query.recordType),
             let violation = IndexRules.violation(of: query, in: type)
         else { return nil }
-        return "this query works in development, but CloudKit will refuse it in production: \(violation.reason) (deploy an index for it)"
+        return violation.reason
     }
 
     /// The files listed for Tab in a file prompt: the line is completed as far as they agree (a
@@ -301,7 +301,7 @@ extension Browser {
                 return name + (path.hasSuffix("/") ? "/" : "")
             }.joined(separator: "  ")
         }
-        input.refused = false
+        input.refusal = nil
         state.input = input
     }
 

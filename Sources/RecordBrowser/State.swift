@@ -187,14 +187,6 @@ public enum MessageProgress: Sendable, Hashable {
     case download(String)
 }
 
-extension BrowserState {
-    /// Shows a message of a kind other than plain.
-    public mutating func show(_ text: String, kind: MessageKind) {
-        report.message = text
-        report.kind = kind
-    }
-}
-
 /// Text typed on the hint line, and what it is for.
 public struct InputLine: Sendable, Hashable {
     public enum Mode: Sendable, Hashable {
@@ -232,8 +224,9 @@ public struct InputLine: Sendable, Hashable {
     /// The whole text is selected (`/` opened again shows the last filter so): typing replaces it,
     /// Backspace or Delete clears it, a key that moves the cursor keeps it to edit.
     public var selected = false
-    /// The hint says why the text was refused (shown as an error until the next edit).
-    public var refused = false
+    /// Why the text was refused (shown above the line as an error until the next edit).
+    public var refusal: Notice.Refusal?
+    public var refused: Bool { refusal != nil }
     /// ↑/↓ on a `:` line: the history entry shown, and the line as typed before the first ↑.
     public var recall: (index: Int, draft: String)? {
         get { recallIndex.map { (index: $0, draft: recallDraft) } }
@@ -403,9 +396,10 @@ public struct Modals: Sendable {
 
 /// The hint line's message and the errors of the session.
 public struct Reports: Sendable {
-    /// The hint line's message.
-    public var message: String?
-    /// What the message is, for decisions that must not read its words.
+    /// What the hint line reports (its words are made by `render`).
+    public var notice: Notice?
+    /// What the report is, for decisions that must not read its words (`Notice.kind`, but for a
+    /// commit's outcome that has outlived its screen: plain from then on).
     public var kind: MessageKind = .plain
     /// The error shown in the status bar (short); cleared when the user moves to another screen.
     public var lastError: BrowserFailure?
@@ -500,14 +494,6 @@ extension BrowserState {
         set { setModal(newValue.map(Modal.confirmation), isThis: { if case .confirmation = $0 { return true } else { return false } }) }
     }
 
-    /// The hint line's message. Setting it makes it an ordinary message (`messageKind` `.plain`).
-    public var message: String? {
-        get { report.message }
-        set {
-            report.message = newValue
-            report.kind = .plain
-        }
-    }
     /// What the message is, for decisions that must not read its words.
     public var messageKind: MessageKind { report.kind }
     public var lastError: BrowserFailure? {

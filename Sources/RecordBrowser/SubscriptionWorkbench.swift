@@ -45,7 +45,7 @@ extension Browser {
             // No filter: n makes a new subscription (with a filter, n and N step through the matches).
             guard writable(&state) else { return [] }
             if state.connection.environment == .production {
-                state.message = "CloudKit creates subscriptions in development only (they reach production with the schema): nothing staged"
+                state.say(.nothingStaged(.subscriptionsInDevelopmentOnly))
                 return []
             }
             var effects: [BrowserEffect] = []
@@ -59,11 +59,11 @@ extension Browser {
             switch row {
             case .listed(let result, let staged)?:
                 guard let server = result.subscription else {
-                    state.message = "this row is an error the server listed: nothing to edit"
+                    state.say(.subscriptionRowIsError)
                     return []
                 }
                 if staged?.kind == .delete {
-                    state.message = "'\(staged!.subscriptionID)' is staged for deletion: u unstages it first"
+                    state.say(.subscriptionStagedForDeletion(staged!.subscriptionID))
                     return []
                 }
                 let shown = staged?.subscription ?? server
@@ -73,7 +73,7 @@ extension Browser {
                 return [.editJSON(JSONEdit(subject: .subscription(state.connection.scope, base: nil),
                                            text: SubscriptionTemplate.text(op.subscription, isNew: true, context: subscriptionContext(state), error: nil)))]
             case .fired(let s)?:
-                state.message = "'\(s.subscriptionID ?? "?")' fired once and the server deleted it: R re-creates it"
+                state.say(.firedOnceDeleted(s.subscriptionID ?? "?", fromPush: false))
                 return []
             case nil:
                 return []
@@ -84,39 +84,39 @@ extension Browser {
             case .listed(let result, _)?:
                 guard let server = result.subscription, let id = server.subscriptionID else { return [] }
                 state.staged.stage(subscription: StagedSubscriptionOperation(kind: .delete, scope: state.connection.scope, subscription: server, base: server))
-                state.message = "staged the deletion of subscription '\(id)' · \(state.staged.count) staged (b batch, c commit, u unstages)"
+                state.say(.staged(.subscription(id, .delete), total: state.staged.count))
             case .new(let op)?:
                 state.staged.unstage(subscription: op.key)
                 clampSubscriptionSelection(&state)
-                state.message = "'\(op.subscriptionID)' was only staged: dropped from the batch"
+                state.say(.subscriptionDropped(op.subscriptionID))
             case .fired(let s)?:
-                state.message = "'\(s.subscriptionID ?? "?")' is already gone from the server (it fired once)"
+                state.say(.subscriptionFiredGone(s.subscriptionID ?? "?"))
             case nil: break
             }
             return []
         case .char("u"):
             guard let staged = row?.staged else {
-                state.message = "nothing is staged for this subscription"
+                state.say(.nothingStaged(.subscription))
                 return []
             }
             state.staged.unstage(subscription: staged.key)
             clampSubscriptionSelection(&state)
-            state.message = "unstaged the \(staged.kind.rawValue) of '\(staged.subscriptionID)' · \(state.staged.count) staged"
+            state.say(.unstaged(.subscription(staged.subscriptionID, staged.kind), total: state.staged.count))
             return []
         case .char("R"):
             guard writable(&state) else { return [] }
             guard case .fired(let s)? = row else {
-                state.message = "R re-creates a firesOnce subscription that fired (shown dim, marked F); this one is on the server"
+                state.say(.recreateNeedsFired)
                 return []
             }
             if state.connection.environment == .production {
-                state.message = "CloudKit creates subscriptions in development only: nothing staged"
+                state.say(.nothingStaged(.subscriptionsInDevelopmentOnly))
                 return []
             }
             var op = StagedSubscriptionOperation(kind: .create, scope: state.connection.scope, subscription: s, base: nil)
             op.recreatesFired = true
             state.staged.stage(subscription: op)
-            state.message = "staged '\(op.subscriptionID)' to be created again (firesOnce: it fires once more) · c commits"
+            state.say(.staged(.subscriptionRecreated(op.subscriptionID), total: state.staged.count))
             return []
         default:
             return nil
@@ -131,7 +131,7 @@ extension Browser {
     static func newSubscription(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(separator: " ").map(String.init)
         guard let kind = words.first.map({ SubscriptionType(rawValue: $0) }), [.query, .zone, .database].contains(kind) else {
-            refuse("a new subscription is: query TYPE [ZONE], zone ZONE, or database", &state)
+            refuse(.newSubscriptionUsage, &state)
             return []
         }
         let context = subscriptionContext(state)
@@ -140,25 +140,25 @@ extension Browser {
         switch kind {
         case .query:
             guard let type = target else {
-                refuse("query takes the record type it watches (Tab completes): query TYPE [ZONE]", &state)
+                refuse(.subscriptionQueryNeedsType, &state)
                 return []
             }
             if let known = context.schema, known.schema.recordType(type) == nil {
-                refuse("record type '\(type)' is not in the schema (Tab completes)", &state)
+                refuse(.unknownRecordType(type), &state)
                 return []
             }
             // No ZONE: every zone (zoneWide, Apple's default), not whichever zone was open last.
             if let name = zone, !context.zones.isEmpty, !context.zones.contains(name) {
-                refuse("no zone '\(name)' in the \(state.connection.database.rawValue) database (Tab completes)", &state)
+                refuse(.unknownZone(name, state.connection.database), &state)
                 return []
             }
         case .zone:
             guard let name = target else {
-                refuse("zone takes the zone it watches (Tab completes): zone ZONE", &state)
+                refuse(.subscriptionZoneNeedsZone, &state)
                 return []
             }
             if !context.zones.isEmpty, !context.zones.contains(name) {
-                refuse("no zone '\(name)' in the \(state.connection.database.rawValue) database (Tab completes)", &state)
+                refuse(.unknownZone(name, state.connection.database), &state)
                 return []
             }
         default: break
@@ -175,13 +175,13 @@ extension Browser {
     /// `$EDITOR` returned with a subscription: staged, or the editor opens again with the problem.
     static func subscriptionEdited(_ edit: JSONEdit, _ edited: String, scope: Scope, base: Subscription?, _ state: inout BrowserState) -> [BrowserEffect] {
         guard scope == state.connection.scope else {
-            state.message = "the database changed while the editor was open: nothing staged"
+            state.say(.nothingStaged(.databaseChanged))
             return []
         }
         let context = subscriptionContext(state)
         do throws(FieldInputError) {
             guard let subscription = try SubscriptionTemplate.parse(edited, context: context) else {
-                state.message = "the file was emptied: nothing staged"
+                state.say(.nothingStaged(.fileEmptied))
                 return []
             }
             let id = subscription.subscriptionID ?? ""
@@ -189,13 +189,12 @@ extension Browser {
             if let base, base.subscriptionID == id {
                 // An edit of a listed subscription (its ID kept): an update.
                 guard subscription != base || state.staged.operation(for: SubscriptionKey(scope: scope, subscriptionID: id)) != nil else {
-                    state.message = "no change: nothing staged"
+                    state.say(.nothingStaged(.noChange))
                     return []
                 }
                 state.staged.stage(subscription: StagedSubscriptionOperation(kind: .update, scope: scope, subscription: subscription, base: base))
                 let staged = state.staged.operation(for: SubscriptionKey(scope: scope, subscriptionID: id))
-                state.message = staged == nil ? "'\(id)' is as on the server again: unstaged"
-                    : "staged a change of subscription '\(id)' · \(state.staged.count) staged (b batch, c commit)"
+                state.say(staged == nil ? .subscriptionAsOnServer(id) : .staged(.subscription(id, .update), total: state.staged.count))
             } else {
                 // New (or renamed: a new one beside the old).
                 if listed != nil {
@@ -204,7 +203,8 @@ extension Browser {
                 if state.connection.environment == .production { throw FieldInputError("CloudKit creates subscriptions in development only") }
                 state.staged.stage(subscription: StagedSubscriptionOperation(kind: .create, scope: scope, subscription: subscription, base: nil))
                 if let index = subscriptionList(state).firstIndex(where: { $0.subscription?.subscriptionID == id }) { state.subscriptionSelection = index }
-                state.message = "staged new subscription '\(id)' · \(state.staged.count) staged (b batch, c commit)"
+                state.say(.staged(.subscription(id, .create), total: state.staged.count))
+
             }
         } catch {
             // The editor opens again with the problem on top; the user's text is kept as it was.

@@ -88,17 +88,18 @@ public enum Browser {
         case .key(let key):
             // The user moving to another screen leaves the last screen's message and error behind
             // (they stay in `!`).
-            let pane = state.pane, message = state.message, error = state.lastError, modal = state.modal
+            let pane = state.pane, notice = state.report.notice, error = state.lastError, modal = state.modal
             let effects = handle(key, &state)
-            if state.pane == pane, modal == nil, state.modal == nil, isMove(key), state.message == message, state.messageKind.goesWithAMove {
+            if state.pane == pane, modal == nil, state.modal == nil, isMove(key), state.report.notice == notice, state.messageKind.goesWithAMove {
                 // Moving the selection is moving on: a plain message (a refused key's hint, what
                 // was staged) goes; the last error stays in the status line and in `!`.
-                state.message = nil
+                state.clearNotice()
             }
             if state.pane != pane {
-                if state.message == message {
+                if state.report.notice == notice {
                     // A commit's outcome survives this one move, as a plain message; others go.
-                    if state.messageKind == .outcome, let text = state.message { state.show(text, kind: .plain) } else { state.message = nil }
+                    if state.messageKind == .outcome { state.report.kind = .plain } else { state.clearNotice() }
+
                 }
                 if state.lastError == error { state.lastError = nil }
             }
@@ -124,16 +125,13 @@ public enum Browser {
         case .sharePermissionLoaded(let zone, let permission):
             state.sharePermissions[zone] = permission
             if permission == .readOnly, state.list?.zone == zone {
-                state.message = "\(zone.zoneID.zoneName) is shared with you READ_ONLY: it can be read, not edited"
+                state.say(.sharedReadOnly(zone: zone.zoneID.zoneName))
             }
             return []
         case .shareAccepted(let guid, let result):
             switch result {
             case .success(let share):
-                let owner = share.ownerIdentity.flatMap { $0.nameComponents?.givenName ?? $0.userRecordName } ?? "its owner"
-                let what = share.rootRecordName.map { "'\($0)' in zone \(share.zoneID?.zoneName ?? "?")" } ?? "zone \(share.zoneID?.zoneName ?? "?")"
-                state.message = "accepted: \(what), shared by \(owner) (\(share.participantPermission?.rawValue ?? "?"))"
-                    + (state.connection.database == .shared ? "" : " · 3 opens the shared database")
+                state.say(.shareAccepted(share, inSharedDatabase: state.connection.database == .shared))
                 var effects: [BrowserEffect] = []
                 if state.connection.database == .shared {
                     state.zonesLoading = true
@@ -149,7 +147,7 @@ public enum Browser {
                 var failure = failure
                 failure.message = "the share \(guid) was not accepted: \(failure.message)"
                 fail(&state, failure)
-                state.message = failure.message
+                state.say(.failed(failure))
             }
             return []
         case .listOpened(let generation, let total, let token, _):  // a change feed is always asked again, so the saved moreComing is not used
@@ -163,7 +161,7 @@ public enum Browser {
                 list.moreComing = true  // until the server says otherwise
                 list.loading = true
                 state.list = list
-                if total > 0 { state.message = "showing \(Format.count(total)) cached records; fetching changes since the saved sync token…" }
+                if total > 0 { state.say(.fetchingChangesSinceCache(cached: total)) }
                 return [.loadChanges(list.key, syncToken: token, generation: generation)] + window(&state, force: true)
             }
             state.list = list
@@ -183,15 +181,15 @@ public enum Browser {
                 if !outcome.moreComing { list.loadingToEnd = false }
                 state.list = list
                 if outcome.tokenRefused {
-                    state.message = "the server refused the cached sync token: the zone was fetched again from the start"
+                    state.say(.syncTokenRefused)
                 } else if list.loadingToEnd, case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
-                    state.show("loading the rest of the zone for the export… \(Format.count(list.total)) loaded (Esc stops)", kind: .progress(.loadingToEnd))
+                    state.say(.loadingToEnd(loaded: list.total, forExport: true))
                 } else if list.loadingToEnd {
-                    state.show("loading to the end… \(Format.count(list.total)) loaded (Esc stops)", kind: .progress(.loadingToEnd))
+                    state.say(.loadingToEnd(loaded: list.total, forExport: false))
                 } else if state.messageKind == .progress(.loadingToEnd) {
                     // Only the loading message goes: a page prefetched in the background must not take
                     // away what the user was just told (what was staged, a commit's outcome).
-                    state.message = nil
+                    state.clearNotice()
                 }
                 if list.followEnd {
                     // G: the selection follows the end as the pages come in.
@@ -207,21 +205,21 @@ public enum Browser {
                 fail(&state, failure)
                 if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
                     dropPendingExport(&state)
-                    state.message = "a page failed while loading the zone for the export (! shows why): nothing exported"
+                    state.say(.exportPageFailed)
                 }
                 // A query that failed before anything came back leaves the screen it was started from,
                 // or the list that was shown.
                 if case .query = list.source, list.total == 0, case .records(let screen)? = state.stack.find(.records),
                     screen.startedFrom.map({ $0 != .records }) == true, state.pane == .records {
                     state.stack.pop()
-                    state.message = "the query failed (! shows why): back to where it was typed"
+                    state.say(.queryFailed(backTo: .whereTyped))
                     return []
                 }
                 if case .query = list.source, list.total == 0, var previous = state.listBeforeQuery {
                     previous.generation = list.generation + 1
                     state.list = previous
                     state.listBeforeQuery = nil
-                    state.message = "the query failed (! shows why): the list before it is shown again"
+                    state.say(.queryFailed(backTo: .listBefore))
                     return window(&state, force: true)
                 }
                 return []
@@ -329,8 +327,8 @@ public enum Browser {
         case .cachedZones(let scope, let zones):
             if scope == state.connection.scope { state.cachedZones = zones }
             return []
-        case .notice(let text):
-            state.message = text
+        case .notice(let notice):
+            state.say(notice)
             return []
         case .recordToDelete(let key, let record):
             return writable(&state) ? recordToDelete(key, record, &state) : []
@@ -368,14 +366,14 @@ public enum Browser {
         case .assetFileRefused(let key, let field, let path, let reason):
             // The prompt opens again with the path as typed, and why it was refused.
             guard state.detail?.key == key else { return [] }
-            state.message = nil
-            reopen(.assetFile(field: field), text: path, reason: "nothing staged: " + reason, &state)
+            state.clearNotice()
+            reopen(.assetFile(field: field), text: path, refusal: .fileRefused(reason, staging: true), &state)
             return []
         case .assetSaveRefused(var download, let reason):
             let typed = download.path
             download.path = ""
-            if state.messageKind == .progress(.download(download.label)) { state.message = nil }
-            reopen(.saveAsset(download), text: typed, reason: "nothing saved: " + reason, &state)
+            if state.messageKind == .progress(.download(download.label)) { state.clearNotice() }
+            reopen(.saveAsset(download), text: typed, refusal: .fileRefused(reason, staging: false), &state)
             return []
         case .assetProgress(let label, let done, let total):
             assetProgress(label, done: done, total: total, &state)
@@ -580,7 +578,7 @@ public enum Browser {
             guard rows.indices.contains(state.debugSelection) else { return [] }
             let record = rows[state.debugSelection]
             guard record.exchange != nil else {
-                state.message = "only the latest \(inspectorExchangesKept) requests keep their whole exchange; this one shows its summary only"
+                state.say(.exchangeNotKept(kept: inspectorExchangesKept))
                 return []
             }
             state.stack.push(.inspector(InspectorScreen(record)))
@@ -601,11 +599,11 @@ public enum Browser {
             guard let filter = filterText(state, .inspector) else { return [] }
             let hits = lines.indices.filter { matches(lines[$0].text, filter) }
             let next = key == .char("n") ? hits.first { $0 > state.inspectorScroll } : hits.last { $0 < state.inspectorScroll }
-            if let next { state.inspectorScroll = min(next, last) } else { state.message = "no more matches" }
+            if let next { state.inspectorScroll = min(next, last) } else { state.say(.noMoreMatches) }
         case .char("y"):
             // The exchange's own lines, not the screen's: a header or token wrapped at the screen's width
             // would otherwise be copied with a newline inside it.
-            state.message = "copied the exchange (secrets redacted)"
+            state.say(.copied(.exchange))
             return [.copy(inspectorLines(record, width: nil).map(\.text).joined(separator: "\n"))]
         default: break
         }
@@ -714,11 +712,10 @@ public enum Browser {
             list.loadingToEnd = false  // Esc cancels "load to the end" first
             list.followEnd = false
             state.list = list
-            state.message = "stopped loading at \(Format.count(list.total)) records"
-            if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
-                dropPendingExport(&state)
-                state.message = "stopped loading at \(Format.count(list.total)) records: nothing exported"
-            }
+            let exporting: Bool
+            if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil { exporting = true } else { exporting = false }
+            if exporting { dropPendingExport(&state) }
+            state.say(.stoppedLoading(at: list.total, exportDropped: exporting))
             return []
         }
         if state.pane == .recordDetail, !state.detailHistory.isEmpty {
@@ -783,7 +780,7 @@ public enum Browser {
             guard writable(&state) else { return [] }
             guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
             guard !zone.zoneID.isDefaultZone else {
-                state.message = "the default zone cannot be deleted"
+                state.say(.defaultZoneUndeletable)
                 return []
             }
             state.input = InputLine(.deleteZone(state.connection.zone(zone.zoneID)))
@@ -792,11 +789,11 @@ public enum Browser {
             guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
             let key = state.connection.zone(zone.zoneID)
             guard state.staged.zoneOperations.contains(where: { $0.zone == key }) else {
-                state.message = "zone \(zone.zoneID.zoneName) has nothing staged"
+                state.say(.nothingStaged(.zone(zone.zoneID.zoneName)))
                 return []
             }
             state.staged.unstage(zone: key)
-            state.message = "unstaged zone \(zone.zoneID.zoneName)"
+            state.say(.unstaged(.zone(zone.zoneID.zoneName, nil), total: nil))
             return []
         case .char("1"): return switchDatabase(.public, &state)
         case .char("2"): return switchDatabase(.private, &state)
@@ -838,7 +835,7 @@ public enum Browser {
             list.opened = true
             list.generation = generation
             state.stack.push(.records(RecordsScreen(list: list)))
-            state.message = "The default zone has no change feed: type :query TYPE [FIELD COMPARATOR VALUE]"
+            state.say(.defaultZoneHasNoFeed)
             return []
         }
         var list = RecordList(key: listKey(state, zoneID), source: .changes)
@@ -927,7 +924,7 @@ public enum Browser {
             list.followEnd = true
             if list.moreComing {
                 list.loadingToEnd = true
-                state.show("loading to the end… (Esc stops)", kind: .progress(.loadingToEnd))
+                state.say(.loadingToEnd(loaded: nil, forExport: false))
             }
             state.list = list
             return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state)
@@ -949,7 +946,7 @@ public enum Browser {
             return window(&state, force: false)
         case .char("y"):
             guard let row = list.row(list.selection) else { return [] }
-            state.message = "copied \(row.recordName) as JSON"
+            state.say(.copied(.record(row.recordName)))
             return [.copyRecord(list.key, row.recordName)]
         default:
             return []
@@ -963,7 +960,7 @@ public enum Browser {
         case .changes:
             list.loading = true
             state.list = list
-            state.message = "refreshing changes since the last sync token…"
+            state.say(.refreshing)
             return [.loadChanges(list.key, syncToken: list.syncToken, generation: list.generation)]
         case .query(let request):
             return rerunQuery(request, &state)
@@ -1008,7 +1005,7 @@ public enum Browser {
             screen.startedFrom = state.pane
             state.stack.push(.records(screen))
         }
-        state.message = nil
+        state.clearNotice()
         return [.runQuery(request, list.key, reset: true, generation: list.generation)]
     }
 
@@ -1038,7 +1035,7 @@ public enum Browser {
         let name = zoneName.trimmingWhitespace()
         let zones = state.zones.compactMap { $0.zone?.zoneID }
         guard let zoneID = zones.first(where: { $0.zoneName == name }) else {
-            refuse(name.isEmpty ? "name the zone to run the query in" : "no zone '\(name)' in the \(state.connection.database.rawValue) database", &state)
+            refuse(name.isEmpty ? .queryZoneUnnamed : .unknownZone(name, state.connection.database), &state)
             return []
         }
         // The command was parsed when it was typed; it is read again from its text here.
@@ -1129,7 +1126,7 @@ public enum Browser {
             settleDetail(&state, toFirst: true)
         case .enter, .char("l"), .right:
             guard !detail.showRaw, lines.indices.contains(detail.selection), let reference = lines[detail.selection].reference else {
-                state.message = "Enter follows a REFERENCE: select a reference line"
+                state.say(.selectReferenceToFollow)
                 return []
             }
             let zone = reference.zoneID.map { state.connection.zone(ZoneID(zoneName: $0.zoneName, ownerRecordName: $0.ownerRecordName)) } ?? detail.zone
@@ -1137,11 +1134,11 @@ public enum Browser {
         case .char("y"):
             if !detail.showRaw, lines.indices.contains(detail.selection), let json = lines[detail.selection].copyJSON {
                 let line = lines[detail.selection]
-                state.message = line.owner == nil && line.field == "  by" ? "copied the user record name \(json)" : "copied field '\(line.field)' as JSON"
+                state.say(.copied(line.owner == nil && line.field == "  by" ? .userRecordName(json) : .field(line.field)))
                 return [.copy(json)]
             }
             guard let raw = detail.raw ?? detail.record?.json else { return [] }
-            state.message = "copied record '\(detail.recordName)' as JSON"
+            state.say(.copied(.record(detail.recordName)))
             return [.copy(Format.copyJSON(raw))]
         case .char("r"):
             return [.lookupRecord(detail.key)]
@@ -1194,7 +1191,7 @@ public enum Browser {
             state.subscriptionRaw.toggle()
             state.subscriptionScroll = 0
         } else if key == .char("y"), let row = selectedSubscriptionRow(state) {
-            state.message = "copied the subscription as JSON"
+            state.say(.copied(.subscription))
             return [.copy(Format.copyJSON(row.json))]
         } else if key != .char("n"), let effects = subscriptionStagingKey(key, &state) {
             // E, d, u and R act on the subscription shown; its row may go (a new one unstaged).
@@ -1233,13 +1230,14 @@ public enum Browser {
                 effects = command(input.text, &state)
             case .queryZone(let command, _): effects = queryInZone(command, zoneName: input.text, &state)
             }
-            if state.messageKind == .refusal, let reason = state.message, state.modal == nil {
+            if case .refused(let reason)? = state.report.notice, state.modal == nil {
                 // Refused: the line opens again with what was typed and why.
-                state.message = nil
-                reopen(input.mode, text: input.text, reason: reason, &state)
+                state.clearNotice()
+                reopen(input.mode, text: input.text, refusal: reason, &state)
             }
             return effects
         case .tab:
+            input.refusal = nil  // Tab's candidates take the refusal's place
             let effects = tabComplete(&input, &state)
             state.input = input
             return effects
@@ -1253,7 +1251,7 @@ public enum Browser {
             guard input.edit(key) else { return [] }
             if input.characters != before {
                 input.hint = nil
-                input.refused = false
+                input.refusal = nil
                 input.recall = nil
             }
             state.input = input
@@ -1264,25 +1262,26 @@ public enum Browser {
 
     /// `d` on a zone, confirmed by typing its name: its deletion is staged.
     /// Refuses what was typed on the input line: it opens again with the text and this reason.
-    static func refuse(_ reason: String, _ state: inout BrowserState) {
-        state.show(reason, kind: .refusal)
+    static func refuse(_ refusal: Notice.Refusal, _ state: inout BrowserState) {
+        state.say(.refused(refusal))
     }
 
     /// Opens the input line again with text the program refused, and why.
-    static func reopen(_ mode: InputLine.Mode, text: String, reason: String, _ state: inout BrowserState) {
+    static func reopen(_ mode: InputLine.Mode, text: String, refusal: Notice.Refusal, _ state: inout BrowserState) {
         var line = InputLine(mode, text: text)
-        line.hint = reason
-        line.refused = true
+        line.hint = nil
+        line.refusal = refusal
         state.present(.input(line))
     }
 
     static func deleteZone(_ zone: ZoneKey, typed: String, _ state: inout BrowserState) -> [BrowserEffect] {
         guard typed == zone.zoneName else {
-            state.message = "not deleted: the name typed was not \(zone.zoneName)"
+            state.say(.zoneNameMismatch(zone.zoneName))
             return []
         }
         state.staged.stage(zone: StagedZoneOperation(kind: .delete, zone: zone))
-        state.message = "staged: delete zone \(zone.zoneName) and its records · c commits (u unstages)"
+        state.say(.stagedZoneDeletion(zone.zoneName))
+
         return []
     }
 

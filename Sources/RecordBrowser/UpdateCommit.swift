@@ -7,19 +7,19 @@ extension Browser {
     /// `c`: the exact requests, then a confirmation.
     static func beginCommit(_ state: inout BrowserState) -> [BrowserEffect] {
         if let commit = state.commit, commit.inFlight {
-            state.message = "a commit is in flight: waiting for its answer"
+            state.say(.commitInFlight)
             return []
         }
         guard !state.staged.isEmpty else {
-            state.message = "nothing staged: in a record, e edits a field and d stages its deletion"
+            state.say(.nothingToCommit)
             return []
         }
         if let reason = state.readOnlyReason {
-            state.message = "read-only: \(reason). Nothing sent."
+            state.say(.notSent(.readOnly(reason)))
             return []
         }
         if state.connection.environment == .production, let create = state.staged.subscriptionOperations.first(where: { $0.kind == .create }) {
-            state.message = "subscription '\(create.subscriptionID)' is staged for creation, and CloudKit creates subscriptions in development only: u unstages it on the batch screen (b). Nothing sent."
+            state.say(.notSent(.subscriptionCreateInProduction(create.subscriptionID)))
             return []
         }
         do {
@@ -27,7 +27,7 @@ extension Browser {
             state.stack.remove([.commit, .conflict])
             state.stack.push(.commit(session))
         } catch {
-            state.message = BrowserFailure(error).message
+            state.say(.failed(BrowserFailure(error)))
             return []
         }
         // VALIDATE targets not yet known (e.g. staged in an earlier session) are looked up now.
@@ -224,18 +224,18 @@ extension Browser {
             switch key {
             case .escape, .ctrl("c"):
                 closeCommit(&state)
-                state.message = "commit cancelled: nothing sent; \(state.staged.operations.count) still staged"
+                state.say(.commitCancelled(staged: state.staged.operations.count))
                 return []
             case .char("n") where !typing:
                 closeCommit(&state)
-                state.message = "commit cancelled: nothing sent; \(state.staged.operations.count) still staged"
+                state.say(.commitCancelled(staged: state.staged.operations.count))
                 return []
             case .char("y") where !typing:
                 return send(&commit, &state)
             case .char(let c) where typing:
                 // A count alone takes digits (y or n are not an answer here: the number is).
                 guard production || c.isNumber || c == "," else {
-                    state.message = "type \(count.map { String($0.count) } ?? "") (\(count?.what ?? "")), then Enter, to send; Esc cancels"
+                    state.say(.typeToSend(expected: nil, count: count))
                     return []
                 }
                 commit.type(c)
@@ -244,11 +244,7 @@ extension Browser {
             case .enter where typing:
                 let expected = typedConfirmation(state, count)
                 guard commit.typed.replacingOccurrences(of: ",", with: "") == expected.replacingOccurrences(of: ",", with: "") else {
-                    if production {
-                        state.message = "type exactly '\(expected)' to send to production" + (count.map { " (\($0.count): \($0.what))" } ?? "")
-                    } else {
-                        state.message = "not sent: type \(expected) (\(count?.what ?? "")) exactly to send"
-                    }
+                    state.say(production ? .typeToSend(expected: expected, count: count) : .notSent(.countMistyped(expected, count)))
                     return []
                 }
                 return send(&commit, &state)
@@ -256,7 +252,7 @@ extension Browser {
             }
             state.commit = commit
         case .sending, .verifying:
-            state.message = "waiting for the server's answer…"
+            state.say(.waitingForAnswer)
         case .done:
             switch key {
             case .escape, .enter, .char("n"), .ctrl("c"), .char("y"), .char("h"), .left:
@@ -296,7 +292,7 @@ extension Browser {
         let effects = commit.send()
         state.commit = commit
         let count = commit.plan.requests.count + commit.plan.zoneRequests.count + commit.plan.subscriptionRequests.count
-        state.message = "sending \(Format.plural(count, "request"))…"
+        state.say(.sending(requests: count))
         return effects
     }
 
@@ -456,22 +452,19 @@ extension Browser {
             subscriptionsDone += done.count
             subscriptionsFailed += notDone.count
         }
-        var summary = "committed \(Format.plural(updated + deleted + subscriptionsDone, "operation")) (\(updated) saved, \(deleted) deleted"
-            + (subscriptionsDone > 0 ? ", \(Format.plural(subscriptionsDone, "subscription"))" : "") + ")"
         let failedCount = failed.count + subscriptionsFailed
-        if failedCount > 0 { summary += "; \(failedCount) failed and \(Format.agree(failedCount, "stays", "stay")) staged" }
         effects += commit.answered(report, conflicts: conflicts, innocent: innocent, failed: failed, unknown: unknown)
         switch commit.phase {
         case .conflicts:
             state.stack.remove([.commit, .conflict])
             state.stack.push(.conflict(commit))
-            state.message = "\(Format.plural(conflicts.count, "record")) changed on the server: nothing of their batch was applied; fetching the server's versions…"
+            state.say(.conflicted(records: conflicts.count))
         case .verifying:
             state.commit = commit
-            state.message = "the answer was lost: checking whether the commit was applied…"
+            state.say(.answerLost)
         default:
             state.commit = commit
-            state.show(updated + deleted + subscriptionsDone == 0 && failedCount > 0 ? "nothing committed: \(failedCount) failed and \(Format.agree(failedCount, "stays", "stay")) staged" : summary, kind: .outcome)
+            state.say(.committed(saved: updated, deleted: deleted, subscriptions: subscriptionsDone, failed: failedCount))
         }
         return effects
     }
@@ -549,7 +542,7 @@ extension Browser {
         }
         state.conflictPrompt = commit
         if commit.conflicts.allSatisfy({ $0.server != .loading }) {
-            state.message = same > 0 ? "\(Format.plural(same, "record")) already held exactly your change on the server: dropped from the batch" : nil
+            if same > 0 { state.say(.alreadyApplied(records: same)) } else { state.clearNotice() }
             if same > 0 {
                 if let first = commit.conflicts.indices.first(where: { commit.conflicts[$0].resolution == nil }) {
                     commit.selection = first
@@ -626,14 +619,14 @@ extension Browser {
         }
         switch conflict.server {
         case .loading:
-            state.message = "fetching the server's version of '\(conflict.recordName)'…"
+            state.say(.fetchingServerVersion(conflict.recordName))
             return []
         case .failed(let why):
             switch key {
             case .char("t"): conflict.resolution = .takeServer
             case .char("f"): conflict.resolution = .force
             default:
-                state.message = "the server's version could not be fetched (\(why)): f force mine, t drop mine, a abort"
+                state.say(.conflictKeys(.serverVersionFailed(why)))
                 return []
             }
         case .deleted:
@@ -641,8 +634,7 @@ extension Browser {
             case (.update, .char("r")): conflict.resolution = .recreate
             case (_, .char("t")): conflict.resolution = .takeServer
             default:
-                state.message = op.kind == .update ? "deleted on the server: r re-creates it with your version, t accepts the deletion, a aborts"
-                    : "already deleted on the server: t drops your delete, a aborts"
+                state.say(.conflictKeys(op.kind == .update ? .deletedOnServer : .deletedOnServerToo))
                 return []
             }
         case .record(let server):
@@ -666,10 +658,10 @@ extension Browser {
                 if conflict.zone.scope == state.connection.scope {
                     state.stack.push(.detail(DetailScreen(RecordDetail(key: conflict.key, record: server, raw: nil, loading: false))))
                 }
-                state.message = "re-based '\(conflict.recordName)' on the server's version (tag \(server.recordChangeTag ?? "?")): edit it, then c commits again"
+                state.say(.rebasedToEdit(conflict.recordName, tag: server.recordChangeTag))
                 return effects
             default:
-                state.message = "m keep mine (re-base) · f force mine · t take the server's · g merge per field · e edit again · a abort"
+                state.say(.conflictKeys(.changedOnServer))
                 return []
             }
         }
@@ -683,7 +675,7 @@ extension Browser {
         closeCommit(&state)
         state.stack.open(.batch)
         let n = state.staged.operations.count
-        state.message = "commit aborted: nothing was applied; \(Format.plural(n, "operation")) \(Format.agree(n, "stays staged on its original change tag", "stay staged on their original change tags"))"
+        state.say(.commitAborted(staged: n))
     }
 
     /// Shows the next unresolved conflict, or applies every resolution and previews the new commit.
@@ -703,13 +695,13 @@ extension Browser {
         let effects = applyResolutions(&state, only: nil)
         closeCommit(&state)
         guard !state.staged.isEmpty else {
-            state.message = "conflicts resolved: nothing left to commit"
+            state.say(.conflictsResolvedNothingLeft)
             return effects
         }
         _ = beginCommit(&state)
         if let again = state.commit, again.phase == .preview {
             state.commit = CommitSession(plan: again.plan, resolved: .resolved(choices, innocent: commit.innocent.count))
-            state.message = "review the new requests; confirm to commit again"
+            state.say(.reviewAgain)
         }
         return effects
     }
@@ -750,12 +742,12 @@ extension Browser {
         for op in batch.operations where state.staged.operation(for: op.key) == nil { state.staged.replace(op) }
         for zone in batch.zoneOperations where !state.staged.zoneOperations.contains(where: { $0.zone == zone.zone }) { state.staged.stage(zone: zone) }
         if !inflight.isEmpty {
-            state.message = "a commit was in flight when ckbrowse stopped: checking whether it was applied…"
+            state.say(.checkingInflightCommit)
             return [.verifyCommit(inflight)]
         }
         if !batch.isEmpty {
             let n = batch.count
-            state.message = "restored \(Format.plural(n, "staged operation")) from the journal, on the \(Format.agree(n, "change tag it was", "change tags they were")) based on — b reviews, c commits"
+            state.say(.journalRestored(operations: n))
         }
         return []
     }
@@ -771,16 +763,16 @@ extension Browser {
             effects = journalRestored(legacy.batch, inflight: legacy.inflight, &state) + effects
             if legacy.inflight.isEmpty {
                 let n = legacy.batch.operations.count
-                state.message = "kept \(Format.plural(n, "staged operation")) for \(state.connection.server.displayName) — b reviews \(Format.agree(n, "it", "them"))"
+                state.say(.legacyJournal(.kept(operations: n, server: state.connection.server.displayName)))
             }
             return effects
         case .char("D"):
             state.legacyJournal = nil
-            state.message = "discarded \(Format.plural(legacy.batch.operations.count, "staged operation")) of the earlier journal"
+            state.say(.legacyJournal(.discarded(operations: legacy.batch.operations.count)))
             return [.removeLegacyJournal(path: legacy.path)]
         case .escape, .char("q"), .ctrl("c"):
             state.legacyJournal = nil
-            state.message = "the earlier journal is left as it was; ckbrowse asks again at the next start"
+            state.say(.legacyJournal(.leftAlone))
             return []
         default:
             return []
@@ -798,7 +790,8 @@ extension Browser {
                                     unclear: verdicts.filter { $0.applied == .unclear }.count))
             report += verdicts.map { .verdict($0) }
         }
-        if let text = report.first.flatMap({ reportLines($0, state).first?.text }) { state.show(text, kind: .outcome) }
+        if let first = report.first { state.say(.commitReport(first)) }
+
         if var commit = state.commit, commit.phase == .verifying {
             commit.verified(report)
             state.commit = commit

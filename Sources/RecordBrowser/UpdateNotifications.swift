@@ -21,7 +21,7 @@ extension Browser {
         case .connected:
             if wasDisconnected, let since = feed.disconnectedSince {
                 feed.lastGap = (since, now)
-                state.message = "notifications reconnected: pushes sent while disconnected are lost (CloudKit has no endpoint to fetch them); R refreshes the zone"
+                state.say(.notificationsReconnected)
             }
             feed.disconnectedSince = nil
         default: break
@@ -42,14 +42,14 @@ extension Browser {
         state.notifications = feed
         var effects: [BrowserEffect] = []
         let sid = notification.subscriptionID ?? "?"
-        if dropped > 0 { state.message = "the server dropped \(dropped) notification\(dropped == 1 ? "" : "s") from a full queue" }
+        if dropped > 0 { state.say(.notificationsDropped(dropped)) }
         // A firesOnce subscription is gone once it fired: show that in the subscriptions list.
         if let s = state.subscriptions.compactMap(\.subscription).first(where: { $0.subscriptionID == sid }), s.firesOnce == true {
             if !state.known.firedOnce.contains(where: { $0.subscriptionID == sid }) { state.known.firedOnce.append(s) }
-            state.show("'\(sid)' fired once: the server deleted it; R makes it again", kind: .subscriptionFiredOnce)
+            state.say(.firedOnceDeleted(sid, fromPush: true))
             effects.append(.loadSubscriptions(state.connection.database))
-        } else if state.pane != .notifications, !(state.message != nil && state.messageKind == .subscriptionFiredOnce) {
-            state.message = "push: \(summary(notification)) (N shows all)"
+        } else if state.pane != .notifications, !(state.report.notice != nil && state.messageKind == .subscriptionFiredOnce) {
+            state.say(.pushed(notification))
         }
         return effects
     }
@@ -85,10 +85,10 @@ extension Browser {
             feed.items = []
             feed.selection = 0
             state.notifications = feed
-            state.message = "cleared the notifications list"
+            state.say(.notificationsCleared)
         case .char("R"):
             guard state.list != nil else {
-                state.message = "open a zone first: R refreshes the open zone's records"
+                state.say(.openZoneFirst(for: .refreshFromPush))
                 return []
             }
             return refresh(&state)
@@ -102,7 +102,7 @@ extension Browser {
             return openPushTarget(rows[feed.selection].notification, &state)
         case .char("y"):
             guard rows.indices.contains(feed.selection) else { return [] }
-            state.message = "copied the push's payload as received"
+            state.say(.copied(.pushPayload))
             return [.copy(Format.copyJSON(rows[feed.selection].notification.payload))]
         default: break
         }
@@ -113,12 +113,12 @@ extension Browser {
     static func openPushTarget(_ n: PushNotification, _ state: inout BrowserState) -> [BrowserEffect] {
         do {
             if let scope = n.database, scope != state.connection.database {
-                state.message = "the notification is from the \(scope.rawValue) database: :db \(scope.rawValue) first"
+                state.say(.pushIn(.otherDatabase(scope)))
                 return []
             }
             // A record or zone push whose dbs is not certain is not opened in a guessed database.
             if n.database == nil, let code = n.databaseCode, n.kind == .query || n.kind == .recordZone {
-                state.message = "the notification does not say which database it is from (dbs \(code)); :db and R to look"
+                state.say(.pushIn(.unknownDatabase(code: code)))
                 return []
             }
             let owner = n.zoneOwner == "_defaultOwner" ? nil : n.zoneOwner
@@ -126,11 +126,12 @@ extension Browser {
             switch n.kind {
             case .query:
                 guard let name = n.recordName else {
-                    state.message = "the payload was pruned: it names no record"
+                    state.say(.pushIn(.pruned))
                     return []
                 }
                 if n.reason == .recordDeleted {
-                    state.message = "'\(name)' was deleted (that is what the notification says)"
+                    state.say(.pushIn(.deletedRecord(name)))
+
                     return []
                 }
                 return openRecord(RecordKey(zone: state.connection.zone(zone), recordName: name), &state)

@@ -12,7 +12,7 @@ extension Browser {
         if key == .char("x"), line?.owner != "participants" { return nil }  // x elsewhere clears a field, as in any record
         guard writable(&state) else { return [] }
         guard isShareOwner(share, state) else {
-            state.message = "only the share's owner can change who it is shared with"
+            state.say(.shareOwnerOnly)
             return []
         }
         var edit = currentShareEdit(share, state)
@@ -24,19 +24,19 @@ extension Browser {
             let order: [SharePermission] = [.noPermission, .readOnly, .readWrite]
             let now = edit.publicPermission ?? .noPermission
             edit.publicPermission = order[((order.firstIndex(of: now) ?? 0) + 1) % order.count]
-            stageShare(edit, share, &state, message: "staged: public permission \(edit.publicPermission!.rawValue)")
+            stageShare(edit, share, &state, as: .publicPermission(edit.publicPermission!))
         case .char("p"), .char("x"):
             guard let i = line?.element, edit.participants.indices.contains(i) else {
-                state.message = "select a participant (a line under participants) first"
+                state.say(.select(.participant))
                 return []
             }
             let who = ShareEdit.who(edit.participants[i])
             if key == .char("x") {
                 edit.participants.remove(at: i)
-                stageShare(edit, share, &state, message: "staged: remove \(who) from the share")
+                stageShare(edit, share, &state, as: .participantRemoved(who))
             } else {
                 edit.participants[i].permission = edit.participants[i].permission == .readWrite ? .readOnly : .readWrite
-                stageShare(edit, share, &state, message: "staged: \(who) \(edit.participants[i].permission!.rawValue)")
+                stageShare(edit, share, &state, as: .participantPermission(who, edit.participants[i].permission!))
             }
         default: return nil
         }
@@ -54,7 +54,7 @@ extension Browser {
         state.detail.flatMap { state.staged.operation(for: $0.key)?.share } ?? ShareEdit(of: share)
     }
 
-    static func stageShare(_ edit: ShareEdit, _ share: Record, _ state: inout BrowserState, message: String) {
+    static func stageShare(_ edit: ShareEdit, _ share: Record, _ state: inout BrowserState, as change: Notice.StagedChange) {
         guard let detail = state.detail else { return }
         // A share staged for creation keeps being one; otherwise an update of the share record
         // (staging merges it with an earlier edit, whose base stays).
@@ -62,8 +62,7 @@ extension Browser {
         if let existing = state.staged.operation(for: detail.key), existing.mode == .create { op = existing }
         op.share = edit
         state.staged.stage(op)
-        let count = state.staged.operations.count
-        state.message = message + " · \(count) staged (b batch, c commit)"
+        state.say(.staged(change, total: state.staged.operations.count))
         settleDetail(&state)
     }
 
@@ -71,12 +70,12 @@ extension Browser {
     static func invite(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(separator: " ").map(String.init)
         guard let detail = state.detail, let share = detail.record, share.isShare, let address = words.first, words.count <= 2 else {
-            refuse("invite takes an email address and, optionally, READ_ONLY or READ_WRITE", &state)
+            refuse(.inviteUsage, &state)
             return []
         }
         let permission = words.count == 2 ? SharePermission(rawValue: words[1].uppercased()) : .readOnly
         guard permission == .readOnly || permission == .readWrite else {
-            refuse("the permission is READ_ONLY or READ_WRITE, not \(words[1])", &state)
+            refuse(.invalidPermission(words[1]), &state)
             return []
         }
         var edit = currentShareEdit(share, state)
@@ -87,7 +86,7 @@ extension Browser {
         } else {
             edit.participants.append(participant)
         }
-        stageShare(edit, share, &state, message: "staged: invite \(address) (\(permission.rawValue))")
+        stageShare(edit, share, &state, as: .invited(address, permission))
         return []
     }
 
@@ -96,23 +95,23 @@ extension Browser {
     static func shareCommand(_ state: inout BrowserState) -> [BrowserEffect] {
         guard writable(&state) else { return [] }
         guard state.connection.database == .private else {
-            state.message = ":share works in the private database: records and zones you own"
+            state.say(.shareNeeds(.privateDatabase))
             return []
         }
         let inRecord = state.pane == .recordDetail
         guard let zone = inRecord ? state.detail?.key.zone : state.list?.zone, !zone.zoneID.isDefaultZone else {
-            state.message = ":share needs a custom zone: open a record to share it, or a zone's list to share the zone"
+            state.say(.shareNeeds(.customZone))
             return []
         }
         var root: RecordLink?
         var name = Record.zoneShareName
         if inRecord {
             guard let record = state.detail?.record, !record.isShare else {
-                state.message = "this is a share already: i invites, P changes the public permission"
+                state.say(.shareNeeds(.notAShare))
                 return []
             }
             if let existing = record.share {
-                state.message = "'\(record.recordName)' is already shared: Enter on its share line (\(existing.recordName)) opens the share"
+                state.say(.alreadyShared(record.recordName, share: existing.recordName))
                 return []
             }
             root = RecordLink(recordName: record.recordName, recordChangeTag: record.recordChangeTag)
@@ -124,7 +123,8 @@ extension Browser {
         // The new share opens, so participants can be invited at once (i).
         state.stack.push(.detail(DetailScreen(RecordDetail(key: op.key, record: Record(recordName: name, recordType: Record.shareRecordType), loading: false))))
         settleDetail(&state, toFirst: true)
-        state.message = "staged: a new share of \(root.map { "'\($0.recordName)'" } ?? "zone \(zone.zoneID.zoneName)") · i invites by email · c commits"
+        state.say(.stagedNewShare(record: root?.recordName, zone: zone.zoneID.zoneName))
+
         return []
     }
 

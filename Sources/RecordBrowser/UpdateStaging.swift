@@ -12,22 +12,21 @@ extension Browser {
     /// False (with the reason on the hint line) when the connection refuses writes.
     static func writable(_ state: inout BrowserState) -> Bool {
         if let reason = state.readOnlyReason {
-            state.message = "read-only: \(reason). Nothing staged."
+            state.say(.nothingStaged(.readOnly(reason)))
             return false
         }
         // A zone shared with the user READ_ONLY: said before anything is staged, not after a commit fails.
         let zone = state.pane == .recordDetail ? state.detail?.key.zone : state.list?.zone
         if let zone, zone.database == .shared, state.sharePermissions[zone] == .readOnly {
-            state.message = "read-only: \(zone.zoneID.zoneName) is shared with you READ_ONLY by \(ownerName(state, zone.zoneID)). Nothing staged."
+            state.say(.nothingStaged(.sharedReadOnly(zone: zone.zoneID.zoneName, owner: ownerName(state, zone.zoneID))))
             return false
         }
         return true
     }
 
-    static func stage(_ operation: StagedOperation, _ state: inout BrowserState, message: String) {
+    static func stage(_ operation: StagedOperation, _ state: inout BrowserState, as change: Notice.StagedChange) {
         state.staged.stage(operation)
-        let count = state.staged.operations.count
-        state.message = message + " · \(count) staged (b batch, c commit)"
+        state.say(.staged(change, total: state.staged.operations.count))
     }
 
     /// The field of the selected detail line: its name, and its current value (staged or server).
@@ -61,7 +60,7 @@ extension Browser {
         switch key {
         case .char("e"), .char("a"), .char("x"), .char("d"), .char("E"):
             guard let record = detail.record else {
-                state.message = "the record is not loaded"
+                state.say(.recordNotLoaded)
                 return []
             }
             guard writable(&state) else { return [] }
@@ -70,7 +69,7 @@ extension Browser {
             // u: the selected field's staged change only; U: the whole record.
             if let line = selectedLine(state), let field = line.owner, state.staged.unstage(field: field, of: detail.key) {
                 let left = state.staged.operation(for: detail.key)?.changes.count ?? 0
-                state.message = "unstaged '\(field)' of '\(detail.recordName)'" + (left > 0 ? " · \(Format.plural(left, "field change")) of it still staged" : "")
+                state.say(.unstagedField(field, record: detail.recordName, changesLeft: left))
                 settleDetail(&state)
                 return []
             }
@@ -92,7 +91,7 @@ extension Browser {
             switch key {
             case .char("e"):
                 guard let i = line.element, elements.indices.contains(i) else {
-                    state.message = "select an element ([0], [1] …) to edit it; E edits the whole record"
+                    state.say(.select(.elementToEdit))
                     return []
                 }
                 var editor = FieldEditor(field: field, type: elementType, original: elements[i], text: FieldInput.text(of: elements[i]))
@@ -104,14 +103,14 @@ extension Browser {
                 state.editor = editor
             default:
                 guard let i = line.element, elements.indices.contains(i) else {
-                    state.message = "select an element to remove it; x on the field's first line clears the whole field"
+                    state.say(.select(.elementToRemove))
                     return []
                 }
                 var rest = elements
                 rest.remove(at: i)
                 guard let value = FieldInput.list(list.type, rest) else { return [] }
                 stage(StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [field: value]), &state,
-                      message: "staged: remove [\(i)] of '\(field)'")
+                      as: .elementRemoved(i, field: field))
                 select(field: field, element: min(i, rest.count - 1), &state)
             }
             return []
@@ -119,13 +118,13 @@ extension Browser {
         switch key {
         case .char("e"):
             guard let (name, value) = selectedField(state) else {
-                state.message = "select a field to edit (system fields cannot be edited); a adds a field"
+                state.say(.select(.fieldToEdit))
                 return []
             }
             guard let value, value != .null else {
                 let type = record.fields[name]?.type
                 guard let type, type.rawValue != "NULL" else {
-                    state.message = "'\(name)' is cleared: a adds it again with a type"
+                    state.say(.fieldCleared(name))
                     return []
                 }
                 if type == .assetID {
@@ -141,7 +140,7 @@ extension Browser {
                 return []
             }
             guard FieldInput.isEditable(value.type) else {
-                state.message = "fields of type \(value.type.rawValue) cannot be edited here"
+                state.say(.typeNotEditable(value.type))
                 return []
             }
             state.editor = FieldEditor(field: name, type: value.type, original: record.fields[name], text: FieldInput.text(of: value))
@@ -149,18 +148,18 @@ extension Browser {
             state.input = InputLine(.addField)
         case .char("x"):
             guard let (name, value) = selectedField(state) else {
-                state.message = "select a field to clear"
+                state.say(.select(.fieldToClear))
                 return []
             }
             guard value != nil, value != .null else {
-                state.message = "'\(name)' is already cleared"
+                state.say(.alreadyCleared(name))
                 return []
             }
             stage(StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [name: .null]), &state,
-                  message: "staged: clear '\(name)' of '\(record.recordName)'")
+                  as: .cleared(field: name, record: record.recordName))
         case .char("d"):
             stage(StagedOperation(kind: .delete, zone: detail.zone, base: record), &state,
-                  message: "staged: delete '\(record.recordName)'")
+                  as: .deletion(record: record.recordName))
             return stagedLookups(&state)
         case .char("E"):
             let op = detailOperation(state)
@@ -177,20 +176,20 @@ extension Browser {
         guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains(Character($0)) || "_-.".unicodeScalars.contains($0)) }),
             name != ZoneID.defaultZoneName
         else {
-            refuse("a zone name is letters, digits, _ - and . (not _defaultZone)", &state)
+            refuse(.invalidZoneName, &state)
             return []
         }
         guard state.connection.database == .private else {
-            refuse("zones are created in the private database (:db private)", &state)
+            refuse(.zonesOnlyInPrivate, &state)
             return []
         }
         let key = state.connection.zone(ZoneID(zoneName: name))
         guard !state.zones.contains(where: { $0.zone?.zoneID.zoneName == name }) else {
-            refuse("zone \(name) exists already", &state)
+            refuse(.zoneExists(name), &state)
             return []
         }
         state.staged.stage(zone: StagedZoneOperation(kind: .create, zone: key))
-        state.message = "staged: create zone \(name) · c commits it (with any records staged in it)"
+        state.say(.stagedZoneCreation(name))
         return []
     }
 
@@ -198,24 +197,24 @@ extension Browser {
     static func newRecord(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let list = state.list, let type = words.first, words.count <= 2 else {
-            refuse("a new record is: TYPE [NAME] (the name is made up when left out)", &state)
+            refuse(.newRecordUsage, &state)
             return []
         }
         guard FieldNames.isValid(type) else {
-            refuse("'\(type)' is not a record type name (a letter, then letters, digits or _)", &state)
+            refuse(.invalidRecordType(type), &state)
             return []
         }
         state.newRecordCount += 1
         let name = words.count == 2 ? words[1] : "\(type.lowercased())-\(String(state.now, radix: 36))\(state.newRecordCount)"
         let key = RecordKey(zone: list.zone, recordName: name)
         guard state.staged.operation(for: key) == nil else {
-            refuse("'\(name)' is already staged: b shows the batch", &state)
+            refuse(.alreadyStaged(name), &state)
             return []
         }
         state.staged.stage(StagedOperation.newRecord(zone: list.zone, recordType: type, recordName: name))
         state.stack.push(.detail(DetailScreen(RecordDetail(key: key, record: Record(recordName: name, recordType: type), loading: false))))
         settleDetail(&state, toFirst: true)
-        state.message = "staged: a new \(type) '\(name)' · a adds a field, E edits all as JSON, c commits (it is created then)"
+        state.say(.stagedNewRecord(type: type, name: name))
         return []
     }
 
@@ -228,32 +227,32 @@ extension Browser {
             return addField("\(words[0]) \(type.type.wireType)", &state)
         }
         guard words.count == 2 else {
-            refuse("add a field as: NAME TYPE (e.g. rating INT64; types: \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " ")), ASSETID for a file)", &state)
+            refuse(.addFieldUsage, &state)
             return []
         }
         let name = words[0], type = FieldType(rawValue: words[1].uppercased())
         if let known = record.recordType.flatMap({ state.schema?.schema.recordType($0) })?.field(name), known.type.wireType != type.rawValue {
-            refuse("'\(name)' is \(known.type) in the schema (\(state.schema?.source ?? "")): add it as \(name) \(known.type.wireType)", &state)
+            refuse(.schemaTypeDiffers(name, type: "\(known.type)", source: state.schema?.source ?? "", wireType: known.type.wireType), &state)
             return []
         }
         guard FieldNames.isValid(name) else {
-            refuse("'\(name)' is not a valid field name (a letter, then letters, digits or _)", &state)
+            refuse(.invalidFieldName(name), &state)
             return []
         }
         if type == .assetID || type == .asset {
             if let existing = record.fields[name], existing != .null, existing.type != .assetID {
-                refuse("'\(name)' exists as \(existing.type.rawValue); e edits it", &state)
+                refuse(.fieldExists(name, existing.type), &state)
                 return []
             }
             state.input = InputLine(.assetFile(field: name))
             return []
         }
         guard FieldInput.isEditable(type) else {
-            refuse("\(words[1]) is not a type that can be typed here; use one of \(FieldInput.editableTypes.map(\.rawValue).joined(separator: " "))", &state)
+            refuse(.typeNotTypeable(words[1]), &state)
             return []
         }
         if let existing = record.fields[name], existing != .null, existing.type != type {
-            refuse("'\(name)' exists as \(existing.type.rawValue); e edits it", &state)
+            refuse(.fieldExists(name, existing.type), &state)
             return []
         }
         state.editor = FieldEditor(field: name, type: type, original: record.fields[name], text: "")
@@ -266,7 +265,7 @@ extension Browser {
         switch key {
         case .escape, .ctrl("c"):
             state.editor = nil
-            state.message = "edit cancelled: nothing staged"
+            state.say(.nothingStaged(.editCancelled))
             return []
         case .enter:
             switch FieldInput.parse(editor.string, as: editor.type, original: editor.original) {
@@ -290,10 +289,10 @@ extension Browser {
                 }
                 let op = StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [editor.field: value])
                 if value == record.fields[editor.field], state.staged.operation(for: op.key)?.changes[editor.field] == nil {
-                    state.message = "'\(editor.field)' is unchanged: nothing staged"
+                    state.say(.nothingStaged(.unchanged(field: editor.field)))
                     return []
                 }
-                stage(op, &state, message: "staged: '\(editor.field)' of '\(record.recordName)'")
+                stage(op, &state, as: .field(editor.field, record: record.recordName))
                 switch editor.element {
                 case .replace(let i)?, .insert(let i)?: select(field: editor.field, element: i, &state)
                 case nil: settleDetail(&state)
@@ -310,32 +309,32 @@ extension Browser {
     /// `$EDITOR` returned.
     static func jsonEdited(_ edit: JSONEdit, edited: String?, status: Int32, _ state: inout BrowserState) -> [BrowserEffect] {
         guard let edited else {
-            state.message = "the edited file could not be read: nothing staged"
+            state.say(.nothingStaged(.editedFileUnreadable))
             return []
         }
         if status != 0 {
-            state.message = "the editor exited with status \(status): nothing staged"
+            state.say(.nothingStaged(.editorFailed(status: status)))
             return []
         }
         let zone: ZoneKey, record: Record
         switch edit.subject {
         case .fields(let z, let r): (zone, record) = (z, r)
         case .subscription(_, .some) where edited == edit.text:
-            state.message = "no change: nothing staged"
+            state.say(.nothingStaged(.noChange))
             return []
         case .subscription(let scope, let base):
             // A new subscription's template saved as it came is a subscription to stage.
             return subscriptionEdited(edit, edited, scope: scope, base: base, &state)
         }
         if edited == edit.text {
-            state.message = "no change: nothing staged"
+            state.say(.nothingStaged(.noChange))
             return []
         }
         let op = state.staged.operation(for: RecordKey(zone: zone, recordName: record.recordName))
         let base = op?.baseFields ?? record.fields
         do throws(FieldInputError) {
             guard let changes = try FieldsJSON.changes(from: edited, base: base) else {
-                state.message = "the file was emptied: edit cancelled, nothing staged"
+                state.say(.nothingStaged(.fileEmptied))
                 return []
             }
             var update = StagedOperation(kind: .update, zone: zone, base: record, changes: changes)
@@ -346,8 +345,8 @@ extension Browser {
             }
             state.staged.replaceChanges(update)
             let count = state.staged.operation(for: update.key)?.changes.count ?? 0
-            state.message = count == 0 ? "the fields equal the record's: nothing staged for '\(record.recordName)'"
-                : "staged \(count) field change\(count == 1 ? "" : "s") to '\(record.recordName)' · \(state.staged.operations.count) staged (b batch, c commit)"
+            state.say(count == 0 ? .nothingStaged(.fieldsEqual(record: record.recordName))
+                : .staged(.fieldChanges(count, record: record.recordName), total: state.staged.operations.count))
             return stagedLookups(&state)
         } catch {
             // The editor opens again with the error on top; the user's text is kept as it was.
@@ -367,7 +366,7 @@ extension Browser {
         case .char("d"):
             guard writable(&state) else { return [] }
             guard !row.deleted else {
-                state.message = "'\(row.recordName)' is already deleted"
+                state.say(.alreadyDeleted(row.recordName))
                 return []
             }
             return [.loadRecordToDelete(list.key, row.recordName)]
@@ -383,20 +382,20 @@ extension Browser {
     static func unstage(_ key: RecordKey, _ state: inout BrowserState) {
         let name = key.recordName
         guard state.staged.operation(for: key) != nil else {
-            state.message = "'\(name)' has nothing staged"
+            state.say(.nothingStaged(.record(name)))
             return
         }
         state.staged.unstage(key)
-        state.message = "unstaged '\(name)' · \(state.staged.operations.count) staged"
+        state.say(.unstaged(.record(name), total: state.staged.operations.count))
     }
 
     static func recordToDelete(_ key: RecordKey, _ record: Record?, _ state: inout BrowserState) -> [BrowserEffect] {
         let name = key.recordName
         guard let record else {
-            state.message = "'\(name)' is not in the local cache: open it (Enter) and press d there"
+            state.say(.notCachedToDelete(name))
             return []
         }
-        stage(StagedOperation(kind: .delete, zone: key.zone, base: record), &state, message: "staged: delete '\(name)'")
+        stage(StagedOperation(kind: .delete, zone: key.zone, base: record), &state, as: .deletion(record: name))
         return stagedLookups(&state)
     }
 
@@ -431,9 +430,9 @@ extension Browser {
             case .char("u"):
                 state.staged.unstage(zone: zone.zone)
                 state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
-                state.message = "unstaged the \(zone.kind == .create ? "creation" : "deletion") of zone \(zone.zone.zoneID.zoneName) · \(state.staged.count) staged"
+                state.say(.unstaged(.zone(zone.zone.zoneID.zoneName, zone.kind), total: state.staged.count))
             case .enter, .char("l"), .right:
-                state.message = "a zone operation: u unstages it; z lists the zones"
+                state.say(.zoneOperationHint)
             default: break
             }
             return []
@@ -445,10 +444,10 @@ extension Browser {
             case .char("u"):
                 state.staged.unstage(subscription: op.key)
                 state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
-                state.message = "unstaged the \(op.kind.rawValue) of subscription '\(op.subscriptionID)' · \(state.staged.count) staged"
+                state.say(.unstaged(.subscription(op.subscriptionID, op.kind), total: state.staged.count))
             case .enter, .char("l"), .right:
                 guard op.key.scope == state.connection.scope else {
-                    state.message = "'\(op.subscriptionID)' is in the \(op.database.rawValue) database: :db \(op.database.rawValue) first"
+                    state.say(.inOtherDatabase(op.subscriptionID, op.database))
                     return []
                 }
                 let effects = openSubscriptions(&state)
@@ -468,10 +467,10 @@ extension Browser {
         case .char("u"):
             state.staged.unstage(op.key)
             state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
-            state.message = "unstaged '\(op.recordName)' · \(state.staged.count) staged"
+            state.say(.unstaged(.record(op.recordName), total: state.staged.count))
         case .enter, .char("l"), .right:
             guard op.zone.scope == state.connection.scope else {
-                state.message = "'\(op.recordName)' is in the \(op.database.rawValue) database: :db \(op.database.rawValue) first"
+                state.say(.inOtherDatabase(op.recordName, op.database))
                 return []
             }
             if op.mode == .create {
@@ -494,11 +493,11 @@ extension Browser {
             let count = state.staged.operations.count
             state.staged.discardAll()
             state.batchSelection = 0
-            state.message = "discarded \(count) staged operation\(count == 1 ? "" : "s")"
+            state.say(.discarded(count))
         case (.abortConflicts, .char("y")), (.abortConflicts, .char("Y")):
             abortConflicts(&state)
         case (.abortConflicts, _):
-            state.message = "back to the conflicts: nothing was thrown away"
+            state.say(.backToConflicts)
         case (.refusedQuery(let text, let zone, _), .char("y")), (.refusedQuery(let text, let zone, _), .char("Y")):
             // Sent as typed: the server's answer says the rest.
             guard let query = try? parseQuery(Array(text.split(separator: " ").map(String.init).dropFirst())) else { return [] }
@@ -506,7 +505,8 @@ extension Browser {
         case (.refusedQuery(let text, _, _), _):
             state.input = InputLine(.command, text: text)
         default:
-            state.message = "kept the staged operations"
+            state.say(.keptStaged)
+
         }
         return []
     }

@@ -240,7 +240,7 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         let zone = zoneKey(.private, ZoneID(zoneName: "Projects"))
         runtime.state.staged.stage(StagedOperation.newRecord(zone: zone, recordType: "Task", recordName: "t1"))
         runtime.state.staged.stage(StagedOperation(kind: .update, zone: zone, base: Record(recordName: "t1", recordType: "Task"), changes: ["title": .string("first")]))
-        _ = runtime.apply(.notice("persist"))  // the journal is written after every event
+        _ = runtime.apply(.notice(.refreshing))  // the journal is written after every event
         try journal.save(runtime.state.staged)
         #expect(try journal.load().zoneOperations.count == 1, "the zone operation survives a restart")
         await runtime.settle([.key(.char("c"))], host: host)

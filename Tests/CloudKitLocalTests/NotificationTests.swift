@@ -169,7 +169,9 @@ import Testing
 
     @Test func aWaitingPollGetsAWriteAtOnceAndQueuesAreBounded() async throws {
         var settings = NotificationSettings()
-        settings.holdSeconds = 5
+        // A hold well above the bound keeps the two cases apart on a loaded machine (the figure itself
+        // belongs in a benchmark, not here).
+        settings.holdSeconds = 10
         settings.maxQueued = 3
         let server = try await LiveServer.start(notifications: settings)
         defer { Task { await server.stop() } }
@@ -179,12 +181,12 @@ import Testing
         _ = try await db.modifySubscriptions([SubscriptionOperation(.create, .zone("z", Self.zone))])
         let url = try #require(try await alice.createToken(apnsEnvironment: .development).webcourierURL)
         let started = Date()
-        let waiting = Task { try await alice.pollWebcourier(url, timeout: 10) }
+        let waiting = Task { try await alice.pollWebcourier(url, timeout: 30) }
         try await Task.sleep(nanoseconds: 200_000_000)
         _ = try await server.client(user: LiveServer.alice).database(.private).modify([.create(Self.note("a", n: 1))], zone: "Z")
         let answer = try await waiting.value
         #expect(answer.notification?.kind == .recordZone)
-        #expect(Date().timeIntervalSince(started) < 3, "answered when the write committed, not at the end of the hold")
+        #expect(Date().timeIntervalSince(started) < 6, "answered when the write committed, not at the end of the hold")
         // Five notifications while nobody polls: the oldest two are dropped and counted.
         for i in 0..<5 { _ = try await db.modify([.create(Self.note("q\(i)", n: 1))], zone: "Z") }
         let first = try await alice.pollWebcourier(url)
@@ -195,9 +197,7 @@ import Testing
         let bob = server.client(user: LiveServer.bob)
         let bobURL = try #require(try await bob.createToken(apnsEnvironment: .development).webcourierURL)
         _ = try await db.modify([.create(Self.note("more", n: 1))], zone: "Z")
-        var s2 = settings
-        s2.holdSeconds = 0.2
-        let bobAnswer = try await bob.pollWebcourier(bobURL, timeout: 10)
+        let bobAnswer = try await bob.pollWebcourier(bobURL, timeout: 30)
         #expect(bobAnswer.notification == nil)
     }
 

@@ -36,7 +36,7 @@ import Testing
         var existing = sent
         existing.path = "~/wave.png"
         h.send(.assetSaveRefused(existing, reason: "/home/u/wave.png exists (nothing overwritten): give another name"))
-        #expect(h.state.input?.text == "~/wave.png" && h.state.input?.hint == "nothing saved: /home/u/wave.png exists (nothing overwritten): give another name")
+        #expect(h.state.input?.text == "~/wave.png" && h.inputNote == "nothing saved: /home/u/wave.png exists (nothing overwritten): give another name")
         if case .saveAsset(let download)? = h.state.input?.mode { #expect(download.label == sent.label) } else { Issue.record("not the save prompt: \(String(describing: h.state.input))") }
     }
 
@@ -51,23 +51,23 @@ import Testing
         h.keys(.tab)
         #expect(h.effects.contains(.listPaths("~/sc")), "\(h.effects)")
         h.send(.pathsListed(typed: "~/sc", ["~/scans/", "~/score.png", "~/scout.png"]))
-        #expect(h.state.input?.text == "~/sc" && h.state.input?.hint == "scans/  score.png  scout.png")
+        #expect(h.state.input?.text == "~/sc" && h.inputNote == "scans/  score.png  scout.png")
         #expect(h.screen.allText.contains("scans/  score.png  scout.png"))
         h.type("o")
         h.keys(.tab)
         h.send(.pathsListed(typed: "~/sco", ["~/score.png", "~/scout.png"]))
-        #expect(h.state.input?.text == "~/sco" && h.state.input?.hint == "score.png  scout.png")
+        #expect(h.state.input?.text == "~/sco" && h.inputNote == "score.png  scout.png")
         h.type("r")
         h.send(.pathsListed(typed: "~/sco", ["~/score.png", "~/scout.png"]))
         #expect(h.state.input?.text == "~/scor", "a late answer does not change what was typed since")
         h.keys(.tab)
         h.send(.pathsListed(typed: "~/scor", ["~/score.png"]))
-        #expect(h.state.input?.text == "~/score.png" && h.state.input?.hint == nil)
+        #expect(h.state.input?.text == "~/score.png" && h.inputNote == nil)
         h.keys(.ctrl("u"))
         h.type("nothing")
         h.keys(.tab)
         h.send(.pathsListed(typed: "nothing", []))
-        #expect(h.state.input?.hint == "no file or directory starts so" && h.state.input?.text == "nothing")
+        #expect(h.inputNote == "no file or directory starts so" && h.state.input?.text == "nothing")
     }
 
     @Test func aFileIsCheckedThenStagedAndShownAsSuch() throws {
@@ -82,7 +82,7 @@ import Testing
         h.send(.assetFileRefused(key, field: field, path: "new.png", reason: "no file /w/new.png"))
         // The prompt opens again with the path as typed and why: it can be fixed, not typed again.
         #expect(h.state.input?.mode == .assetFile(field: "image") && h.state.input?.text == "new.png" && h.state.staged.isEmpty)
-        #expect(h.state.input?.hint == "nothing staged: no file /w/new.png" && h.state.input?.refused == true)
+        #expect(h.state.input?.refusal == .fileRefused("no file /w/new.png", staging: true) && h.inputNote == "nothing staged: no file /w/new.png")
         h.keys(.escape)
         h.send(.assetFileChecked(key, field: field, .success(LocalAssetFile(path: "/w/new.png", size: 2_048))))
         let staged = try #require(h.state.staged.operations.first?.changes["image"])
@@ -110,7 +110,7 @@ import Testing
         h.keys(.char("a"))
         h.type("year ASSETID")
         h.keys(.enter)
-        #expect(h.state.input?.mode == .addField && h.state.input?.text == "year ASSETID" && h.state.input?.hint?.contains("exists as INT64") == true)
+        #expect(h.state.input?.mode == .addField && h.state.input?.text == "year ASSETID" && h.inputNote?.contains("exists as INT64") == true)
     }
 
     /// Two pages of prefetch lead mean pages arrive in the background while the user works: they

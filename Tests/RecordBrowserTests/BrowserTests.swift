@@ -316,3 +316,8 @@ struct Harness {
         #expect(throws: BrowserFailure.self) { try Browser.parseQuery(["Item", "n", "BIGGER", "5"]) }
     }
 }
+
+extension Harness {
+    /// What stands above the input line: why its text was refused (in the words drawn), else Tab's note.
+    var inputNote: String? { state.input.flatMap { input in input.refusal.map(Browser.words) ?? input.hint } }
+}

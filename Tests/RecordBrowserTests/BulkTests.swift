@@ -109,7 +109,7 @@ extension Harness {
         h.answerFromCache()
         #expect(h.state.staged.isEmpty)
         #expect(h.state.input?.text == "set year twenty" && h.state.input?.refused == true)
-        #expect(h.state.input?.hint?.contains("INT64") == true)
+        #expect(h.inputNote?.contains("INT64") == true)
         h.keys(.escape)
         h.keys(.char(":"))
         h.type("set year 1900")
@@ -125,13 +125,13 @@ extension Harness {
         h.type("set mood calm")
         h.keys(.enter)
         h.answerFromCache()
-        #expect(h.state.input?.hint?.contains("type of 'mood' is unknown") == true)
+        #expect(h.inputNote?.contains("type of 'mood' is unknown") == true)
         // With no marks, :set says how to mark.
         h.keys(.escape, .escape)
         h.keys(.char(":"))
         h.type("set year 1")
         h.keys(.enter)
-        #expect(h.state.input?.hint?.contains("no record is marked") == true)
+        #expect(h.inputNote?.contains("no record is marked") == true)
     }
 
     /// Stages the deletion of `count` Gallery records.
@@ -234,7 +234,7 @@ extension Harness {
         #expect(h.state.message == "exported 2 records to /tmp/marked.csv (CSV)")
         // Refused: the line opens again with the text and why.
         h.send(.exportPathChecked(request, refused: "the directory /nope does not exist"))
-        #expect(h.state.input?.text == "export /tmp/marked.csv" && h.state.input?.hint?.contains("/nope") == true)
+        #expect(h.state.input?.text == "export /tmp/marked.csv" && h.inputNote?.contains("/nope") == true)
     }
 
     @Test func exportWithoutMarksLoadsTheRestOfTheZoneFirst() throws {

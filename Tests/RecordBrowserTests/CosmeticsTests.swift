@@ -32,7 +32,7 @@ import Testing
     @Test func aVeryLongMessageSaysWhereTheRestIs() {
         var h = Harness(width: 80, height: 24)
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
-        h.send(.notice(String(repeating: "a long notice ", count: 40)))
+        h.send(.notice(.failed(BrowserFailure(message: String(repeating: "a long notice ", count: 40)))))
         #expect(h.screen.line(22).contains("… (! shows all)"), "\(h.screen.line(22))")
         #expect((19...22).allSatisfy { h.screen.line($0).contains("a long notice") })
     }

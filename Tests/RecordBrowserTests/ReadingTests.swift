@@ -15,7 +15,7 @@ import Testing
         h.type("open x")
         h.keys(.enter)
         // A refused command is not an error: the line stays open with the text and why.
-        #expect(h.state.input?.text == "open x" && h.state.input?.hint == ":open takes a record name (open a zone first)" && h.state.input?.refused == true)
+        #expect(h.state.input?.text == "open x" && h.state.input?.refusal == .openUsage && h.inputNote == ":open takes a record name (open a zone first)")
         #expect(h.state.lastError == nil && h.state.errorLog.isEmpty)
         h.keys(.escape)
         Browser.fail(&h.state, BrowserFailure(message: "zones/list: the network is down"))
@@ -34,7 +34,7 @@ import Testing
         h.keys(.char("s"))
         #expect(h.state.lastError == nil, "moving to another screen clears the status bar's error")
         #expect(h.state.errorLog.count == 2, "it stays in !")
-        h.state.message = String(repeating: "a long message that does not fit one row ", count: 4)
+        h.state.say(.failed(BrowserFailure(message: String(repeating: "a long message that does not fit one row ", count: 4))))
         let rows = h.screen.snapshot.split(separator: "\n", omittingEmptySubsequences: false).suffix(5)
         #expect(rows.filter { $0.contains("a long message") }.count >= 2, "the message wraps over rows")
     }
@@ -51,7 +51,7 @@ import Testing
         h.type("query Artwork createdTimestamp")
         h.keys(.enter)
         // Refused: the line keeps the text, the reason stands above it.
-        #expect(h.state.input?.text == "query Artwork createdTimestamp" && h.state.input?.hint == "a filter is FIELD COMPARATOR VALUE")
+        #expect(h.state.input?.text == "query Artwork createdTimestamp" && h.inputNote == "a filter is FIELD COMPARATOR VALUE")
         #expect(h.screen.snapshot.split(separator: "\n").suffix(3).contains { $0.contains("a filter is FIELD COMPARATOR VALUE") })
         h.keys(.escape)
         Browser.fail(&h.state, BrowserFailure(message: "a filter is FIELD COMPARATOR VALUE"))
@@ -88,6 +88,6 @@ import Testing
         h.keys(.char(":"))
         h.type("query Artwork year LIKE 3")
         h.keys(.enter)
-        #expect(h.state.input?.hint?.contains("valid: EQUALS, NOT_EQUALS") == true && h.state.input?.text == "query Artwork year LIKE 3")
+        #expect(h.inputNote?.contains("valid: EQUALS, NOT_EQUALS") == true && h.state.input?.text == "query Artwork year LIKE 3")
     }
 }

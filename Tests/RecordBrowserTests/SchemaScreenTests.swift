@@ -66,10 +66,10 @@ extension CellGrid {
         var h = loaded()
         h.type(":query Artwork year ")
         h.keys(.tab)
-        #expect(h.state.input?.hint == "LESS_THAN  LESS_THAN_OR_EQUALS  GREATER_THAN  GREATER_THAN_OR_EQUALS")
+        #expect(h.inputNote == "LESS_THAN  LESS_THAN_OR_EQUALS  GREATER_THAN  GREATER_THAN_OR_EQUALS")
         #expect(h.screen.line(21).contains("LESS_THAN  LESS_THAN_OR_EQUALS"), "\(h.screen.line(21))")
         h.type("G")
-        #expect(h.state.input?.hint == nil, "an edit clears the candidates")
+        #expect(h.inputNote == nil, "an edit clears the candidates")
         h.keys(.tab)
         #expect(h.state.input?.text == "query Artwork year GREATER_THAN")
     }
@@ -149,7 +149,7 @@ extension CellGrid {
         while h.state.schemaSelection < year { h.keys(.char("j")) }
         h.keys(.enter)
         #expect(h.state.input?.text == "query Artwork year ")
-        #expect(h.state.input?.hint == "comparators: LESS_THAN LESS_THAN_OR_EQUALS GREATER_THAN GREATER_THAN_OR_EQUALS")
+        #expect(h.inputNote == "comparators: LESS_THAN LESS_THAN_OR_EQUALS GREATER_THAN GREATER_THAN_OR_EQUALS")
     }
 
     @Test func addingAFieldOffersTheSchemasFieldsAndTypes() {
@@ -158,7 +158,7 @@ extension CellGrid {
         h.openDetail(Record(recordName: "a1", recordType: "Artwork", recordChangeTag: "t", fields: ["title": .string("Waves")]))
         h.keys(.char("a"))
         h.keys(.tab)
-        #expect(h.state.input?.hint == "image  year", "the fields not set yet")
+        #expect(h.inputNote == "image  year", "the fields not set yet")
         h.type("y")
         h.keys(.tab)
         #expect(h.state.input?.text == "year INT64", "one field: its type follows")
@@ -173,6 +173,6 @@ extension CellGrid {
         h.type("year STRING")
         h.keys(.enter)
         #expect(h.state.editor == nil)
-        #expect(h.state.input?.hint == "'year' is INT64 in the schema (from the server): add it as year INT64" && h.state.input?.text == "year STRING")
+        #expect(h.inputNote == "'year' is INT64 in the schema (from the server): add it as year INT64" && h.state.input?.text == "year STRING")
     }
 }

@@ -40,7 +40,7 @@ import Testing
         // A zone that is not there is refused, the text kept.
         h.type("Nowhere")
         h.keys(.enter)
-        #expect(h.state.input?.text == "Nowhere" && h.state.input?.hint == "no zone 'Nowhere' in the private database")
+        #expect(h.state.input?.text == "Nowhere" && h.state.input?.refusal == .unknownZone("Nowhere", .private))
         h.keys(.ctrl("u"))
         h.type("Gallery")
         h.keys(.enter)

@@ -86,12 +86,12 @@ extension Harness {
         h.keys(.char("a"))
         h.type("9lives INT64")
         h.keys(.enter)
-        #expect(h.state.editor == nil && h.state.input?.hint?.contains("not a valid field name") == true && h.state.input?.text == "9lives INT64")
+        #expect(h.state.editor == nil && h.inputNote?.contains("not a valid field name") == true && h.state.input?.text == "9lives INT64")
         h.keys(.escape)
         h.keys(.char("a"))
         h.type("year STRING")
         h.keys(.enter)
-        #expect(h.state.editor == nil && h.state.input?.hint?.contains("exists as INT64") == true)
+        #expect(h.state.editor == nil && h.inputNote?.contains("exists as INT64") == true)
     }
 
     @Test func readOnlyRefusesStagingAndCommit() {

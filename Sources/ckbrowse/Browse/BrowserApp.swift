@@ -24,7 +24,7 @@ final class BrowserApp {
         set { live.state = newValue }
     }
     private let cache: RecordCache?
-    private var journalProblem: String?
+    private var journalProblem: Notice?
     private var inputSource: (any DispatchSourceRead)?
     private var terminal: CursesTerminal?
     private var sources: [any DispatchSourceProtocol] = []
@@ -43,7 +43,7 @@ final class BrowserApp {
         var opened: StagingJournal?
         switch journal {
         case .success(let j): opened = j
-        case .failure(let error): journalProblem = "the staging journal could not be opened (\(BrowserFailure(error).message)): staged edits will not survive a crash"
+        case .failure(let error): journalProblem = .journal(.cannotOpen(reason: BrowserFailure(error).message))
         }
         var state = BrowserState(connection: connection)
         state.readOnlyReason = readOnlyReason
@@ -147,15 +147,15 @@ final class BrowserApp {
     /// Staged ops from the last session, a commit that was in flight when it ended, an earlier
     /// layout's journal, and what could not be opened.
     private func restoreJournal() {
-        if let journalProblem { state.message = journalProblem }
+        if let journalProblem { state.say(journalProblem) }
         if let dropped = cache?.droppedLegacyFile {
-            state.message = "removed the cache of an earlier version (\((dropped as NSString).lastPathComponent)): it did not record its server, so zones are fetched again"
+            state.say(.cacheDropped(file: (dropped as NSString).lastPathComponent))
         }
         live.restoreJournal()
         live.restoreHistory()
         if let legacy {
             if let unreadable = legacy.unreadable {
-                state.message = "the earlier journal \(legacy.path) could not be read (\(unreadable)); it is left untouched"
+                state.say(.journal(.legacyUnreadable(path: legacy.path, reason: unreadable)))
             } else {
                 send(.legacyJournalFound(legacy))
             }
@@ -195,7 +195,7 @@ final class BrowserApp {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = (directory as NSString).appendingPathComponent("edit-\(UUID().uuidString).json")
         guard FileManager.default.createFile(atPath: path, contents: Data(edit.text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            return .notice("could not write \(path) for the editor: nothing staged")
+            return .notice(.nothingStaged(.editorFileNotWritten(path: path)))
         }
         let env = ProcessInfo.processInfo.environment
         let editor = [env["VISUAL"], env["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
