@@ -76,11 +76,11 @@ extension Browser {
     static func paneFilterChanged(_ state: inout BrowserState) {
         switch state.pane {
         case .zones:
-            state.zoneSelection = visibleZones(state).first ?? 0
-            state.zoneScroll = 0
+            state.setSelection(.zones, visibleZones(state).first ?? 0)
+            state.setScroll(.zones, 0)
         case .subscriptions:
-            state.subscriptionSelection = visibleSubscriptions(state).first ?? 0
-            state.subscriptionListScroll = 0
+            state.setSelection(.subscriptions, visibleSubscriptions(state).first ?? 0)
+            state.setScroll(.subscriptions, 0)
         case .recordDetail:
             settleDetail(&state, toFirst: true)
         case .notifications:
@@ -91,18 +91,19 @@ extension Browser {
             if let filter = filterText(state, .schema),
                 let first = schemaRows(state).firstIndex(where: { $0.kind != .grants && matches($0.cells[0], filter) })
             {
-                state.schemaSelection = first
-                state.schemaScroll = max(0, first - listHeight(state) / 2)
+                state.setSelection(.schema, first)
+                state.setScroll(.schema, max(0, first - listHeight(state) / 2))
             }
         case .debug:
-            state.debugSelection = 0
-            state.debugScroll = 0
+            state.setSelection(.debug, 0)
+            state.setScroll(.debug, 0)
         case .inspector:
             // The first line with a match comes to the top.
-            if let record = state.inspected, let filter = filterText(state, .inspector) {
-                let lines = inspectorLines(record, width: state.size.width)
+            if case .inspector(var inspector) = state.stack.top, let filter = filterText(state, .inspector) {
+                let lines = inspectorLines(inspector.record, width: state.size.width)
                 if let first = lines.firstIndex(where: { matches($0.text, filter) }) {
-                    state.inspectorScroll = min(first, max(0, lines.count - listHeight(state)))
+                    inspector.scroll = min(first, max(0, lines.count - listHeight(state)))
+                    state.stack.replace(.inspector, with: .inspector(inspector))
                 }
             }
         default:

@@ -266,7 +266,7 @@ extension Browser {
     }
 
     /// The subscription detail: the whole definition.
-    public static func subscriptionLines(_ state: BrowserState) -> [String] {
+    public static func subscriptionLines(_ state: BrowserState, raw: Bool = false) -> [String] {
         guard let row = Browser.selectedSubscriptionRow(state) else { return [] }
         var head: [String] = []
         switch row {
@@ -284,7 +284,7 @@ extension Browser {
             head.append("")
         case .listed(_, nil): break
         }
-        if state.subscriptionRaw {
+        if raw {
             return head + ["RAW JSON as received: keys, order and values unchanged, re-indented — v: the summary", ""]
                 + Format.copyJSON(row.json).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }

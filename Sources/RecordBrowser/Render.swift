@@ -53,22 +53,23 @@ extension Browser {
             return screen
         }
         drawTitle(&screen, state)
-        switch state.pane {
+        // Each screen draws itself from its own state (and what is global).
+        switch state.stack.top {
         case .zones: drawZones(&screen, state)
         case .records: drawRecords(&screen, state)
-        case .recordDetail: drawDetail(&screen, state)
+        case .detail: drawDetail(&screen, state)
         case .subscriptions: drawSubscriptions(&screen, state)
-        case .shares: drawShares(&screen, state)
+        case .shares(let shares): drawShares(&screen, shares, state)
         case .schema: drawSchema(&screen, state)
-        case .subscriptionDetail: drawSubscriptionDetail(&screen, state)
-        case .debug: drawDebug(&screen, state)
+        case .subscriptionDetail(let detail): drawSubscriptionDetail(&screen, detail, state)
+        case .requests: drawDebug(&screen, state)
         case .batch: drawBatch(&screen, state)
         case .commit: drawCommit(&screen, state)
         case .conflict: drawConflict(&screen, state)
         case .notifications: drawNotifications(&screen, state)
-        case .errors: drawErrors(&screen, state)
+        case .errors(let scroll): drawErrors(&screen, scroll: scroll, state)
         case .push: drawPush(&screen, state)
-        case .inspector: drawInspector(&screen, state)
+        case .inspector(let inspector): drawInspector(&screen, inspector, state)
         }
         if [.records, .recordDetail, .debug, .notifications, .schema].contains(state.pane), let filter = filterText(state, state.pane) {
             // Matches are marked where they are visible (a record may match by a field not shown).
@@ -119,7 +120,8 @@ extension Browser {
             if case .push(let push) = state.stack.top { what = push.item.notification.subscriptionID.map { "push from \($0)" } ?? "push" }
             crumbs += ["Notifications", what]
         case .errors: crumbs.append("Recent errors")
-        case .inspector: crumbs += ["Debug", state.inspected?.operation ?? ""]
+        case .inspector:
+            if case .inspector(let inspector) = state.stack.top { crumbs += ["Debug", inspector.record.operation] }
         }
         screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: Layout(screen).crumbsWidth)
         let right = "? help  q quit "
@@ -175,8 +177,8 @@ extension Browser {
         let cols = columns(widths, total: Layout(screen).rowWidth)
         let height = Layout(screen).bodyHeight
         // The scroll the keys keep, clamped for a list that shrank since.
-        let scroll = min(state.zoneScroll, max(0, visible.count - height))
-        let selected = visible.firstIndex(of: state.zoneSelection) ?? -1
+        let scroll = min(state.position(.zones).scroll, max(0, visible.count - height))
+        let selected = visible.firstIndex(of: state.position(.zones).selection) ?? -1
         drawList(&screen, header: ["ZONE", "OWNER", "KIND", "ATOMIC", "SYNC TOKEN"], widths: widths, count: visible.count,
                  selection: selected, scroll: scroll) { i in
             switch state.zones[visible[i]] {
@@ -364,9 +366,9 @@ extension Browser {
         let widths = [0, 8, 16, 20, 4, 8]
         let cols = columns(widths, total: Layout(screen).rowWidth)
         let height = Layout(screen).bodyHeight
-        let scroll = min(state.subscriptionListScroll, max(0, visible.count - height))
+        let scroll = min(state.position(.subscriptions).scroll, max(0, visible.count - height))
         drawList(&screen, header: ["SUBSCRIPTION ID", "TYPE", "WATCHES", "FIRES ON", "ONCE", "STAGED"], widths: widths,
-                 count: visible.count, selection: visible.firstIndex(of: state.subscriptionSelection) ?? -1, scroll: scroll) { i in
+                 count: visible.count, selection: visible.firstIndex(of: state.position(.subscriptions).selection) ?? -1, scroll: scroll) { i in
             let row = rows[visible[i]]
             if case .listed(.failure(let e), _) = row {
                 return (self.row([e.subscriptionID ?? "?", "error", e.serverErrorCode.rawValue, e.reason ?? "", "", ""], cols), Theme.error)
@@ -395,19 +397,20 @@ extension Browser {
         }
     }
 
-    static func drawShares(_ screen: inout CellGrid, _ state: BrowserState) {
-        if state.shares.isEmpty {
-            let text = state.sharesLoading ? " loading shares…" : (state.connection.database == .shared
+    static func drawShares(_ screen: inout CellGrid, _ list: SharesScreen, _ state: BrowserState) {
+        let shares = list.shares.value
+        if shares.isEmpty {
+            let text = list.shares.loading ? " loading shares…" : (state.connection.database == .shared
                 ? " nothing is shared with you here (:accept URL accepts a share)" : " nothing shared in this database (:share in a record or a zone's list shares it)")
             screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
             return
         }
         let widths = [0, 30, 10, 16, 10]
         let cols = columns(widths, total: Layout(screen).rowWidth)
-        let scroll = min(state.shareScroll, max(0, state.shares.count - Layout(screen).bodyHeight))
-        drawList(&screen, header: ["ZONE", "SHARES", "PUBLIC", "PARTICIPANTS", "YOU"], widths: widths, count: state.shares.count,
-                 selection: state.shareSelection, scroll: scroll) { i in
-            (row(shareRow(state.shares[i], state), cols), .plain)
+        let scroll = min(list.position.scroll, max(0, shares.count - Layout(screen).bodyHeight))
+        drawList(&screen, header: ["ZONE", "SHARES", "PUBLIC", "PARTICIPANTS", "YOU"], widths: widths, count: shares.count,
+                 selection: list.position.selection, scroll: scroll) { i in
+            (row(shareRow(shares[i], state), cols), .plain)
         }
     }
 
@@ -427,9 +430,9 @@ extension Browser {
         let widths = [nameWidth, typeWidth, indexWidth, rest]
         let cols = widths
         let height = listHeight(state)
-        let scroll = min(state.schemaScroll, max(0, rows.count - height))
+        let scroll = min(state.position(.schema).scroll, max(0, rows.count - height))
         drawList(&screen, header: ["RECORD TYPE / FIELD", "TYPE", "INDEXES", "RECORDS"], widths: widths, count: rows.count,
-                 selection: state.schemaSelection, scroll: scroll) { i in
+                 selection: state.position(.schema).selection, scroll: scroll) { i in
             let row = rows[i]
             let cells = row.kind == .grants ? [row.cells[0], row.cells[1]] : row.cells
             let widthsHere = row.kind == .grants ? [cols[0], cols[1] + cols[2] + cols[3] + 2] : cols
@@ -438,15 +441,15 @@ extension Browser {
     }
 
     /// A subscription's detail as drawn: its lines wrapped to the screen (the keys scroll these).
-    static func subscriptionRows(_ state: BrowserState) -> [String] {
+    static func subscriptionRows(_ state: BrowserState, raw: Bool) -> [String] {
         let width = Layout(state).textWidth
-        return subscriptionLines(state).flatMap { TextWidth.wrap($0, to: width) }
+        return subscriptionLines(state, raw: raw).flatMap { TextWidth.wrap($0, to: width) }
     }
 
-    static func drawSubscriptionDetail(_ screen: inout CellGrid, _ state: BrowserState) {
+    static func drawSubscriptionDetail(_ screen: inout CellGrid, _ detail: SubscriptionDetailScreen, _ state: BrowserState) {
         let layout = Layout(state)
-        let lines = subscriptionRows(state)
-        let scroll = clampedScroll(state.subscriptionScroll, count: lines.count, height: layout.pageHeight)
+        let lines = subscriptionRows(state, raw: detail.raw)
+        let scroll = clampedScroll(detail.scroll, count: lines.count, height: layout.pageHeight)
         for (i, y) in layout.page.enumerated() where scroll + i < lines.count {
             screen.put(" " + lines[scroll + i], x: 0, y: y)
         }
@@ -457,9 +460,9 @@ extension Browser {
         let cols = columns(widths, total: Layout(screen).rowWidth)
         let records = visibleRequests(state)
         let height = Layout(screen).bodyHeight
-        let scroll = min(state.debugScroll, max(0, records.count - height))
+        let scroll = min(state.position(.debug).scroll, max(0, records.count - height))
         drawList(&screen, header: ["OPERATION", "TIME", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES OUT/IN"], widths: widths,
-                 count: records.count, selection: state.debugSelection, scroll: scroll) { i in
+                 count: records.count, selection: state.position(.debug).selection, scroll: scroll) { i in
             let r = records[i]
             let status = r.status.map(String.init) ?? "failed"
             let time = r.exchange.map { clock($0.at) } ?? ""
@@ -469,12 +472,12 @@ extension Browser {
         }
     }
 
-    static func drawInspector(_ screen: inout CellGrid, _ state: BrowserState) {
-        guard let record = state.inspected else { return }
+    static func drawInspector(_ screen: inout CellGrid, _ inspector: InspectorScreen, _ state: BrowserState) {
+        let record = inspector.record
         let layout = Layout(width: screen.width, height: screen.height)
         let lines = inspectorLines(record, width: screen.width)
         screen.put(" \(record.operation) · secrets redacted", x: 0, y: layout.header, style: Theme.header)
-        let scroll = min(state.inspectorScroll, max(0, lines.count - layout.bodyHeight))
+        let scroll = min(inspector.scroll, max(0, lines.count - layout.bodyHeight))
         for (i, y) in layout.body.enumerated() where scroll + i < lines.count {
             let line = lines[scroll + i]
             screen.put(" " + line.text, x: 0, y: y, style: style(line.tone))
@@ -501,7 +504,7 @@ extension Browser {
         }
     }
 
-    static func drawErrors(_ screen: inout CellGrid, _ state: BrowserState) {
+    static func drawErrors(_ screen: inout CellGrid, scroll: Int, _ state: BrowserState) {
         let layout = Layout(width: screen.width, height: screen.height)
         let lines = errorLines(state, width: screen.width)
         guard !lines.isEmpty else {
@@ -509,7 +512,7 @@ extension Browser {
             return
         }
         screen.put(" \(Format.plural(state.errorLog.count, "error")), newest first", x: 0, y: layout.header, style: Theme.header)
-        let scroll = min(state.errorScroll, max(0, lines.count - layout.bodyHeight))
+        let scroll = min(scroll, max(0, lines.count - layout.bodyHeight))
         for (i, y) in layout.body.enumerated() where scroll + i < lines.count {
             let line = lines[scroll + i]
             screen.put(" " + line.text, x: 0, y: y, style: line.tone == .emphasis ? Theme.error : .plain)

@@ -130,7 +130,7 @@ extension Browser {
         }
         for line in batchLines(state, width: layout.textWidth) where rows.indices.contains(line.op + zoneOps) { rows[line.op + zoneOps] += 1 }
         for i in state.staged.zoneOperations.count..<rows.count { rows[i] -= 1 }
-        var list = ListMovement(count: rows.count, selection: state.batchSelection, scroll: state.batchScroll, pageHeight: layout.bodyHeight)
+        var list = ListMovement(count: rows.count, selection: state.position(.batch).selection, scroll: state.position(.batch).scroll, pageHeight: layout.bodyHeight)
         list.rows = { rows.indices.contains($0) ? max(1, rows[$0]) : 1 }
         return list
     }

@@ -195,7 +195,7 @@ extension Browser {
             // A file loaded by hand is not replaced by a later inference.
             if known.origin == .inferred, case .file? = state.schema?.origin { return }
             state.schema = known
-            state.schemaSelection = min(state.schemaSelection, max(0, schemaRows(state).count - 1))
+            state.setSelection(.schema, min(state.position(.schema).selection, max(0, schemaRows(state).count - 1)))
             if state.pane == .schema {
                 switch known.origin {
                 case .file(let path): state.say(.schemaRead(path: path, recordTypes: known.schema.recordTypes.count))
@@ -239,8 +239,8 @@ extension Browser {
         switch key {
         case .char("r"): return loadSchema(&state)
         case .enter, .char("l"), .right:
-            guard rows.indices.contains(state.schemaSelection) else { return [] }
-            let row = rows[state.schemaSelection]
+            guard rows.indices.contains(state.position(.schema).selection) else { return [] }
+            let row = rows[state.position(.schema).selection]
             if let field = row.field {
                 let name = field.hasPrefix("___") ? (SystemFieldName.all.first { $0.indexName == field }?.rawValue ?? field) : field
                 var line = InputLine(.command, text: "query \(row.recordType) \(name) ")

@@ -233,6 +233,21 @@ public enum Screen: Sendable {
     }
 }
 
+extension BrowserState {
+    /// Hands the top screen's own state to its key handler, with the rest of the state, and writes
+    /// it back where it was: the screen stays put while its keys are handled (a screen the handler
+    /// opens goes above it; one that took it off the stack is not put back). The handler changes its
+    /// screen through `inout`, never through the stack.
+    mutating func onTop<S>(_ screen: S, _ embed: (S) -> Screen, _ handler: (inout S, inout BrowserState) -> [BrowserEffect]) -> [BrowserEffect] {
+        let index = stack.count - 1
+        var screen = screen
+        let effects = handler(&screen, &self)
+        let updated = embed(screen)
+        if index < stack.count, stack[index].pane == updated.pane { stack.set(index, updated) }
+        return effects
+    }
+}
+
 /// The navigation stack: the zones at the bottom, always; the screen shown on top. Screens taken off
 /// by a jump (`z`, Tab) are kept aside, so coming back to a zone's records or to the subscriptions
 /// finds them where they were.

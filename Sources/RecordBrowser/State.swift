@@ -565,7 +565,8 @@ extension BrowserState {
 
     // The screens' own state, read and written where the screen is (on the stack, else set aside).
 
-    private func position(_ pane: Pane) -> ListPosition { stack.find(pane)?.listPosition ?? ListPosition() }
+    /// Where a list screen is (on the stack, else aside; the start when there is none).
+    public func position(_ pane: Pane) -> ListPosition { stack.find(pane)?.listPosition ?? ListPosition() }
 
     /// Changes the selection and scroll of a list screen (on the stack, else aside) in one access.
     public mutating func withPosition<T>(_ pane: Pane, _ body: (inout Int, inout Int) -> T) -> T {
@@ -574,72 +575,16 @@ extension BrowserState {
         setPosition(pane) { $0 = place }
         return result
     }
+    /// Selects a row of a list screen (on the stack, else aside).
+    public mutating func setSelection(_ pane: Pane, _ row: Int) { setPosition(pane) { $0.selection = row } }
+    /// Sets the first row shown of a list screen (on the stack, else aside).
+    public mutating func setScroll(_ pane: Pane, _ row: Int) { setPosition(pane) { $0.scroll = row } }
     private mutating func setPosition(_ pane: Pane, _ change: (inout ListPosition) -> Void) {
         stack.modify(pane) { screen in
             guard var position = screen.listPosition else { return }
             change(&position)
             screen.listPosition = position
         }
-    }
-
-    public var zoneSelection: Int {
-        get { position(.zones).selection }
-        set { setPosition(.zones) { $0.selection = newValue } }
-    }
-    /// The first zone row shown (kept by the keys, used as is by the renderer).
-    public var zoneScroll: Int {
-        get { position(.zones).scroll }
-        set { setPosition(.zones) { $0.scroll = newValue } }
-    }
-    public var subscriptionSelection: Int {
-        get { position(.subscriptions).selection }
-        set { setPosition(.subscriptions) { $0.selection = newValue } }
-    }
-    public var subscriptionListScroll: Int {
-        get { position(.subscriptions).scroll }
-        set { setPosition(.subscriptions) { $0.scroll = newValue } }
-    }
-    public var debugSelection: Int {
-        get { position(.debug).selection }
-        set { setPosition(.debug) { $0.selection = newValue } }
-    }
-    public var debugScroll: Int {
-        get { position(.debug).scroll }
-        set { setPosition(.debug) { $0.scroll = newValue } }
-    }
-    public var batchSelection: Int {
-        get { position(.batch).selection }
-        set { setPosition(.batch) { $0.selection = newValue } }
-    }
-    public var batchScroll: Int {
-        get { position(.batch).scroll }
-        set { setPosition(.batch) { $0.scroll = newValue } }
-    }
-    public var schemaSelection: Int {
-        get { position(.schema).selection }
-        set { setPosition(.schema) { $0.selection = newValue } }
-    }
-    public var schemaScroll: Int {
-        get { position(.schema).scroll }
-        set { setPosition(.schema) { $0.scroll = newValue } }
-    }
-    public var shareSelection: Int {
-        get { position(.shares).selection }
-        set { setPosition(.shares) { $0.selection = newValue } }
-    }
-    public var shareScroll: Int {
-        get { position(.shares).scroll }
-        set { setPosition(.shares) { $0.scroll = newValue } }
-    }
-
-    /// The share records of the database (`:shares`).
-    public var shares: [Record] {
-        get { if case .shares(let s)? = stack.find(.shares) { return s.shares.value } else { return [] } }
-        set { stack.modify(.shares) { if case .shares(var s) = $0 { s.shares.value = newValue; $0 = .shares(s) } } }
-    }
-    public var sharesLoading: Bool {
-        get { if case .shares(let s)? = stack.find(.shares) { return s.shares.loading } else { return false } }
-        set { stack.modify(.shares) { if case .shares(var s) = $0 { s.shares.loading = newValue; $0 = .shares(s) } } }
     }
 
     /// The open zone's records (on the stack, or set aside by a jump to the zones).
@@ -675,30 +620,6 @@ extension BrowserState {
     public var detailHistory: [RecordDetail] {
         get { if case .detail(let s)? = stack.find(.recordDetail) { return s.history } else { return [] } }
         set { stack.modify(.recordDetail) { if case .detail(var s) = $0 { s.history = newValue; $0 = .detail(s) } } }
-    }
-
-    /// `v` in a subscription's detail: its JSON instead of the summary.
-    public var subscriptionRaw: Bool {
-        get { if case .subscriptionDetail(let s)? = stack.find(.subscriptionDetail) { return s.raw } else { return false } }
-        set { stack.modify(.subscriptionDetail) { if case .subscriptionDetail(var s) = $0 { s.raw = newValue; $0 = .subscriptionDetail(s) } } }
-    }
-    public var subscriptionScroll: Int {
-        get { if case .subscriptionDetail(let s)? = stack.find(.subscriptionDetail) { return s.scroll } else { return 0 } }
-        set { stack.modify(.subscriptionDetail) { if case .subscriptionDetail(var s) = $0 { s.scroll = newValue; $0 = .subscriptionDetail(s) } } }
-    }
-
-    public var errorScroll: Int {
-        get { if case .errors(let scroll)? = stack.find(.errors) { return scroll } else { return 0 } }
-        set { stack.modify(.errors) { $0 = .errors(scroll: newValue) } }
-    }
-
-    /// The request open in the inspector.
-    public var inspected: RequestRecord? {
-        if case .inspector(let s)? = stack.find(.inspector) { return s.record } else { return nil }
-    }
-    public var inspectorScroll: Int {
-        get { if case .inspector(let s)? = stack.find(.inspector) { return s.scroll } else { return 0 } }
-        set { stack.modify(.inspector) { if case .inspector(var s) = $0 { s.scroll = newValue; $0 = .inspector(s) } } }
     }
 
     /// The conflict prompt of the commit on screen, when it is in that stage.

@@ -28,7 +28,7 @@ extension Browser {
     /// The selected row, when the selection is on one.
     static func selectedSubscriptionRow(_ state: BrowserState) -> SubscriptionRow? {
         let rows = subscriptionList(state)
-        return rows.indices.contains(state.subscriptionSelection) ? rows[state.subscriptionSelection] : nil
+        return rows.indices.contains(state.position(.subscriptions).selection) ? rows[state.position(.subscriptions).selection] : nil
     }
 
     /// What the checks of a subscription know of the open database.
@@ -124,7 +124,7 @@ extension Browser {
     }
 
     static func clampSubscriptionSelection(_ state: inout BrowserState) {
-        state.subscriptionSelection = min(state.subscriptionSelection, max(0, subscriptionList(state).count - 1))
+        state.setSelection(.subscriptions, min(state.position(.subscriptions).selection, max(0, subscriptionList(state).count - 1)))
     }
 
     /// `n`'s line: `query TYPE [ZONE]`, `zone ZONE` or `database` opens the editor on a template.
@@ -202,7 +202,7 @@ extension Browser {
                 }
                 if state.connection.environment == .production { throw FieldInputError("CloudKit creates subscriptions in development only") }
                 state.staged.stage(subscription: StagedSubscriptionOperation(kind: .create, scope: scope, subscription: subscription, base: nil))
-                if let index = subscriptionList(state).firstIndex(where: { $0.subscription?.subscriptionID == id }) { state.subscriptionSelection = index }
+                if let index = subscriptionList(state).firstIndex(where: { $0.subscription?.subscriptionID == id }) { state.setSelection(.subscriptions, index) }
                 state.say(.staged(.subscription(id, .create), total: state.staged.count))
 
             }

@@ -114,7 +114,7 @@ public enum Browser {
             switch result {
             case .success(let zones):
                 state.zones = zones
-                state.zoneSelection = min(state.zoneSelection, max(0, zones.count - 1))
+                state.setSelection(.zones, min(state.position(.zones).selection, max(0, zones.count - 1)))
                 if scope == .shared { return discoverOwners(zones.map { $0.zone?.zoneID.ownerRecordName }, state) }
             case .failure(let failure): fail(&state, failure)
             }
@@ -139,7 +139,7 @@ public enum Browser {
                 }
                 // A `:shares` screen (shown or set aside) lists the shares as they were: read them again.
                 if state.stack.find(.shares) != nil {
-                    state.sharesLoading = true
+                    modifyShares(&state) { $0.shares.loading = true }
                     effects.append(.loadShares(state.connection.database))
                 }
                 return effects
@@ -286,11 +286,13 @@ public enum Browser {
             return []
         case .sharesLoaded(let scope, let result):
             guard scope == state.connection.database else { return [] }
-            state.sharesLoading = false
+            modifyShares(&state) { $0.shares.loading = false }
             switch result {
             case .success(let shares):
-                state.shares = shares
-                state.shareSelection = min(state.shareSelection, max(0, shares.count - 1))
+                modifyShares(&state) {
+                    $0.shares.value = shares
+                    $0.position.selection = min($0.position.selection, max(0, shares.count - 1))
+                }
                 if scope == .shared { return discoverOwners(shares.map { $0.zoneID?.ownerRecordName }, state) }
             case .failure(let failure): fail(&state, failure)
             }
@@ -322,7 +324,7 @@ public enum Browser {
             // Whole exchanges (bodies up to 1 MB) are kept for the latest requests only.
             let keep = state.requests.count - inspectorExchangesKept
             if keep > 0, state.requests[keep - 1].exchange != nil { state.requests[keep - 1].exchange = nil }
-            if state.pane == .debug, state.debugSelection > 0 { state.debugSelection += 1 }  // the same request stays selected
+            if state.pane == .debug, state.position(.debug).selection > 0 { state.setSelection(.debug, state.position(.debug).selection + 1) }  // the same request stays selected
             return []
         case .cachedZones(let scope, let zones):
             if scope == state.connection.scope { state.cachedZones = zones }
@@ -546,19 +548,20 @@ public enum Browser {
         default:
             break
         }
-        switch state.pane {
+        // Each screen handles its keys, on its own state where it has any.
+        switch state.stack.top {
         case .zones: return zonesKey(key, &state)
         case .records: return recordsKey(key, &state)
-        case .recordDetail: return detailKey(key, &state)
+        case .detail: return detailKey(key, &state)
         case .subscriptions: return subscriptionsKey(key, &state)
-        case .subscriptionDetail: return subscriptionDetailKey(key, &state)
+        case .subscriptionDetail(let screen): return state.onTop(screen, Screen.subscriptionDetail) { subscriptionDetailKey(key, &$0, &$1) }
         case .batch: return batchKey(key, &state)
         case .notifications: return notificationsKey(key, &state)
-        case .errors: return errorsKey(key, &state)
+        case .errors(let scroll): return state.onTop(scroll, { .errors(scroll: $0) }) { errorsKey(key, &$0, &$1) }
         case .push: return pushKey(key, &state)
-        case .debug: return debugKey(key, &state)
-        case .inspector: return inspectorKey(key, &state)
-        case .shares: return sharesKey(key, &state)
+        case .requests: return debugKey(key, &state)
+        case .inspector(let screen): return state.onTop(screen, Screen.inspector) { inspectorKey(key, &$0, &$1) }
+        case .shares(let screen): return state.onTop(screen, Screen.shares) { sharesKey(key, &$0, &$1) }
         case .schema: return schemaKey(key, &state)
         case .commit, .conflict: return []
         }
@@ -575,8 +578,8 @@ public enum Browser {
         case .char("n"), .char("N"):
             state.withPosition(.debug) { move(&$0, &$1, count: rows.count, delta: key == .char("n") ? 1 : -1, height: h) }
         case .enter, .char("l"), .right:
-            guard rows.indices.contains(state.debugSelection) else { return [] }
-            let record = rows[state.debugSelection]
+            guard rows.indices.contains(state.position(.debug).selection) else { return [] }
+            let record = rows[state.position(.debug).selection]
             guard record.exchange != nil else {
                 state.say(.exchangeNotKept(kept: inspectorExchangesKept))
                 return []
@@ -587,19 +590,19 @@ public enum Browser {
         return []
     }
 
-    static func inspectorKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard let record = state.inspected else { return [] }
+    static func inspectorKey(_ key: Key, _ screen: inout InspectorScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        let record = screen.record
         let lines = inspectorLines(record, width: state.size.width)
         let h = listHeight(state)
         let last = max(0, lines.count - h)
-        if scrollView(key, &state.inspectorScroll, count: lines.count, height: h) { return [] }
+        if scrollView(key, &screen.scroll, count: lines.count, height: h) { return [] }
         switch key {
         case .char("n"), .char("N"):
             // The next (previous) line with a match, brought to the top.
             guard let filter = filterText(state, .inspector) else { return [] }
             let hits = lines.indices.filter { matches(lines[$0].text, filter) }
-            let next = key == .char("n") ? hits.first { $0 > state.inspectorScroll } : hits.last { $0 < state.inspectorScroll }
-            if let next { state.inspectorScroll = min(next, last) } else { state.say(.noMoreMatches) }
+            let next = key == .char("n") ? hits.first { $0 > screen.scroll } : hits.last { $0 < screen.scroll }
+            if let next { screen.scroll = min(next, last) } else { state.say(.noMoreMatches) }
         case .char("y"):
             // The exchange's own lines, not the screen's: a header or token wrapped at the screen's width
             // would otherwise be copied with a newline inside it.
@@ -648,15 +651,15 @@ public enum Browser {
     }
 
     /// The error log scrolls by rows (newest first).
-    static func errorsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+    static func errorsKey(_ key: Key, _ scroll: inout Int, _ state: inout BrowserState) -> [BrowserEffect] {
         let rows = errorLines(state, width: state.size.width).count
         let h = listHeight(state)
-        if scrollView(key, &state.errorScroll, count: rows, height: h) {
+        if scrollView(key, &scroll, count: rows, height: h) {
             return []
         } else if key == .char("X") {
             state.errorLog = []
             state.lastError = nil
-            state.errorScroll = 0
+            scroll = 0
         }
         return []
     }
@@ -778,7 +781,7 @@ public enum Browser {
             return []
         case .char("d"):
             guard writable(&state) else { return [] }
-            guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
+            guard visible.contains(state.position(.zones).selection), let zone = state.zones[state.position(.zones).selection].zone else { return [] }
             guard !zone.zoneID.isDefaultZone else {
                 state.say(.defaultZoneUndeletable)
                 return []
@@ -786,7 +789,7 @@ public enum Browser {
             state.input = InputLine(.deleteZone(state.connection.zone(zone.zoneID)))
             return []
         case .char("u"):
-            guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
+            guard visible.contains(state.position(.zones).selection), let zone = state.zones[state.position(.zones).selection].zone else { return [] }
             let key = state.connection.zone(zone.zoneID)
             guard state.staged.zoneOperations.contains(where: { $0.zone == key }) else {
                 state.say(.nothingStaged(.zone(zone.zoneID.zoneName)))
@@ -802,7 +805,7 @@ public enum Browser {
             state.zonesLoading = true
             return [.loadZones(state.connection.database)]
         case .enter, .char("l"), .right:
-            guard visible.contains(state.zoneSelection), let zone = state.zones[state.zoneSelection].zone else { return [] }
+            guard visible.contains(state.position(.zones).selection), let zone = state.zones[state.position(.zones).selection].zone else { return [] }
             return openZone(zone.zoneID, &state)
         default:
             return []
@@ -1024,8 +1027,8 @@ public enum Browser {
         case .recordDetail: return state.detail?.zoneID
         case .zones:
             let visible = visibleZones(state)
-            guard visible.contains(state.zoneSelection) else { return nil }
-            return state.zones[state.zoneSelection].zone?.zoneID
+            guard visible.contains(state.position(.zones).selection) else { return nil }
+            return state.zones[state.position(.zones).selection].zone?.zoneID
         default: return nil
         }
     }
@@ -1171,7 +1174,7 @@ public enum Browser {
         case .char("n"), .char("N"):
             state.withPosition(.subscriptions) { moveVisible(&$0, &$1, visible: visible, delta: key == .char("n") ? 1 : -1, height: h) }
         case .enter, .char("l"), .right:
-            guard visible.contains(state.subscriptionSelection) else { return [] }
+            guard visible.contains(state.position(.subscriptions).selection) else { return [] }
             state.stack.push(.subscriptionDetail(SubscriptionDetailScreen()))
         case .char("r"):
             return openSubscriptions(&state)
@@ -1183,13 +1186,13 @@ public enum Browser {
         return []
     }
 
-    static func subscriptionDetailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
+    static func subscriptionDetailKey(_ key: Key, _ screen: inout SubscriptionDetailScreen, _ state: inout BrowserState) -> [BrowserEffect] {
         // The rows drawn (wrapped) and the page drawing shows, from one place.
-        if scrollView(key, &state.subscriptionScroll, count: subscriptionRows(state).count, height: Layout(state).pageHeight) {
+        if scrollView(key, &screen.scroll, count: subscriptionRows(state, raw: screen.raw).count, height: Layout(state).pageHeight) {
             return []
         } else if key == .char("v") {
-            state.subscriptionRaw.toggle()
-            state.subscriptionScroll = 0
+            screen.raw.toggle()
+            screen.scroll = 0
         } else if key == .char("y"), let row = selectedSubscriptionRow(state) {
             state.say(.copied(.subscription))
             return [.copy(Format.copyJSON(row.json))]

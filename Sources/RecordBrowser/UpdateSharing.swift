@@ -133,19 +133,30 @@ extension Browser {
     /// `:shares`: the share records of every zone of the database.
     static func openShares(_ state: inout BrowserState) -> [BrowserEffect] {
         state.stack.open(.shares)
-        state.sharesLoading = true
+        modifyShares(&state) { $0.shares.loading = true }
         return [.loadShares(state.connection.database)]
     }
 
-    static func sharesKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        let h = listHeight(state), count = state.shares.count
-        if state.withPosition(.shares, { moveList(key, &$0, &$1, count: count, height: h) }) { return [] }
+    /// Changes the shares screen (on the stack, else aside), when there is one.
+    static func modifyShares(_ state: inout BrowserState, _ change: (inout SharesScreen) -> Void) {
+        state.stack.modify(.shares) {
+            guard case .shares(var screen) = $0 else { return }
+            change(&screen)
+            $0 = .shares(screen)
+        }
+    }
+
+    static func sharesKey(_ key: Key, _ screen: inout SharesScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        let shares = screen.shares.value
+        if moveList(key, &screen.position.selection, &screen.position.scroll, count: shares.count, height: listHeight(state)) { return [] }
         switch key {
-        case .char("r"): return openShares(&state)
+        case .char("r"):
+            screen.shares.loading = true
+            return [.loadShares(state.connection.database)]
         case .enter, .char("l"), .right:
             // The share record, in its zone (opened underneath, so Esc goes back to its list).
-            guard state.shares.indices.contains(state.shareSelection), let zoneID = state.shares[state.shareSelection].zoneID else { return [] }
-            let name = state.shares[state.shareSelection].recordName
+            guard shares.indices.contains(screen.position.selection), let zoneID = shares[screen.position.selection].zoneID else { return [] }
+            let name = shares[screen.position.selection].recordName
             var effects = openZone(zoneID, &state)
             effects += openRecord(RecordKey(zone: state.connection.zone(zoneID), recordName: name), &state)
             return effects

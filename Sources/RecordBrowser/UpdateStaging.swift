@@ -406,7 +406,7 @@ extension Browser {
             state.stack.remove([.commit, .conflict])
             state.stack.open(.batch)
         }
-        state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
+        state.setSelection(.batch, min(state.position(.batch).selection, max(0, state.staged.count - 1)))
         return []
     }
 
@@ -416,20 +416,20 @@ extension Browser {
         let count = zoneOps.count + ops.count
         var list = batchMovement(state)
         if list.apply(key) {
-            state.batchSelection = list.selection
-            state.batchScroll = list.scroll
+            state.setSelection(.batch, list.selection)
+            state.setScroll(.batch, list.scroll)
             return []
         }
         if key == .char("X") {
             state.confirmation = .discardAll
             return []
         }
-        if zoneOps.indices.contains(state.batchSelection) {
-            let zone = zoneOps[state.batchSelection]
+        if zoneOps.indices.contains(state.position(.batch).selection) {
+            let zone = zoneOps[state.position(.batch).selection]
             switch key {
             case .char("u"):
                 state.staged.unstage(zone: zone.zone)
-                state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
+                state.setSelection(.batch, min(state.position(.batch).selection, max(0, state.staged.count - 1)))
                 state.say(.unstaged(.zone(zone.zone.zoneID.zoneName, zone.kind), total: state.staged.count))
             case .enter, .char("l"), .right:
                 state.say(.zoneOperationHint)
@@ -438,12 +438,12 @@ extension Browser {
             return []
         }
         let subscriptionOps = state.staged.subscriptionOperations
-        if subscriptionOps.indices.contains(state.batchSelection - zoneOps.count) {
-            let op = subscriptionOps[state.batchSelection - zoneOps.count]
+        if subscriptionOps.indices.contains(state.position(.batch).selection - zoneOps.count) {
+            let op = subscriptionOps[state.position(.batch).selection - zoneOps.count]
             switch key {
             case .char("u"):
                 state.staged.unstage(subscription: op.key)
-                state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
+                state.setSelection(.batch, min(state.position(.batch).selection, max(0, state.staged.count - 1)))
                 state.say(.unstaged(.subscription(op.subscriptionID, op.kind), total: state.staged.count))
             case .enter, .char("l"), .right:
                 guard op.key.scope == state.connection.scope else {
@@ -452,7 +452,7 @@ extension Browser {
                 }
                 let effects = openSubscriptions(&state)
                 if let index = subscriptionList(state).firstIndex(where: { $0.subscription?.subscriptionID == op.subscriptionID }) {
-                    state.subscriptionSelection = index
+                    state.setSelection(.subscriptions, index)
                     state.stack.push(.subscriptionDetail(SubscriptionDetailScreen()))
                 }
                 return effects
@@ -461,12 +461,12 @@ extension Browser {
             return []
         }
         let before = zoneOps.count + subscriptionOps.count
-        guard ops.indices.contains(state.batchSelection - before) else { return [] }
-        let op = ops[state.batchSelection - before]
+        guard ops.indices.contains(state.position(.batch).selection - before) else { return [] }
+        let op = ops[state.position(.batch).selection - before]
         switch key {
         case .char("u"):
             state.staged.unstage(op.key)
-            state.batchSelection = min(state.batchSelection, max(0, state.staged.count - 1))
+            state.setSelection(.batch, min(state.position(.batch).selection, max(0, state.staged.count - 1)))
             state.say(.unstaged(.record(op.recordName), total: state.staged.count))
         case .enter, .char("l"), .right:
             guard op.zone.scope == state.connection.scope else {
@@ -492,7 +492,7 @@ extension Browser {
         case (.discardAll, .char("y")), (.discardAll, .char("Y")):
             let count = state.staged.operations.count
             state.staged.discardAll()
-            state.batchSelection = 0
+            state.setSelection(.batch, 0)
             state.say(.discarded(count))
         case (.abortConflicts, .char("y")), (.abortConflicts, .char("Y")):
             abortConflicts(&state)

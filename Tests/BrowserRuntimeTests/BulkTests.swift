@@ -32,7 +32,7 @@ import Testing
         state.size = (80, 24)
         await drive(&state, runner, [.key(.char("2"))])
         let index = try #require(state.zones.firstIndex { $0.zone?.zoneID.zoneName == "Z" })
-        state.zoneSelection = index
+        state.setSelection(.zones, index)
         // Open the zone and load it all (G), then mark 450: the first, then V on the 450th.
         await drive(&state, runner, [.key(.enter), .key(.char("G"))])
         #expect(state.list?.total == 500 && state.list?.moreComing == false)

@@ -253,7 +253,7 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         #expect(record?.fields["title"] == .string("first"))
         #expect(Browser.previewLines(runtime.state).map(\.text).contains { $0.contains("zone Projects: created") })
         // Deleting it: the name must be typed.
-        runtime.state.zoneSelection = runtime.state.zones.firstIndex { $0.zone?.zoneID.zoneName == "Projects" } ?? 0
+        runtime.state.setSelection(.zones, runtime.state.zones.firstIndex { $0.zone?.zoneID.zoneName == "Projects" } ?? 0)
         runtime.state.stack.jumpToZones()
         runtime.state.commit = nil
         await runtime.settle([.key(.char("d"))] + "Project".map { .key(.char($0)) } + [.key(.enter)], host: host)

@@ -38,7 +38,7 @@ import Testing
         h.keys(.enter)
         let visible = Browser.visibleZones(h.state)
         #expect(!visible.isEmpty && visible.count < total)
-        #expect(h.state.zoneSelection == visible[0])
+        #expect(h.state.position(.zones).selection == visible[0])
         let row = try #require(h.screen.snapshot.split(separator: "\n").firstIndex { $0.contains("Gallery") })
         let x = try #require(h.screen.line(row).range(of: "Gal")).lowerBound
         let column = TextWidth.width(String(h.screen.line(row)[..<x]))

@@ -31,14 +31,14 @@ import Testing
             var harness = Harness(width: w, height: h)
             harness.send(.zonesLoaded(.private, .success((0..<n).map { .zone(Zone(zoneID: ZoneID(zoneName: String(format: "zone-%03d", $0), ownerRecordName: owner, zoneType: .regularCustomZone), atomic: true)) })))
             return harness
-        }, rowName: { i, _ in String(format: "zone-%03d", i) }, selection: { $0.zoneSelection }),
+        }, rowName: { i, _ in String(format: "zone-%03d", i) }, selection: { $0.position(.zones).selection }),
         ListScreen(name: "subscriptions", open: { w, h, n in
             var harness = Harness(width: w, height: h)
             harness.send(.zonesLoaded(.private, .success(Harness.zones)))
             harness.keys(.char("s"))
             harness.send(.subscriptionsLoaded(.private, .success((0..<n).map { .subscription(.zone(String(format: "sub-%03d", $0), ZoneID(zoneName: "Gallery"))) })))
             return harness
-        }, rowName: { i, _ in String(format: "sub-%03d", i) }, selection: { $0.subscriptionSelection }),
+        }, rowName: { i, _ in String(format: "sub-%03d", i) }, selection: { $0.position(.subscriptions).selection }),
         ListScreen(name: "records", open: { w, h, n in
             var harness = Harness(width: w, height: h)
             harness.send(.zonesLoaded(.private, .success(Harness.zones)))
@@ -55,7 +55,7 @@ import Testing
             }
             harness.keys(.char("D"))
             return harness
-        }, rowName: { i, n in String(format: "op-%03d", n - 1 - i) }, selection: { $0.debugSelection }),
+        }, rowName: { i, n in String(format: "op-%03d", n - 1 - i) }, selection: { $0.position(.debug).selection }),
         ListScreen(name: "shares", open: { w, h, n in
             var harness = Harness(width: w, height: h)
             harness.send(.zonesLoaded(.private, .success(Harness.zones)))
@@ -66,7 +66,7 @@ import Testing
                 return share
             })))
             return harness
-        }, rowName: { i, _ in String(format: "zone-%03d", i) }, selection: { $0.shareSelection }),
+        }, rowName: { i, _ in String(format: "zone-%03d", i) }, selection: { $0.position(.shares).selection }),
     ] }
 
     /// Where the selection of an `n`-row list with a body of `page` rows lands: from `from`, after `key`.
@@ -139,7 +139,7 @@ import Testing
             harness.state.errorLog = errors(max(1, n / 3))
             harness.keys(.char("!"))
             return harness
-        }, lines: { Browser.errorLines($0, width: $0.size.width).map(\.text) }, rows: { Layout($0).body }, scroll: { $0.errorScroll }),
+        }, lines: { Browser.errorLines($0, width: $0.size.width).map(\.text) }, rows: { Layout($0).body }, scroll: { state in if case .errors(let scroll) = state.stack.top { scroll } else { -1 } }),
         TextView(name: "raw JSON", open: { w, h, n in
             var harness = Harness(width: w, height: h)
             var record = Record(recordName: "big", recordType: "Artwork", recordChangeTag: "t")
@@ -156,7 +156,8 @@ import Testing
             harness.send(.subscriptionsLoaded(.private, .success([.subscription(.query("big", query, firesOn: [.create], zoneID: ZoneID(zoneName: "Gallery")))])))
             harness.keys(.enter, .char("v"))
             return harness
-        }, lines: { Browser.subscriptionRows($0) }, rows: { Layout($0).page }, scroll: { $0.subscriptionScroll }),
+        }, lines: { Browser.subscriptionRows($0, raw: true) }, rows: { Layout($0).page },
+                 scroll: { state in if case .subscriptionDetail(let detail) = state.stack.top { detail.scroll } else { -1 } }),
         TextView(name: "commit preview", open: { w, h, n in
             var harness = Harness(width: w, height: h)
             harness.openDetail()
@@ -329,9 +330,9 @@ import Testing
         h.keys(.char("s"))
         h.send(.subscriptionsLoaded(.private, .success(Harness.subscriptions)))
         h.keys(.char("G"))
-        #expect(h.state.subscriptionSelection == Harness.subscriptions.count - 1)
+        #expect(h.state.position(.subscriptions).selection == Harness.subscriptions.count - 1)
         h.keys(.char("g"))
-        #expect(h.state.subscriptionSelection == 0)
+        #expect(h.state.position(.subscriptions).selection == 0)
     }
 
     /// The value type itself: selectable rows, items of several rows, pages.

@@ -26,9 +26,9 @@ import Testing
         let zones: [ZoneResult] = (0..<60).map { .zone(Zone(zoneID: ZoneID(zoneName: "zone-\($0)"))) }
         h.send(.zonesLoaded(.private, .success(zones)))
         for _ in 0..<40 { h.keys(.char("j")) }
-        let scrolled = h.state.zoneScroll
+        let scrolled = h.state.position(.zones).scroll
         #expect(scrolled > 0 && h.screen.snapshot.contains("zone-40"))
         h.keys(.char("k"))
-        #expect(h.state.zoneScroll == scrolled && h.screen.snapshot.contains("zone-\(scrolled)"), "one row up does not jump the list")
+        #expect(h.state.position(.zones).scroll == scrolled && h.screen.snapshot.contains("zone-\(scrolled)"), "one row up does not jump the list")
     }
 }

@@ -146,7 +146,7 @@ extension CellGrid {
         // Enter on a field starts a filter on it, with its comparators offered.
         let rows = Browser.schemaRows(h.state)
         let year = try #require(rows.firstIndex { $0.field == "year" })
-        while h.state.schemaSelection < year { h.keys(.char("j")) }
+        while h.state.position(.schema).selection < year { h.keys(.char("j")) }
         h.keys(.enter)
         #expect(h.state.input?.text == "query Artwork year ")
         #expect(h.inputNote == "comparators: LESS_THAN LESS_THAN_OR_EQUALS GREATER_THAN GREATER_THAN_OR_EQUALS")

@@ -178,7 +178,7 @@ import Testing
         result.participantPermission = .readWrite
         h.send(.shareAccepted("0AbCdEf", .success(result)))
         #expect(h.effects.contains(.loadShares(.shared)), "the shares screen is read again: \(h.effects)")
-        #expect(h.state.sharesLoading)
+        #expect({ if case .shares(let shares)? = h.state.stack.find(.shares) { shares.shares.loading } else { false } }())
         // Without a shares screen nothing more is read.
         var plain = Harness()
         plain.send(.shareAccepted("0AbCdEf", .success(result)))

@@ -74,7 +74,7 @@ import Testing
         h.send(.requestFinished(record))
         h.keys(.char("D"))
         h.keys(.enter)
-        #expect(h.state.inspected != nil)
+        #expect(h.state.pane == .inspector)
         let wrapped = Browser.inspectorLines(record, width: 60).map(\.text)
         #expect(!wrapped.contains { $0.hasSuffix(url) }, "the screen wraps the URL")
         h.keys(.char("y"))

@@ -43,7 +43,7 @@ struct HeadlessBrowser {
     /// Opens the zone named `zone` from the zones list.
     mutating func open(zone: String, onEvent: (BrowserEvent, BrowserState) -> Void = { _, _ in }) async {
         guard let index = state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == zone }) else { return }
-        state.zoneSelection = index
+        state.setSelection(.zones, index)
         await send(.key(.enter), onEvent: onEvent)
     }
 }

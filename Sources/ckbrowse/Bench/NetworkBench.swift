@@ -124,7 +124,7 @@ struct DelayingTransport: HTTPTransport {
 
     func openZone(_ name: String) async {
         guard let index = live.state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == name }) else { return }
-        live.state.zoneSelection = index
+        live.state.setSelection(.zones, index)
         send(.key(.enter))
         await settle { ($0.list?.window.count ?? 0) > 0 }
     }
@@ -135,7 +135,7 @@ struct DelayingTransport: HTTPTransport {
         firstAnswerAt = nil
         let start = Date()
         guard let index = live.state.zones.firstIndex(where: { $0.zone?.zoneID.zoneName == name }) else { return (0, 0) }
-        live.state.zoneSelection = index
+        live.state.setSelection(.zones, index)
         send(.key(.enter))
         await settle { ($0.list?.window.count ?? 0) > 0 }
         let rows = Date().timeIntervalSince(start)
