@@ -1,0 +1,56 @@
+import CloudKitWeb
+import Testing
+@testable import RecordBrowser
+
+/// The hint line holds typed reports: what a key did is a value (read here), and its words come from
+/// one place (the screen shows them).
+@Suite struct NoticeTests {
+    @Test func whatAKeyStagedIsAValueAndTheScreenShowsItsWords() {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.select(field: "year")
+        h.keys(.char("e"), .ctrl("u"))
+        h.type("1999")
+        h.keys(.enter)
+        let name = Harness.detailRecord.recordName
+        #expect(h.state.report.notice == .staged(.field("year", record: name), total: 1))
+        #expect(h.state.messageKind == .plain)
+        #expect(h.screen.snapshot.contains("staged: 'year' of '\(name)' · 1 staged (b batch, c commit)"))
+        // Esc in the editor: nothing staged, and why.
+        h.keys(.char("e"), .escape)
+        #expect(h.state.report.notice == .nothingStaged(.editCancelled))
+    }
+
+    @Test func aRefusedLineKeepsItsTextAndATypedReason() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char(":"))
+        h.type("frobnicate now")
+        h.keys(.enter)
+        #expect(h.state.input?.text == "frobnicate now")
+        #expect(h.state.input?.refusal == .unknownCommand("frobnicate"))
+        #expect(h.screen.snapshot.contains("unknown command ':frobnicate'"))
+        // An edit takes the reason away; Tab's candidates take its place.
+        h.keys(.backspace)
+        #expect(h.state.input?.refusal == nil)
+    }
+
+    @Test func aReportsKindDecidesHowLongItStays() {
+        #expect(Notice.committed(saved: 1, deleted: 0, subscriptions: 0, failed: 0).kind == .outcome)
+        #expect(Notice.loadingToEnd(loaded: 5, forExport: false).kind == .progress(.loadingToEnd))
+        #expect(Notice.downloading("'image' of a", to: "/tmp/a").kind == .progress(.download("'image' of a")))
+        #expect(Notice.firedOnceDeleted("s", fromPush: true).kind == .subscriptionFiredOnce)
+        #expect(Notice.refused(.dbUsage).kind == .refusal)
+        #expect(Notice.noMoreMatches.kind == .plain)
+        // A commit's outcome outlives one screen change (as a plain report), then goes with a move.
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("s"))
+        h.state.say(.committed(saved: 2, deleted: 1, subscriptions: 0, failed: 0))
+        h.keys(.escape)
+        #expect(h.state.report.notice == .committed(saved: 2, deleted: 1, subscriptions: 0, failed: 0) && h.state.messageKind == .plain)
+        #expect(h.state.message == "committed 3 operations (2 saved, 1 deleted)")
+        h.keys(.char("j"))
+        #expect(h.state.report.notice == nil)
+    }
+}
