@@ -13,12 +13,16 @@ public enum SubscriptionTemplate {
         public var schema: KnownSchema?
         /// Zones of the database, when listed (empty: zone names are not checked).
         public var zones: [String]
+        /// The database's other subscriptions as they will be (listed, with what is staged): a query
+        /// subscription's twin among them is refused before it is sent.
+        public var others: [Subscription]
 
-        public init(database: DatabaseScope, environment: CloudKitEnvironment, schema: KnownSchema?, zones: [String]) {
+        public init(database: DatabaseScope, environment: CloudKitEnvironment, schema: KnownSchema?, zones: [String], others: [Subscription] = []) {
             self.database = database
             self.environment = environment
             self.schema = schema
             self.zones = zones
+            self.others = others
         }
     }
 
@@ -169,6 +173,17 @@ public enum SubscriptionTemplate {
             guard let firesOn = s.firesOn, !firesOn.isEmpty else { return "a query subscription needs firesOn: any of \"create\", \"update\", \"delete\"" }
             if let bad = firesOn.first(where: { ![FiresOn.create, .update, .delete].contains($0) }) {
                 return "firesOn takes \"create\", \"update\" and \"delete\", not \"\(bad.rawValue)\""
+            }
+            if Set(firesOn).count < firesOn.count { return "firesOn names \"\(firesOn.first { f in firesOn.filter { $0 == f }.count > 1 }!.rawValue)\" twice" }
+            // The live service keeps one query subscription per record type and firesOn set: another ID
+            // with the same content fails with INTERNAL_ERROR ("could not find subscription we just
+            // created"; the local server answers the same), so it is said here, before it is sent.
+            if let twin = context.others.first(where: { other in
+                other.subscriptionID != id && other.subscriptionType == .query && other.query?.recordType == query.recordType
+                    && Set(other.firesOn ?? []) == Set(firesOn)
+            }) {
+                let fires = firesOn.map(\.rawValue).sorted().joined(separator: ", ")
+                return "'\(twin.subscriptionID ?? "?")' already watches \(query.recordType) on \(fires): CloudKit keeps one query subscription per record type and firesOn set and refuses a twin (INTERNAL_ERROR); change firesOn, or edit '\(twin.subscriptionID ?? "?")'"
             }
             for (i, filter) in (query.filterBy ?? []).enumerated() where !Comparator.all.contains(filter.comparator) {
                 return "filterBy[\(i)]: unknown comparator '\(filter.comparator.rawValue)' (one of \(Comparator.all.map(\.rawValue).joined(separator: ", ")))"

@@ -33,8 +33,15 @@ extension Browser {
 
     /// What the checks of a subscription know of the open database.
     static func subscriptionContext(_ state: BrowserState) -> SubscriptionTemplate.Context {
-        SubscriptionTemplate.Context(database: state.connection.database, environment: state.connection.environment, schema: state.schema,
-                                     zones: state.zones.compactMap { $0.zone?.zoneID.zoneName })
+        // The subscriptions as the commit would leave them: those listed, staged changes applied,
+        // staged deletions gone.
+        var others: [String: Subscription] = [:]
+        for s in state.subscriptions.compactMap(\.subscription) { if let id = s.subscriptionID { others[id] = s } }
+        for op in state.staged.subscriptionOperations where op.database == state.connection.database {
+            others[op.subscriptionID] = op.kind == .delete ? nil : op.subscription
+        }
+        return SubscriptionTemplate.Context(database: state.connection.database, environment: state.connection.environment, schema: state.schema,
+                                            zones: state.zones.compactMap { $0.zone?.zoneID.zoneName }, others: others.keys.sorted().compactMap { others[$0] })
     }
 
     /// The staging keys of the Subscriptions screen (nil: not one of them).

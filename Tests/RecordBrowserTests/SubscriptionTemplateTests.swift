@@ -64,4 +64,18 @@ import Testing
         // No schema known: types and fields are not judged.
         #expect(problem(Self.good.replacingOccurrences(of: "Artwork", with: "Painting"), publicDB) == nil)
     }
+
+    /// CloudKit refuses a second query subscription on the same type and firesOn set (INTERNAL_ERROR
+    /// "could not find subscription we just created"): said before it is sent, as a firesOn twice is.
+    @Test func aTwinOfAnotherQuerySubscriptionIsRefusedBeforeItIsSent() throws {
+        var context = Self.context
+        context.others = [.query("artwork-changes", Query(recordType: "Artwork"), firesOn: [.update, .create])]
+        let twin = problem(Self.good.replacingOccurrences(of: #"["create"]"#, with: #"["create", "update"]"#), context)
+        #expect(twin?.contains("'artwork-changes' already watches Artwork on create, update") == true, "\(twin ?? "nil")")
+        #expect(problem(Self.good, context) == nil, "another firesOn set is no twin")
+        // Editing the subscription itself (its ID) is not a twin of itself.
+        let same = Self.good.replacingOccurrences(of: "\"s1\"", with: "\"artwork-changes\"").replacingOccurrences(of: #"["create"]"#, with: #"["create", "update"]"#)
+        #expect(problem(same, context) == nil)
+        #expect(problem(Self.good.replacingOccurrences(of: #"["create"]"#, with: #"["create", "update", "update"]"#))?.contains("\"update\" twice") == true)
+    }
 }
