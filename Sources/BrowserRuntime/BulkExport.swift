@@ -81,9 +81,8 @@ enum Exporter {
             return "the directory \(directory) does not exist"
         }
         guard FileManager.default.isWritableFile(atPath: directory) else { return "the directory \(directory) is not writable" }
-        if FileManager.default.fileExists(atPath: absolute), !FileManager.default.isWritableFile(atPath: absolute) {
-            return "\(path) exists and is not writable"
-        }
+        // As `o` does: an export never replaces a file (one the user meant to keep is easily named).
+        if FileManager.default.fileExists(atPath: absolute) { return "\(path) exists (nothing overwritten): give another name" }
         return nil
     }
 
@@ -143,12 +142,14 @@ enum Exporter {
                 try flush(true)
                 try handle.synchronize()
             }
-            // Whole or not at all: the complete file replaces the target in one rename.
-            if rename(temporary, absolute) != 0 {
-                let reason = String(cString: strerror(errno))
+            // Whole or not at all, and never over a file: the complete file is linked to its name, which
+            // fails if a file took that name meanwhile (rename would replace it).
+            if link(temporary, absolute) != 0 {
+                let reason = errno == EEXIST ? "\(request.path) exists (nothing overwritten): give another name" : "cannot write \(request.path): \(String(cString: strerror(errno)))"
                 try? FileManager.default.removeItem(atPath: temporary)
-                return .exported(request, .failure(BrowserFailure(message: "cannot write \(request.path): \(reason)")))
+                return .exported(request, .failure(BrowserFailure(message: reason)))
             }
+            try? FileManager.default.removeItem(atPath: temporary)
             return .exported(request, .success(ExportResult(records: written, path: absolute)))
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)

@@ -98,6 +98,19 @@ import Testing
             }
             #expect(failure.message.contains("not writable"))
         }
+        // A file that exists is never replaced (as `o` never overwrites): refused when the path is
+        // checked, and by the final link if one took the name meanwhile.
+        guard case .exportPathChecked(_, let exists)? = await runner.execute(.checkExportPath(csv)).first else {
+            Issue.record("not checked")
+            return
+        }
+        #expect(exists?.contains("exists (nothing overwritten)") == true)
+        guard case .exported(_, .failure(let clobber))? = await runner.execute(.export(csv)).first else {
+            Issue.record("an existing file was replaced")
+            return
+        }
+        #expect(clobber.message.contains("exists (nothing overwritten)"))
+        #expect(try String(contentsOfFile: directory + "/out.csv", encoding: .utf8) == text, "the file is as it was")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["out.csv", "out.jsonl", "ro"], "no temporary file left")
     }
 }
