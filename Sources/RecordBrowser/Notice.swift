@@ -294,6 +294,7 @@ public enum Notice: Sendable, Hashable {
     public var kind: MessageKind {
         switch self {
         case .loadingToEnd: return .progress(.loadingToEnd)
+        case .fetchingChangesSinceCache, .refreshing: return .progress(.fetching)
         case .downloading(let label, _), .downloadProgress(let label, _, _): return .progress(.download(label))
         case .assetSaved, .committed, .commitReport: return .outcome
         case .firedOnceDeleted(_, let fromPush): return fromPush ? .subscriptionFiredOnce : .plain

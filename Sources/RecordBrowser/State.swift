@@ -183,6 +183,8 @@ public enum MessageKind: Sendable, Hashable {
 public enum MessageProgress: Sendable, Hashable {
     /// `G`: a list loading page after page to its end.
     case loadingToEnd
+    /// A zone's changes (or a query) asked for: the page that comes in ends it.
+    case fetching
     /// `o`: an asset downloading, by its label (`'image' of artwork-0011`).
     case download(String)
 }

@@ -186,7 +186,7 @@ public enum Browser {
                     state.say(.loadingToEnd(loaded: list.total, forExport: true))
                 } else if list.loadingToEnd {
                     state.say(.loadingToEnd(loaded: list.total, forExport: false))
-                } else if state.messageKind == .progress(.loadingToEnd) {
+                } else if state.messageKind == .progress(.loadingToEnd) || state.messageKind == .progress(.fetching) {
                     // Only the loading message goes: a page prefetched in the background must not take
                     // away what the user was just told (what was staged, a commit's outcome).
                     state.clearNotice()
@@ -201,6 +201,7 @@ public enum Browser {
             case .failure(let failure):
                 list.loadingToEnd = false
                 if list.source != .changes { list.moreComing = false }
+                if state.messageKind == .progress(.fetching) { state.clearNotice() }
                 state.list = list
                 fail(&state, failure)
                 if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
@@ -814,6 +815,7 @@ public enum Browser {
 
     static func switchDatabase(_ scope: DatabaseScope, _ state: inout BrowserState) -> [BrowserEffect] {
         state.connection.database = scope
+        state.clearNotice()  // what was said of the other database's zones is not true here
         state.zones = []
         state.known.subscriptions = Loadable([])
         state.known.firedOnce = []

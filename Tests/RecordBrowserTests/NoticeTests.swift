@@ -53,4 +53,21 @@ import Testing
         h.keys(.char("j"))
         #expect(h.state.report.notice == nil)
     }
+
+    /// "refreshing…" is true until the page comes in, not after (a new user saw it stay).
+    @Test func aFetchReportGoesWhenItsPageComesIn() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page([.record(Harness.detailRecord)], token: "t", more: false)
+        h.keys(.char("r"))
+        #expect(h.state.report.notice == .refreshing && h.state.messageKind == .progress(.fetching))
+        h.page([], token: "t2", more: false)
+        #expect(h.state.report.notice == nil)
+        // What was said of one database goes with a switch to another.
+        h.keys(.char("z"))
+        h.state.say(.defaultZoneUndeletable)
+        h.keys(.char("1"))
+        #expect(h.state.report.notice == nil)
+    }
 }
