@@ -32,8 +32,9 @@ public struct RecordsScreen: Sendable {
     public var list: RecordList
     /// `/` over the loaded list.
     public var filter: String?
-    /// The list shown before a `:query` replaced it: back on screen if the query fails.
-    public var beforeQuery: RecordList?
+    /// The lists a `:query` replaced, newest last, each with its own query (nil: a zone's changes):
+    /// back on screen with Esc, or when the query fails before anything came back.
+    public var beforeQuery: [(list: RecordList, query: String?)] = []
     /// The `:query` this list shows, as typed (shown in the title).
     public var query: String?
     /// The screen the query was started from, when it was not a zone's records: Esc goes back there,

@@ -604,10 +604,6 @@ extension BrowserState {
         set { stack.modify(.records) { $0.filter = newValue } }
     }
     /// The list shown before a `:query` replaced it: back on screen if the query fails.
-    public var listBeforeQuery: RecordList? {
-        get { if case .records(let s)? = stack.find(.records) { return s.beforeQuery } else { return nil } }
-        set { stack.modify(.records) { if case .records(var s) = $0 { s.beforeQuery = newValue; $0 = .records(s) } } }
-    }
 
     /// The open record. Setting one where none is open opens it.
     public var detail: RecordDetail? {

@@ -171,7 +171,6 @@ public enum Browser {
             list.loading = false
             switch result {
             case .success(let outcome):
-                state.listBeforeQuery = nil
                 list.total = outcome.total
                 list.deleted = outcome.deleted
                 if state.filter == nil { list.matching = outcome.total }
@@ -216,10 +215,7 @@ public enum Browser {
                     state.say(.queryFailed(backTo: .whereTyped))
                     return []
                 }
-                if case .query = list.source, list.total == 0, var previous = state.listBeforeQuery {
-                    previous.generation = list.generation + 1
-                    state.list = previous
-                    state.listBeforeQuery = nil
+                if case .query = list.source, list.total == 0, showListBeforeQuery(&state) {
                     state.say(.queryFailed(backTo: .listBefore))
                     return window(&state, force: true)
                 }
@@ -734,8 +730,24 @@ public enum Browser {
             // Esc clears the screen's filter first.
             return setFilter(nil, &state)
         }
+        // A query typed over a zone's list (or another query) goes back to that list.
+        if state.pane == .records, showListBeforeQuery(&state) { return window(&state, force: true) }
         state.stack.pop()
         return []
+    }
+
+    /// The records screen shows the list a `:query` replaced (with its title) again; false when there
+    /// is none.
+    static func showListBeforeQuery(_ state: inout BrowserState) -> Bool {
+        guard case .records(var screen)? = state.stack.find(.records), let before = screen.beforeQuery.popLast() else { return false }
+        var list = before.list
+        list.generation = screen.list.generation + 1
+        screen.list = list
+        screen.query = before.query
+        screen.filter = nil
+        screen.marks.clear()
+        state.stack.modify(.records) { $0 = .records(screen) }
+        return true
     }
 
     /// Moves a selection by `delta` rows (n N, a far move's target), keeping it visible in a window of
@@ -1003,7 +1015,8 @@ public enum Browser {
         var screen = RecordsScreen(list: list)
         screen.query = text
         if state.pane == .records, case .records(let shown) = state.stack.top {
-            if shown.list.total > 0 { screen.beforeQuery = shown.list } else { screen.beforeQuery = shown.beforeQuery }
+            // A list with nothing in it (a query that found nothing) is not one to come back to.
+            screen.beforeQuery = shown.beforeQuery + (shown.list.total > 0 ? [(shown.list, shown.query)] : [])
             screen.startedFrom = shown.startedFrom
             state.stack.replace(.records, with: .records(screen))
         } else {

@@ -101,6 +101,30 @@ import Testing
         #expect(sent.0.zoneID?.zoneName == "Gallery")
     }
 
+    /// Esc from a query typed over a zone's list goes back to that list (and its title), not to the
+    /// zones; one typed over another query goes back to that query (a new user landed on the zones).
+    @Test func escFromAQueryShowsTheListItReplaced() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<5), token: "t", more: false)
+        for text in ["query Artwork", "query Artist"] {
+            h.keys(.char(":"))
+            h.type(text)
+            h.keys(.enter)
+            let (_, _, generation) = try #require(sentQuery(h))
+            h.send(.pageApplied(generation: generation, .success(PageOutcome(total: 3, syncToken: nil, continuationMarker: nil, moreComing: false, received: 3))))
+        }
+        #expect(h.screen.line(0).contains(":query Artist"))
+        h.keys(.escape)
+        #expect(h.state.pane == .records && h.screen.line(0).contains(":query Artwork"), "\(h.screen.line(0))")
+        h.keys(.escape)
+        #expect(h.state.pane == .records && h.state.list?.source == .changes && !h.screen.line(0).contains(":query"), "\(h.screen.line(0))")
+        #expect(h.state.list?.total == 5, "the zone's list as it was")
+        h.keys(.escape)
+        #expect(h.state.pane == .zones)
+    }
+
     /// The stack's invariants: the zones stay at the bottom, a record's screen carries its record, the
     /// commit's screen its session, and Esc from a zone's records keeps them for Tab and `:open`.
     @Test func screensCarryTheirState() {
