@@ -9,15 +9,16 @@
 # Then the instructions of one fixture suite loop (scripts/bench-fixture.sh's: reset, create a zone,
 # write 10, query, delete 1), counted the same way.
 # Usage: scripts/bench-callgrind.sh [PRESSES]   (default 300; about 2 minutes of valgrind at 300, then
-# about 5 for the server; SERVER_ONLY=1 skips the key presses)
+# about 5 for the server; SERVER_ONLY=1 skips the key presses; CKBROWSE_STATIC=path counts another static build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRESSES=${1:-300}
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 command -v valgrind >/dev/null || $SUDO apt-get install -y -qq valgrind >/dev/null 2>&1 || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq valgrind >/dev/null; }
-[ -x .build-static/release/ckbrowse ] && [ -z "${REBUILD:-}" ] || scripts/build-static.sh
+BIN=${CKBROWSE_STATIC:-.build-static/release/ckbrowse}
+[ -n "${CKBROWSE_STATIC:-}" ] || { [ -x "$BIN" ] && [ -z "${REBUILD:-}" ]; } || scripts/build-static.sh
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
-cp .build-static/release/ckbrowse "$WORK/ckbrowse" && strip --strip-debug "$WORK/ckbrowse"
+cp "$BIN" "$WORK/ckbrowse" && strip --strip-debug "$WORK/ckbrowse"
 count() {  # records presses → instructions in ckbrowse_bench_keypresses
     valgrind --tool=callgrind --toggle-collect=ckbrowse_bench_keypresses --callgrind-out-file="$WORK/cg.out" \
         "$WORK/ckbrowse" bench keypress --records "$1" --presses "$2" --cache-directory "$WORK/cache-$1" 2>&1 \

@@ -18,7 +18,18 @@ struct CKBrowse: AsyncParsableCommand {
     )
 
     /// Parses the arguments as `Arguments` reads and orders them (options may stand before the subcommand).
+    /// With none, the browser starts without ArgumentParser: what parsing `[]` gives is `Browse` with every
+    /// option unset, and building the command tree to find that out (a `String(describing:)` of every
+    /// command's type, reflection and dynamic casts over their properties: each first cast of a type scans
+    /// every conformance record of the binary) cost more instructions than anything else before the first
+    /// frame (PERFORMANCE.md). Errors end the process as ArgumentParser's `main` ends them.
     static func main() async {
-        await main(Arguments.normalized(Arguments.current()))
+        let arguments = Arguments.normalized(Arguments.current())
+        guard arguments.isEmpty else { return await main(arguments) }
+        do {
+            try await Browse.run(ConnectionOptions.Settings())
+        } catch {
+            exit(withError: error)
+        }
     }
 }

@@ -60,4 +60,12 @@ import Testing
         await #expect { try await ConnectionOptions.parse(["--profile", "missing"]).resolve() } throws: { "\($0)".contains("no profile 'missing'") }
         await #expect { try await ConnectionOptions.parse(["--container", "iCloud.x"]).resolve() } throws: { "\($0)".contains("no credentials") }
     }
+
+    /// `ckbrowse` with no arguments starts the browser without ArgumentParser (`CKBrowse.main`): with
+    /// exactly what parsing no arguments gives.
+    @Test func noArgumentsStartTheBrowserWithTheParsedDefaults() throws {
+        #expect(try CKBrowse.parseAsRoot([]) is Browse)
+        #expect(try Browse.parse([]).connection.settings == ConnectionOptions.Settings())
+        #expect(try Browse.parse(["--read-only"]).connection.settings != ConnectionOptions.Settings())
+    }
 }

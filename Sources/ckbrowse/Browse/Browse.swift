@@ -19,6 +19,12 @@ struct Browse: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
+        try await Self.run(connection.settings)
+    }
+
+    /// The browser on the connection `options` name; `ckbrowse` with no arguments comes here straight from
+    /// `CKBrowse.main`.
+    static func run(_ options: ConnectionOptions.Settings) async throws {
         guard clibc_isatty(1) != 0, clibc_isatty(0) != 0 else {
             FileHandle.standardError.write(Data("ckbrowse: standard input and output must be a terminal for the browser; use a headless command (ckbrowse --help) in scripts\n".utf8))
             throw ExitCode(1)
@@ -26,7 +32,7 @@ struct Browse: AsyncParsableCommand {
         let reference = AppReference()
         let resolved: ConnectionOptions.Resolved
         do {
-            resolved = try await connection.resolve(observer: { record in
+            resolved = try await options.resolve(observer: { record in
                 Task { @MainActor in reference.app?.record(record) }
             }, recordsExchanges: true)
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
@@ -59,7 +65,7 @@ struct Browse: AsyncParsableCommand {
     }
 
     @MainActor
-    func runBrowser(
+    static func runBrowser(
         client: CloudKitClient, cache: RecordCache?, journal: Result<StagingJournal, any Error>, legacy: LegacyJournal?, connection: ConnectionInfo,
         readOnlyReason: String?, reference: AppReference
     ) async throws -> Int32 {

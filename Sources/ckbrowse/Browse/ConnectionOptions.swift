@@ -55,102 +55,134 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    var environmentVariables: [String: String] { ProcessInfo.processInfo.environment }
-
-    /// True when nothing names another container or a server: the embedded demo is used. Naming the
-    /// demo's container (without a server or credentials) opens the demo too.
-    var isDemo: Bool {
-        let env = environmentVariables
-        guard profile == nil, env["CKBROWSE_PROFILE"] == nil, server == nil, env["CLOUDKIT_SERVER"].map({ $0.isEmpty }) ?? true else { return false }
-        guard let named = container ?? env["CLOUDKIT_CONTAINER"].flatMap({ $0.isEmpty ? nil : $0 }) else { return true }
-        let credentials = apiToken ?? keyID ?? env["CLOUDKIT_API_TOKEN"] ?? env["CLOUDKIT_KEY_ID"]
-        return named == DemoSeed.container && (credentials ?? "").isEmpty
+    /// The options as plain values: what `resolve` reads. `ckbrowse` with no arguments makes them without
+    /// ArgumentParser (`CKBrowse.main`'s fast path), so the browser's first frame does not wait for the
+    /// command tree to be built.
+    var settings: Settings {
+        Settings(
+            profile: profile, server: server, container: container, environment: environment, database: database, apiToken: apiToken,
+            webAuthToken: webAuthToken, keyID: keyID, keyFile: keyFile, demoUser: demoUser, readOnly: readOnly)
     }
+
+    /// True when nothing names another container or a server: the embedded demo is used.
+    var isDemo: Bool { settings.isDemo }
 
     /// `recordsExchanges`: keep whole exchanges for the browser's request inspector.
     func resolve(observer: (@Sendable (RequestRecord) -> Void)? = nil, recordsExchanges: Bool = false) async throws -> Resolved {
-        if isDemo { return try await demo(observer: observer, recordsExchanges: recordsExchanges) }
-        let env = environmentVariables
-        var settings: [String: String] = [:]
-        if let name = profile ?? env["CKBROWSE_PROFILE"] {
-            let file = try ProfileFile.load()
-            guard let values = file.profiles[name] else {
-                throw ValidationError("no profile '\(name)' in \(ProfileFile.defaultPath) (profiles: \(file.profiles.keys.sorted().joined(separator: ", ")))")
-            }
-            settings = values
-            if let variable = values["api-token-env"] { settings["api-token"] = env[variable] }
-            if let variable = values["web-auth-token-env"] { settings["web-auth-token"] = env[variable] }
-        }
-        func pick(_ flag: String?, _ variable: String, _ key: String) -> String? {
-            flag ?? env[variable].flatMap { $0.isEmpty ? nil : $0 } ?? settings[key]
-        }
-        guard let container = pick(container, "CLOUDKIT_CONTAINER", "container") else {
-            throw ValidationError("no container: pass --container, set CLOUDKIT_CONTAINER, or use a profile")
-        }
-        let serverURL = pick(server, "CLOUDKIT_SERVER", "server") ?? CloudKitConfiguration.appleServerURL
-        let environmentName = pick(environment?.rawValue, "CLOUDKIT_ENVIRONMENT", "environment") ?? "development"
-        guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
-            throw ValidationError("environment must be development or production, not '\(environmentName)'")
-        }
-        let databaseName = pick(database?.rawValue, "CLOUDKIT_DATABASE", "database") ?? "public"
-        guard let database = DatabaseScope(rawValue: databaseName) else {
-            throw ValidationError("database must be public, private or shared, not '\(databaseName)'")
-        }
-        let credentials: Credentials
-        if let keyID = pick(keyID, "CLOUDKIT_KEY_ID", "key-id") {
-            guard let keyFile = pick(keyFile, "CLOUDKIT_KEY_FILE", "key-file") else {
-                throw MissingCredentials(description: "the server-to-server key \(keyID) needs its private key file: --key-file (or CLOUDKIT_KEY_FILE, or key-file in the profile)")
-            }
-            credentials = .serverToServer(try ServerToServerKey.load(keyID: keyID, file: (keyFile as NSString).expandingTildeInPath))
-        } else if let token = pick(apiToken, "CLOUDKIT_API_TOKEN", "api-token") {
-            credentials = .apiToken(token, webAuthToken: pick(webAuthToken, "CLOUDKIT_WEB_AUTH_TOKEN", "web-auth-token"))
-        } else {
-            throw MissingCredentials(description: "no credentials for \(container): set CLOUDKIT_API_TOKEN (and CLOUDKIT_WEB_AUTH_TOKEN for a user), use a profile with api-token-env, or a server-to-server key (--key-id and --key-file)")
-        }
-        var configuration = CloudKitConfiguration(serverURL: serverURL, container: container, environment: environment)
-        configuration.recordsExchanges = recordsExchanges
-        let client = CloudKitClient(configuration: configuration, credentials: credentials, transport: AsyncHTTPTransport(), observer: observer)
-        let host = URLHost.of(serverURL)
-        var readOnlyReason: String?
-        if readOnly {
-            readOnlyReason = "--read-only was given"
-        } else if settings["read-only"] == "true" {
-            readOnlyReason = "the profile says read-only = true"
-        } else if !settings.isEmpty && environment == .production && settings["allow-writes"] != "true" {
-            readOnlyReason = "production profiles are read-only unless they say allow-writes = true"
-        }
-        return Resolved(
-            client: client, info: (container, environment, database, host), serverID: .url(normalizing: serverURL), credentials: credentials, isDemo: false,
-            readOnlyReason: readOnlyReason)
+        try await settings.resolve(observer: observer, recordsExchanges: recordsExchanges)
     }
 
-    /// The embedded demo container, in-process, with its data in the user's data directory.
-    func demo(observer: (@Sendable (RequestRecord) -> Void)?, recordsExchanges: Bool = false) async throws -> Resolved {
-        let directory = (XDG.dataHome() as NSString).appendingPathComponent("ckbrowse/demo")
-        var configuration = LocalServerConfiguration()
-        DemoSeed.configure(&configuration)
-        configuration.baseURL = "http://in-process"
-        configuration.answerCacheBytes = LocalServerConfiguration.embeddedAnswerCacheBytes
-        let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
-        // The demo has both environments: production is seeded too, the first time it is opened.
-        let environmentName = environment?.rawValue ?? environmentVariables["CLOUDKIT_ENVIRONMENT"].flatMap { $0.isEmpty ? nil : $0 } ?? "development"
-        guard let chosen = CloudKitEnvironment(rawValue: environmentName) else {
-            throw ValidationError("environment must be development or production, not '\(environmentName)'")
+    /// The connection options' values; all nil (and not read-only) is `ckbrowse` with no options.
+    struct Settings: Sendable, Equatable {
+        var profile: String?
+        var server: String?
+        var container: String?
+        var environment: CloudKitEnvironment?
+        var database: DatabaseScope?
+        var apiToken: String?
+        var webAuthToken: String?
+        var keyID: String?
+        var keyFile: String?
+        var demoUser: String?
+        var readOnly = false
+
+        var environmentVariables: [String: String] { ProcessInfo.processInfo.environment }
+
+        /// True when nothing names another container or a server: the embedded demo is used. Naming the
+        /// demo's container (without a server or credentials) opens the demo too.
+        var isDemo: Bool {
+            let env = environmentVariables
+            guard profile == nil, env["CKBROWSE_PROFILE"] == nil, server == nil, env["CLOUDKIT_SERVER"].map({ $0.isEmpty }) ?? true else { return false }
+            guard let named = container ?? env["CLOUDKIT_CONTAINER"].flatMap({ $0.isEmpty ? nil : $0 }) else { return true }
+            let credentials = apiToken ?? keyID ?? env["CLOUDKIT_API_TOKEN"] ?? env["CLOUDKIT_KEY_ID"]
+            return named == DemoSeed.container && (credentials ?? "").isEmpty
         }
-        try await DemoSeed.seedIfNeeded(service, environment: chosen)
-        let guest = demoUser == DemoSeed.guestName
-        guard demoUser == nil || guest || demoUser == DemoSeed.userName else {
-            throw ValidationError("--demo-user is \(DemoSeed.userName) or \(DemoSeed.guestName), not '\(demoUser ?? "")'")
+
+        /// `recordsExchanges`: keep whole exchanges for the browser's request inspector.
+        func resolve(observer: (@Sendable (RequestRecord) -> Void)? = nil, recordsExchanges: Bool = false) async throws -> Resolved {
+            if isDemo { return try await demo(observer: observer, recordsExchanges: recordsExchanges) }
+            let env = environmentVariables
+            var settings: [String: String] = [:]
+            if let name = profile ?? env["CKBROWSE_PROFILE"] {
+                let file = try ProfileFile.load()
+                guard let values = file.profiles[name] else {
+                    throw ValidationError("no profile '\(name)' in \(ProfileFile.defaultPath) (profiles: \(file.profiles.keys.sorted().joined(separator: ", ")))")
+                }
+                settings = values
+                if let variable = values["api-token-env"] { settings["api-token"] = env[variable] }
+                if let variable = values["web-auth-token-env"] { settings["web-auth-token"] = env[variable] }
+            }
+            func pick(_ flag: String?, _ variable: String, _ key: String) -> String? {
+                flag ?? env[variable].flatMap { $0.isEmpty ? nil : $0 } ?? settings[key]
+            }
+            guard let container = pick(container, "CLOUDKIT_CONTAINER", "container") else {
+                throw ValidationError("no container: pass --container, set CLOUDKIT_CONTAINER, or use a profile")
+            }
+            let serverURL = pick(server, "CLOUDKIT_SERVER", "server") ?? CloudKitConfiguration.appleServerURL
+            let environmentName = pick(environment?.rawValue, "CLOUDKIT_ENVIRONMENT", "environment") ?? "development"
+            guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
+                throw ValidationError("environment must be development or production, not '\(environmentName)'")
+            }
+            let databaseName = pick(database?.rawValue, "CLOUDKIT_DATABASE", "database") ?? "public"
+            guard let database = DatabaseScope(rawValue: databaseName) else {
+                throw ValidationError("database must be public, private or shared, not '\(databaseName)'")
+            }
+            let credentials: Credentials
+            if let keyID = pick(keyID, "CLOUDKIT_KEY_ID", "key-id") {
+                guard let keyFile = pick(keyFile, "CLOUDKIT_KEY_FILE", "key-file") else {
+                    throw MissingCredentials(description: "the server-to-server key \(keyID) needs its private key file: --key-file (or CLOUDKIT_KEY_FILE, or key-file in the profile)")
+                }
+                credentials = .serverToServer(try ServerToServerKey.load(keyID: keyID, file: (keyFile as NSString).expandingTildeInPath))
+            } else if let token = pick(apiToken, "CLOUDKIT_API_TOKEN", "api-token") {
+                credentials = .apiToken(token, webAuthToken: pick(webAuthToken, "CLOUDKIT_WEB_AUTH_TOKEN", "web-auth-token"))
+            } else {
+                throw MissingCredentials(description: "no credentials for \(container): set CLOUDKIT_API_TOKEN (and CLOUDKIT_WEB_AUTH_TOKEN for a user), use a profile with api-token-env, or a server-to-server key (--key-id and --key-file)")
+            }
+            var configuration = CloudKitConfiguration(serverURL: serverURL, container: container, environment: environment)
+            configuration.recordsExchanges = recordsExchanges
+            let client = CloudKitClient(configuration: configuration, credentials: credentials, transport: AsyncHTTPTransport(), observer: observer)
+            let host = URLHost.of(serverURL)
+            var readOnlyReason: String?
+            if readOnly {
+                readOnlyReason = "--read-only was given"
+            } else if settings["read-only"] == "true" {
+                readOnlyReason = "the profile says read-only = true"
+            } else if !settings.isEmpty && environment == .production && settings["allow-writes"] != "true" {
+                readOnlyReason = "production profiles are read-only unless they say allow-writes = true"
+            }
+            return Resolved(
+                client: client, info: (container, environment, database, host), serverID: .url(normalizing: serverURL), credentials: credentials, isDemo: false,
+                readOnlyReason: readOnlyReason)
         }
-        let credentials = Credentials.apiToken(DemoSeed.apiToken, webAuthToken: guest ? DemoSeed.guestWebAuthToken : DemoSeed.webAuthToken)
-        var clientConfiguration = CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container, environment: chosen)
-        clientConfiguration.recordsExchanges = recordsExchanges
-        let client = CloudKitClient(
-            configuration: clientConfiguration, credentials: credentials, transport: InProcessTransport(service: service), observer: observer)
-        return Resolved(
-            client: client, info: (DemoSeed.container, chosen, database ?? (guest ? .shared : .private), "local demo (in-process)"),
-            serverID: .embeddedDemo(dataDirectory: directory), credentials: credentials, isDemo: true,
-            readOnlyReason: readOnly ? "--read-only was given" : nil)
+
+        /// The embedded demo container, in-process, with its data in the user's data directory.
+        func demo(observer: (@Sendable (RequestRecord) -> Void)?, recordsExchanges: Bool = false) async throws -> Resolved {
+            let directory = (XDG.dataHome() as NSString).appendingPathComponent("ckbrowse/demo")
+            var configuration = LocalServerConfiguration()
+            DemoSeed.configure(&configuration)
+            configuration.baseURL = "http://in-process"
+            configuration.answerCacheBytes = LocalServerConfiguration.embeddedAnswerCacheBytes
+            let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
+            // The demo has both environments: production is seeded too, the first time it is opened.
+            let environmentName = environment?.rawValue ?? environmentVariables["CLOUDKIT_ENVIRONMENT"].flatMap { $0.isEmpty ? nil : $0 } ?? "development"
+            guard let chosen = CloudKitEnvironment(rawValue: environmentName) else {
+                throw ValidationError("environment must be development or production, not '\(environmentName)'")
+            }
+            try await DemoSeed.seedIfNeeded(service, environment: chosen)
+            let guest = demoUser == DemoSeed.guestName
+            guard demoUser == nil || guest || demoUser == DemoSeed.userName else {
+                throw ValidationError("--demo-user is \(DemoSeed.userName) or \(DemoSeed.guestName), not '\(demoUser ?? "")'")
+            }
+            let credentials = Credentials.apiToken(DemoSeed.apiToken, webAuthToken: guest ? DemoSeed.guestWebAuthToken : DemoSeed.webAuthToken)
+            var clientConfiguration = CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container, environment: chosen)
+            clientConfiguration.recordsExchanges = recordsExchanges
+            let client = CloudKitClient(
+                configuration: clientConfiguration, credentials: credentials, transport: InProcessTransport(service: service), observer: observer)
+            return Resolved(
+                client: client, info: (DemoSeed.container, chosen, database ?? (guest ? .shared : .private), "local demo (in-process)"),
+                serverID: .embeddedDemo(dataDirectory: directory), credentials: credentials, isDemo: true,
+                readOnlyReason: readOnly ? "--read-only was given" : nil)
+        }
     }
 }
 
