@@ -104,8 +104,16 @@ extension Browser {
                     return []
                 }
                 let base = state.staged.operation(for: RecordKey(zone: key.zone, recordName: record.recordName))
-                switch FieldInput.parse(value, as: type, original: base?.changes[field] ?? record.fields[field]) {
-                case .success(let parsed):
+                let original = base?.changes[field] ?? record.fields[field]
+                switch FieldInput.parse(value, as: type, original: original) {
+                case .success(var parsed):
+                    // `:set artist artist-hokusai` changes the target: each record's action (and zone)
+                    // stays unless the value names one (the inline editor shows them, :set does not).
+                    if case .reference(var new) = parsed, case .reference(let old)? = original {
+                        if !FieldInput.namesReferenceAction(value) { new.action = old.action }
+                        if new.zoneID == nil { new.zoneID = old.zoneID }
+                        parsed = .reference(new)
+                    }
                     ops.append(StagedOperation(kind: .update, zone: key.zone, base: record, changes: [field: parsed]))
                 case .failure(let error):
                     reopen(.command, text: typed, refusal: .setValueInvalid(value, type: type, field: field, record: record.recordName, error: error.description), &state)

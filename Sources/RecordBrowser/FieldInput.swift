@@ -147,6 +147,11 @@ public enum FieldInput {
 
     /// `artist-1 VALIDATE`, `folder-1 DELETE_SELF zone Notes`. No action word: NONE, except that a
     /// reference which had no action keeps none. A zone named as the original's keeps its owner and type.
+    /// Whether a REFERENCE as typed names its action (`NONE`, `DELETE_SELF`, `VALIDATE`).
+    static func namesReferenceAction(_ text: String) -> Bool {
+        text.split(whereSeparator: \.isWhitespace).dropFirst().contains { ["NONE", "DELETE_SELF", "VALIDATE"].contains($0.uppercased()) }
+    }
+
     static func reference(_ text: String, original: Reference?) throws -> Reference {
         var words = text.split(whereSeparator: \.isWhitespace).map(String.init)[...]
         guard let name = words.popFirst() else { throw FieldInputError(referenceUsage) }

@@ -96,6 +96,24 @@ extension Harness {
         #expect(h.screen.line(2).hasPrefix("D"))
     }
 
+    /// `:set artist artist-b` changes the target and keeps each record's action unless the value names
+    /// one (a new user's DELETE_SELF became NONE).
+    @Test func setOnAReferenceKeepsTheActionUnlessOneIsTyped() throws {
+        var h = Harness()
+        h.openGallery(2)
+        let key = try #require(h.state.list?.key)
+        let records = ["a", "b"].map { name -> Record in
+            var r = Record(recordName: name, recordType: "Artwork", recordChangeTag: "t")
+            r.fields = ["artist": .reference(Reference(recordName: "artist-a", action: name == "a" ? .deleteSelf : .validate))]
+            return r
+        }
+        h.send(.markedLoaded(key, .set(field: "artist", value: "artist-b"), records: records, missing: []))
+        #expect(h.state.staged.operations.map { $0.changes["artist"] } == [
+            .reference(Reference(recordName: "artist-b", action: .deleteSelf)), .reference(Reference(recordName: "artist-b", action: .validate))])
+        h.send(.markedLoaded(key, .set(field: "artist", value: "artist-c none"), records: records, missing: []))
+        #expect(h.state.staged.operations.allSatisfy { $0.changes["artist"] == .reference(Reference(recordName: "artist-c", action: .noAction)) })
+    }
+
     @Test func setStagesOneTypedFieldChangeOnEveryMarkOrNothing() throws {
         var h = Harness()
         h.openGallery(30)
