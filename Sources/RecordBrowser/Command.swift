@@ -240,6 +240,12 @@ extension Browser {
                 refuse(.notAFieldName(field), &state)
                 return []
             }
+            // A field no type on screen has (the schema says) would sort nothing and show an empty column.
+            let types = Set(list.window.compactMap(\.recordType)).sorted()
+            if let schema = state.schema?.schema, !types.isEmpty, !types.contains(where: { schema.recordType($0)?.field(field) != nil }) {
+                refuse(.noSuchField(field, types: types), &state)
+                return []
+            }
             let direction = words.dropFirst().first?.lowercased() ?? "asc"
             guard ["asc", "desc", "ascending", "descending"].contains(direction) else {
                 refuse(.sortUsage, &state)

@@ -147,6 +147,8 @@ public enum Notice: Sendable, Hashable {
         case needsRecordsList(String)
         case columnsNeedRecord
         case notAFieldName(String)
+        /// No record type of the list has this field (by the schema).
+        case noSuchField(String, types: [String])
         case sortUsage
         /// A line the parser refused, in its words (e.g. a query's unknown comparator).
         case failed(BrowserFailure)

@@ -232,6 +232,7 @@ extension Browser {
         case .needsRecordsList(let command): return "\(command) works on a records list: open a zone first"
         case .columnsNeedRecord: return ":columns needs a record to take the record type from"
         case .notAFieldName(let name): return "'\(name)' is not a field name"
+        case .noSuchField(let field, let types): return "no field '\(field)' in \(types.joined(separator: ", ")) (by the schema)"
         case .sortUsage: return ":sort FIELD [asc|desc]"
         case .failed(let failure): return failure.message
         case .invalidZoneName: return "a zone name is letters, digits, _ - and . (not _defaultZone)"

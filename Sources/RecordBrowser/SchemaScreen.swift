@@ -89,7 +89,9 @@ public enum Completing {
 
     /// A `:` line: the command, then for `query` the record type, and in each filter the field and
     /// the comparators its type and indexes allow; `schema` takes `load` and `reload`.
-    public static func command(_ text: String, schema: KnownSchema?) -> (Completion?, why: String) {
+    /// `listTypes`: the record types of the list on screen (`:sort`, `:set` and `:columns` complete their
+    /// fields; every type's when empty).
+    public static func command(_ text: String, schema: KnownSchema?, listTypes: [String] = []) -> (Completion?, why: String) {
         let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         let position = text.hasSuffix(" ") || text.isEmpty ? words.count : words.count - 1
         if position == 0 { return (word(text, commands), "no command starts so") }
@@ -139,6 +141,19 @@ public enum Completing {
                 return (word(text, sortable.filter { !$0.isEmpty }), sortable.isEmpty ? "no field of \(type.name) is SORTABLE" : "no SORTABLE field of \(type.name) starts so")
             case .direction: return (word(text, ["asc", "desc"]), "asc or desc")
             case .done: return (nil, "the query is complete: Enter runs it")
+            }
+        case "db":
+            return position == 1 ? (word(text, ["public", "private", "shared"]), ":db takes public, private or shared") : (nil, ":db takes one database")
+        case "sort", "set", "columns":
+            guard let schema else { return (nil, "the schema is not loaded yet (:schema loads it)") }
+            let types = listTypes.isEmpty ? schema.schema.recordTypes : listTypes.compactMap { schema.schema.recordType($0) }
+            let fields = Set(types.flatMap { $0.fields.filter { !$0.isSystem }.map(\.name) }).sorted()
+            switch (words[0], position) {
+            case ("sort", 2): return (word(text, ["asc", "desc"]), "asc or desc")
+            case ("sort", 1), ("set", 1), ("columns", _):
+                return (word(text, fields), fields.isEmpty ? "the schema has no fields for these records" : "no field starts so")
+            case ("set", _): return (nil, "type the value (typed as the field's type)")
+            default: return (nil, ":sort FIELD [asc|desc]")
             }
         default:
             return (nil, "nothing to complete here")
@@ -319,7 +334,7 @@ extension Browser {
         let result: (Completion?, why: String)
         switch input.mode {
         case .command:
-            result = Completing.command(text, schema: state.schema)
+            result = Completing.command(text, schema: state.schema, listTypes: state.pane == .records ? Array(Set(state.list?.window.compactMap(\.recordType) ?? [])).sorted() : [])
         case .newRecord(let here, let schema):
             let all = Array(Set(creatableTypes(state) + here + schema)).sorted()
             result = text.contains(" ") ? (nil, "type the record's name, or leave it out") : (Completing.word(text, all), "no record type starts so")

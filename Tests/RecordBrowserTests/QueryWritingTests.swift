@@ -52,6 +52,26 @@ import Testing
         #expect(complete("query Artwork year GREATER_THAN ").2.contains("type the value"))
     }
 
+    /// `:db`, `:sort`, `:set` and `:columns` complete their arguments too (a new user's Tab answered
+    /// "nothing to complete here"); `:sort` refuses a field no type on screen has.
+    @Test func tabCompletesTheOtherCommandsArguments() {
+        #expect(complete("db p").1 == ["public", "private"])
+        #expect(complete("db sh").0 == "db shared ")
+        let (sorted, _) = Completing.command("sort ye", schema: SchemaScreenTests.known(), listTypes: ["Artwork"])
+        #expect(sorted?.text == "sort year ")
+        #expect(complete("sort year d").0 == "sort year desc ")
+        #expect(complete("set ti").0 == "set title ")
+        #expect(complete("columns year ti").0 == "columns year title ")
+        #expect(complete("set title ").2.contains("type the value"))
+        var h = Harness()
+        h.send(.schemaLoaded(.success(SchemaScreenTests.known())))
+        h.openDetail()
+        h.keys(.escape)
+        h.type(":sort nosuch")
+        h.keys(.enter)
+        #expect(h.state.input?.refusal == .noSuchField("nosuch", types: ["Artwork"]), "\(String(describing: h.state.input?.refusal))")
+    }
+
     @Test func theCommandLineRecallsEarlierLinesOnUpAndDown() {
         var h = Harness()
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
