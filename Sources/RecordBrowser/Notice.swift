@@ -213,6 +213,10 @@ public enum Notice: Sendable, Hashable {
         case editedFileUnreadable
         case editorFailed(status: Int32)
         case editorFileNotWritten(path: String)
+        /// The editor quit without writing the file.
+        case notSaved
+        /// The shell could not find the editor (`$VISUAL`/`$EDITOR`, else vi).
+        case editorNotFound(String)
         case noChange
         case fileEmptied
         case fieldsEqual(record: String)

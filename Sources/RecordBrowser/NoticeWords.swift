@@ -296,6 +296,8 @@ extension Browser {
         case .editedFileUnreadable: return "the edited file could not be read: nothing staged"
         case .editorFailed(let status): return "the editor exited with status \(status): nothing staged"
         case .editorFileNotWritten(let path): return "could not write \(path) for the editor: nothing staged"
+        case .notSaved: return "the editor quit without saving: nothing staged"
+        case .editorNotFound(let editor): return "the editor '\(editor)' was not found ($VISUAL, else $EDITOR, else vi): nothing staged"
         case .noChange: return "no change: nothing staged"
         case .fileEmptied: return "the file was emptied: edit cancelled, nothing staged"
         case .fieldsEqual(let record): return "the fields equal the record's: nothing staged for '\(record)'"

@@ -201,15 +201,33 @@ final class BrowserApp {
         let editor = [env["VISUAL"], env["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
         let command = "\(editor) '\(path.replacingOccurrences(of: "'", with: "'\\''"))'"
         var status: Int32 = 0
+        let written = Self.modified(path)
         inputSource?.suspend()
         terminal.suspend { status = clibc_run_shell(command) }
         inputSource?.resume()
         let edited = try? String(contentsOfFile: path, encoding: .utf8)
+        let saved = Self.modified(path) != written
         unlink(path)
         let size = terminal.size
         send(.resized(width: size.width, height: size.height))
         render()
+        // A shell's "not found": the editor named is not there (said by name, not as a status).
+        if status == 127 { return .notice(.nothingStaged(.editorNotFound(editor))) }
+        // Quit without saving (`:q!`) cancels, even where the file as it came is something to stage
+        // (a new subscription's template).
+        if status == 0, !saved { return .notice(.nothingStaged(.notSaved)) }
         return .jsonEdited(edit, edited: edited, status: status)
+    }
+
+    /// When a file was last written (nanoseconds), to tell a save from a quit.
+    private static func modified(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        return Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        #else
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        #endif
     }
 
     /// Restores the terminal and ends the process with `code`.
