@@ -178,11 +178,13 @@ extension Browser {
             switch commit.phase {
             case .preview:
                 let count = typedCount(state)
+                // Why what was typed did not send stands before the prompt (the prompt takes the hint line).
+                let why = state.message.map { $0 + " · " } ?? ""
                 if state.connection.environment == .production {
-                    return (" PRODUCTION: type \(typedConfirmation(state, count)), Enter sends, Esc cancels: \(commit.typed)▏", Theme.production)
+                    return (" \(why)PRODUCTION: type \(typedConfirmation(state, count)), Enter sends, Esc cancels: \(commit.typed)▏", Theme.production)
                 }
                 if let count {
-                    return (" type \(count.count) to send (see above) · Enter sends · Esc cancels: \(commit.typed)▏", Theme.staged)
+                    return (" \(why)type \(count.count) to send (see above) · Enter sends · Esc cancels: \(commit.typed)▏", Theme.staged)
                 }
                 if commit.plan.hasNonAtomic {
                     return (" NOT ATOMIC (see NOTE): y sends them anyway, each on its own · n cancels · j/k scroll", Theme.staged)

@@ -239,6 +239,7 @@ extension Browser {
                     return []
                 }
                 commit.type(c)
+                state.clearNotice()  // what was said of the last attempt
             case .backspace where typing:
                 commit.type(nil)
             case .enter where typing:
