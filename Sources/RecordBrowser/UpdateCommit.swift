@@ -45,8 +45,8 @@ extension Browser {
     /// How a line of the commit screen is shown.
     public enum Tone: Sendable, Hashable { case plain, good, bad, note, emphasis, dim }
 
-    /// The preview: the outcome so far, notes, then each request as it will be sent.
-    public static func previewLines(_ state: BrowserState) -> [(text: String, tone: Tone)] {
+    /// The preview above its requests: the outcome so far, what must be typed, notes, what changes.
+    static func previewHead(_ state: BrowserState) -> [(text: String, tone: Tone)] {
         guard let commit = state.commit else { return [] }
         var lines: [(text: String, tone: Tone)] = []
         let plan = commit.plan
@@ -68,6 +68,19 @@ extension Browser {
         lines += (plan.notes + plan.uploadNotes).map { ("NOTE: " + $0, .note) }
         if commit.phase == .preview { lines += changeLines(state) }
         lines.append(("", .plain))
+        return lines
+    }
+
+    /// The preview: the outcome so far, notes, then each request as it will be sent.
+    public static func previewLines(_ state: BrowserState) -> [(text: String, tone: Tone)] {
+        guard let commit = state.commit else { return [] }
+        return previewHead(state) + requestLines(commit.plan, state)
+    }
+
+    /// Each request of `plan` as it will be sent (or was): its path and its body's JSON. Depends on the
+    /// plan alone (and the connection), so the commit screen keeps it (`CommitSession.requestRows`).
+    static func requestLines(_ plan: CommitPlan, _ state: BrowserState) -> [(text: String, tone: Tone)] {
+        var lines: [(text: String, tone: Tone)] = []
         let c = state.connection
         for request in plan.zoneRequests {
             let path = Endpoint.zonesModify.path(container: c.container, environment: c.environment, database: request.database)
