@@ -66,6 +66,8 @@ public struct EffectRunner: Sendable {
                 found[recordName] = name.isEmpty ? (email ?? recordName) : (email.map { "\(name) <\($0)>" } ?? name)
             }
             return [.usersDiscovered(found)]
+        case .countReferrersOnServer(let keys, let fields):
+            return [.serverReferrersCounted(await countReferrersOnServer(keys, fields: fields), fields: fields)]
         case .loadSharePermission(let zone):
             // The zone's shares as the signed-in user sees them: their own participation in each.
             let request = QueryRequest(query: Query(recordType: Record.shareRecordType), zoneID: zone.zoneID)
@@ -111,6 +113,8 @@ public struct EffectRunner: Sendable {
             return []
         case .findReferrers(let keys):
             return [.referrersFound(Dictionary(uniqueKeysWithValues: keys.map { ($0, DeleteImpact(referrers: [])) }))]
+        case .findReferencedBy:
+            return []
         case .loadRecordToDelete(let key, let name):
             return [.recordToDelete(RecordKey(zone: key.zone, recordName: name), nil)]
         case .markRows(_, _, _, _, _, let generation):
@@ -219,6 +223,9 @@ public struct EffectRunner: Sendable {
                 for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
             }
             return [.referrersFound(impacts)]
+        case .findReferencedBy(let key):
+            guard let found = try? cache.referencedBy(key) else { return [] }
+            return [.referencedByFound(key, found)]
         case .storeRecords(let key, let records, let generation):
             do {
                 let state = try cache.store(key, records: records)

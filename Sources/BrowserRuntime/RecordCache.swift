@@ -108,6 +108,25 @@ public final class RecordCache: Sendable {
         }
     }
 
+    /// The cached records of `key`'s zone (any of its lists) that refer to it, with how many cached
+    /// records were read and whether the zone's change feed was read to its end (the whole zone cached).
+    public func referencedBy(_ key: RecordKey) throws -> ReferencedBy {
+        let prefix = key.zone.description + "\u{1F}"
+        return try pool.read { db in
+            var referrers: [Referrer] = []
+            // A candidate holds the name as JSON has it (quoted); its fields are then checked.
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT name, type, json FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0 AND json IS NOT NULL AND instr(json, ?) > 0",
+                arguments: [prefix.unicodeScalars.count, prefix, JSON.string(key.recordName).text])
+            try Self.forEachReference(rows, in: key.zone) { if $0.target == key.recordName { referrers.append($0) } }
+            let looked = try Int.fetchOne(
+                db, sql: "SELECT COUNT(DISTINCT name) FROM record WHERE substr(key, 1, ?) = ? AND deleted = 0",
+                arguments: [prefix.unicodeScalars.count, prefix]) ?? 0
+            let more = try Int.fetchOne(db, sql: "SELECT more FROM list WHERE key = ? AND sync_token IS NOT NULL", arguments: [ListKey(zone: key.zone).description])
+            return ReferencedBy(referrers: referrers, looked: looked, wholeZone: more == 0)
+        }
+    }
+
     /// Every reference the records of `rows` (name, type, json of a zone's cached records) hold to a
     /// record of `zone`, as the referrer it makes; a record in several lists of the zone is read once.
     static func forEachReference(_ rows: RowCursor, in zone: ZoneKey, _ body: (Referrer) -> Void) throws {

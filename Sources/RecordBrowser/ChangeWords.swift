@@ -201,20 +201,34 @@ public enum ChangeWords {
 
     /// Warnings for the batch view and the commit preview: `artist-nobody does not exist: VALIDATE will refuse`.
     public static func targetWarnings(_ state: BrowserState, for op: StagedOperation? = nil) -> [(text: String, bad: Bool)] {
-        var lines: [(String, Bool)] = []
+        var lines: [(text: String, bad: Bool)] = []
         for found in validateTargets(state.staged) where op == nil || found.op.key == op!.key {
-            let name = found.target.recordName
-            let who = op == nil ? "\(found.op.recordName).\(found.field) → " : "\(found.field) → "
-            switch status(of: found.target, state) {
-            case .missing?:
-                let deleted = state.staged.operation(for: found.target)?.kind == .delete
-                lines.append(("\(who)\(name) \(deleted ? "is staged for deletion" : "does not exist"): VALIDATE will refuse", true))
-            case .unknown(let why)?: lines.append(("\(who)\(name): not checked (\(why)); VALIDATE refuses if it does not exist", false))
-            case .checking?, nil: lines.append(("\(who)\(name): checking that it exists…", false))
-            case .exists?: break
-            }
+            if let line = targetWarning(found, state, naming: op == nil) { lines.append(line) }
         }
         return lines
+    }
+
+    /// Every staged operation's warnings, from one pass over the batch (the batch screen's lines for
+    /// 10,000 operations would otherwise go over the batch once per operation).
+    static func targetWarningsByRecord(_ state: BrowserState) -> [RecordKey: [(text: String, bad: Bool)]] {
+        var byRecord: [RecordKey: [(text: String, bad: Bool)]] = [:]
+        for found in validateTargets(state.staged) {
+            if let line = targetWarning(found, state, naming: false) { byRecord[found.op.key, default: []].append(line) }
+        }
+        return byRecord
+    }
+
+    private static func targetWarning(_ found: (op: StagedOperation, field: String, target: RecordKey), _ state: BrowserState, naming: Bool) -> (text: String, bad: Bool)? {
+        let name = found.target.recordName
+        let who = naming ? "\(found.op.recordName).\(found.field) → " : "\(found.field) → "
+        switch status(of: found.target, state) {
+        case .missing?:
+            let deleted = state.staged.operation(for: found.target)?.kind == .delete
+            return ("\(who)\(name) \(deleted ? "is staged for deletion" : "does not exist"): VALIDATE will refuse", true)
+        case .unknown(let why)?: return ("\(who)\(name): not checked (\(why)); VALIDATE refuses if it does not exist", false)
+        case .checking?, nil: return ("\(who)\(name): checking that it exists…", false)
+        case .exists?: return nil
+        }
     }
 }
 
@@ -244,6 +258,7 @@ extension Browser {
         for line in subscriptionBatchLines(state) {
             lines.append(("  " + line.text, line.text.hasPrefix("DELETE") ? .bad : (line.text.hasPrefix("    refused") ? .bad : .plain)))
         }
+        let warnings = ChangeWords.targetWarningsByRecord(state)
         for op in ops.prefix(50) {
             let verb = op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")
             lines.append(("  \(verb) \(state.zoneName(op.zone)) › \(op.recordName)" + (op.recordType.map { " (\($0))" } ?? ""), op.kind == .delete ? .bad : .plain))
@@ -255,7 +270,7 @@ extension Browser {
             for line in state.known.impacts[op.key]?.lines(deleting: op.recordName) ?? [] {
                 lines.append(("    " + (line.bad ? "✗ " : "") + line.text, line.bad ? Tone.bad : Tone.dim))
             }
-            for warning in ChangeWords.targetWarnings(state, for: op) { lines.append(("    ✗ " + warning.text, warning.bad ? Tone.bad : Tone.note)) }
+            for warning in warnings[op.key] ?? [] { lines.append(("    ✗ " + warning.text, warning.bad ? Tone.bad : Tone.note)) }
         }
         if ops.count > 50 { lines.append(("  … and \(Format.plural(ops.count - 50, "more operation")) (b shows them all)", .dim)) }
         return lines

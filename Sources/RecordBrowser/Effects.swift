@@ -66,6 +66,12 @@ public enum BrowserEffect: Sendable, Hashable {
     case checkTargets([RecordKey])
     /// The cached records that refer to records staged for deletion (the DELETE_SELF cascade followed).
     case findReferrers([RecordKey])
+    /// Ask the server which records refer to records staged for deletion: records/query per QUERYABLE
+    /// reference field (`field EQUALS <reference>`, LIST_CONTAINS for a list), every page, the
+    /// DELETE_SELF cascade followed (bounded, each record once).
+    case countReferrersOnServer([RecordKey], fields: [ReferenceField])
+    /// The cached records of the record's zone that refer to it (its view's "referenced by").
+    case findReferencedBy(RecordKey)
     /// The names of rows `start ..< start + count` of a list (matching `filter`, in `sort`'s order),
     /// tombstones left out: `V` and `*` mark them.
     case markRows(ListKey, filter: String?, sort: ListSort?, start: Int, count: Int, generation: Int)
@@ -189,6 +195,10 @@ public enum BrowserEvent: Sendable {
     case assetDownloaded(label: String, Result<(path: String, bytes: Int64), BrowserFailure>)
     /// What deleting each record does to the cached records that refer to it.
     case referrersFound([RecordKey: DeleteImpact])
+    /// What the server said refers to each staged delete (the fields asked about).
+    case serverReferrersCounted([RecordKey: ServerReferrers], fields: [ReferenceField])
+    /// The cached records that refer to an opened record.
+    case referencedByFound(RecordKey, ReferencedBy)
     /// The account's `:` history, read at start (oldest first).
     case historyRestored([String])
     /// Which of the looked-up records exist (`failure`: the lookup of the others failed).

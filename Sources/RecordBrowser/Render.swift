@@ -726,7 +726,7 @@ extension Browser {
                    ":set FIELD VALUE   change one field on every marked record",
                    ":export FILE  the marked records (else all the filter shows) as JSON lines; .csv: CSV"]
         case .recordDetail:
-            own = ["Enter         follow the selected REFERENCE", "v             raw JSON as the server sent it",
+            own = ["Enter         follow the REFERENCE, or open the referrer", "v             raw JSON as the server sent it",
                    "y             copy the field (or record) as JSON", "r             look the record up again",
                    "e             edit the selected field (Enter stages, Ctrl-O new line, Esc cancels)",
                    "a             add a field (NAME TYPE)   x   clear the field (set to null)",

@@ -33,6 +33,7 @@ extension Browser {
     static func batchLines(_ state: BrowserState, width: Int = Int.max) -> [(op: Int, text: String, style: Style)] {
         var lines: [(op: Int, text: String, style: Style)] = []
         func add(_ op: Int, _ text: String, _ style: Style) { appendWrapped(&lines, op, text, style, width: width) }
+        let warnings = ChangeWords.targetWarningsByRecord(state)
         for (i, op) in state.staged.operations.enumerated() {
             var head = "\(op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")) \(op.database.rawValue) › \(state.zoneName(op.zone)) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
@@ -53,9 +54,26 @@ extension Browser {
                     for line in ChangeWords.lines(d) { add(i, "    " + line, .plain) }
                 }
             }
-            for warning in ChangeWords.targetWarnings(state, for: op) { add(i, "    ✗ " + warning.text, warning.bad ? Theme.error : Theme.dim) }
+            for warning in warnings[op.key] ?? [] { add(i, "    ✗ " + warning.text, warning.bad ? Theme.error : Theme.dim) }
         }
         return lines
+    }
+
+    /// The batch's lines at `width`: those the batch screen keeps when they show what is staged and
+    /// known now, else built.
+    static func recordBatchLines(_ state: BrowserState, width: Int) -> [(op: Int, text: String, style: Style)] {
+        if case .batch(let screen)? = state.stack.find(.batch), let kept = screen.kept, kept.shows(state, width: width) { return kept.lines }
+        return batchLines(state, width: width)
+    }
+
+    /// After every event: the batch screen keeps its lines for what is staged and known now (built
+    /// again only when the batch, what is known of it or the width changed: not on every key).
+    static func keepBatchLines(_ state: inout BrowserState) {
+        guard case .batch(var screen)? = state.stack.find(.batch) else { return }
+        let width = Layout(state).textWidth
+        if let kept = screen.kept, kept.shows(state, width: width) { return }
+        screen.kept = BatchLines(state, width: width, lines: batchLines(state, width: width))
+        state.stack.modify(.batch) { $0 = .batch(screen) }
     }
 
     static func drawBatch(_ screen: inout CellGrid, _ state: BrowserState) {
@@ -86,7 +104,7 @@ extension Browser {
         }
         let subscriptionLines = subscriptionBatchLines(state, width: Layout(screen).innerWidth).map { ($0.op + zoneOps.count, $0.text, $0.style) }
         let before = zoneOps.count + state.staged.subscriptionOperations.count
-        let lines = zoneLines + subscriptionLines + batchLines(state, width: Layout(screen).innerWidth).map { ($0.op + before, $0.text, $0.style) }
+        let lines = zoneLines + subscriptionLines + recordBatchLines(state, width: Layout(screen).innerWidth).map { ($0.op + before, $0.text, $0.style) }
         let layout = Layout(state)
         // The operations as a list whose items take several rows, moved as the keys move it.
         var list = batchMovement(state)
@@ -128,17 +146,37 @@ extension Browser {
         for line in subscriptionBatchLines(state, width: layout.textWidth) where rows.indices.contains(line.op + state.staged.zoneOperations.count) {
             rows[line.op + state.staged.zoneOperations.count] += 1
         }
-        for line in batchLines(state, width: layout.textWidth) where rows.indices.contains(line.op + zoneOps) { rows[line.op + zoneOps] += 1 }
+        for line in recordBatchLines(state, width: layout.textWidth) where rows.indices.contains(line.op + zoneOps) { rows[line.op + zoneOps] += 1 }
         for i in state.staged.zoneOperations.count..<rows.count { rows[i] -= 1 }
         var list = ListMovement(count: rows.count, selection: state.position(.batch).selection, scroll: state.position(.batch).scroll, pageHeight: layout.bodyHeight)
         list.rows = { rows.indices.contains($0) ? max(1, rows[$0]) : 1 }
         return list
     }
 
-    /// The commit screen's lines as drawn, wrapped to the screen (the keys scroll these).
-    static func commitRows(_ state: BrowserState) -> [(text: String, tone: Tone)] {
+    /// The commit screen's lines as drawn, wrapped to the screen (the keys scroll these): the head
+    /// built per call, the requests kept in the session while its plan and the width stay.
+    static func commitRows(_ state: BrowserState) -> CommitRows {
         let width = Layout(state).textWidth
-        return previewLines(state).flatMap { line in TextWidth.wrap(line.text, to: width).map { ($0, line.tone) } }
+        let head = wrapped(previewHead(state), width)
+        guard let commit = state.commit else { return CommitRows(head: head, tail: []) }
+        if let kept = commit.requestRows, kept.width == width, kept.revision == commit.planRevision {
+            return CommitRows(head: head, tail: kept.rows)
+        }
+        return CommitRows(head: head, tail: wrapped(requestLines(commit.plan, state), width))
+    }
+
+    static func wrapped(_ lines: [(text: String, tone: Tone)], _ width: Int) -> [(text: String, tone: Tone)] {
+        lines.flatMap { line in TextWidth.wrap(line.text, to: width).map { ($0, line.tone) } }
+    }
+
+    /// After every event: the open commit keeps its requests' rows for the width shown (built again
+    /// only when the plan or the width changed).
+    static func keepRequestRows(_ state: inout BrowserState) {
+        guard var commit = state.commit else { return }
+        let width = Layout(state).textWidth
+        if let kept = commit.requestRows, kept.width == width, kept.revision == commit.planRevision { return }
+        commit.requestRows = CommitSession.RequestRows(width: width, revision: commit.planRevision, rows: wrapped(requestLines(commit.plan, state), width))
+        state.commit = commit
     }
 
     /// The commit screen's rows: above its prompt, which wraps upwards from the hint line (as
@@ -342,5 +380,38 @@ extension Browser {
         case .location: return "lat, lon [± m] [alt m [± m]] [course °] [speed m/s] [at TIME]; a part taken out is cleared"
         default: return ""
         }
+    }
+}
+
+/// The commit screen's rows: the preview's head, then the requests (kept between keys).
+struct CommitRows: RandomAccessCollection {
+    let head: [(text: String, tone: Browser.Tone)]
+    let tail: [(text: String, tone: Browser.Tone)]
+    var startIndex: Int { 0 }
+    var endIndex: Int { head.count + tail.count }
+    subscript(i: Int) -> (text: String, tone: Browser.Tone) { i < head.count ? head[i] : tail[i - head.count] }
+}
+
+/// The batch screen's lines as last built, with what they were built from: compared with `==`, which
+/// for an unchanged batch and dictionaries (the same storage) answers at once.
+struct BatchLines: Sendable {
+    var width: Int
+    var staged: StagedBatch
+    var impacts: [RecordKey: DeleteImpact]
+    var targets: [RecordKey: TargetCheck]
+    var userNames: [String: String]
+    var lines: [(op: Int, text: String, style: Style)]
+
+    init(_ state: BrowserState, width: Int, lines: [(op: Int, text: String, style: Style)]) {
+        self.width = width
+        staged = state.staged
+        impacts = state.known.impacts
+        targets = state.known.targets
+        userNames = state.known.userNames
+        self.lines = lines
+    }
+
+    func shows(_ state: BrowserState, width: Int) -> Bool {
+        self.width == width && staged == state.staged && impacts == state.known.impacts && targets == state.known.targets && userNames == state.known.userNames
     }
 }

@@ -27,6 +27,16 @@ public struct ListScreen: Sendable, Hashable {
     public init() {}
 }
 
+/// The staged batch (`b`): a list's position and filter, and the batch's lines as last built.
+public struct BatchScreen: Sendable {
+    public var position = ListPosition()
+    public var filter: String?
+    /// Kept from one key to the next (`Browser.keepBatchLines`): 10,000 staged operations are not
+    /// worded again on every key.
+    var kept: BatchLines?
+    public init() {}
+}
+
 /// A zone's records (or a query's).
 public struct RecordsScreen: Sendable {
     public var list: RecordList
@@ -130,7 +140,7 @@ public enum Screen: Sendable {
     /// The requests of this session (`D`).
     case requests(ListScreen)
     /// The staged batch (`b`).
-    case batch(ListScreen)
+    case batch(BatchScreen)
     /// The commit preview, confirmation and outcome (`c`).
     case commit(CommitSession)
     /// The conflict prompt after a commit came back with CONFLICT.
@@ -173,7 +183,7 @@ public enum Screen: Sendable {
         case .subscriptions: return .subscriptions(ListScreen())
         case .subscriptionDetail: return .subscriptionDetail(SubscriptionDetailScreen())
         case .debug: return .requests(ListScreen())
-        case .batch: return .batch(ListScreen())
+        case .batch: return .batch(BatchScreen())
         case .notifications: return .notifications(ListScreen())
         case .errors: return .errors(scroll: 0)
         case .shares: return .shares(SharesScreen())
@@ -186,7 +196,8 @@ public enum Screen: Sendable {
     public var filter: String? {
         get {
             switch self {
-            case .zones(let s), .subscriptions(let s), .requests(let s), .batch(let s), .notifications(let s), .schema(let s): return s.filter
+            case .zones(let s), .subscriptions(let s), .requests(let s), .notifications(let s), .schema(let s): return s.filter
+            case .batch(let s): return s.filter
             case .records(let s): return s.filter
             case .detail(let s): return s.filter
             case .inspector(let s): return s.filter
@@ -213,7 +224,8 @@ public enum Screen: Sendable {
     var listPosition: ListPosition? {
         get {
             switch self {
-            case .zones(let s), .subscriptions(let s), .requests(let s), .batch(let s), .notifications(let s), .schema(let s): return s.position
+            case .zones(let s), .subscriptions(let s), .requests(let s), .notifications(let s), .schema(let s): return s.position
+            case .batch(let s): return s.position
             case .shares(let s): return s.position
             default: return nil
             }

@@ -296,6 +296,11 @@ public struct StagedBatch: Sendable, Hashable {
     }
 
     public mutating func unstage(_ key: RecordKey) { operations.removeAll { $0.key == key } }
+    /// Unstages many at once: one pass over the batch.
+    public mutating func unstage(_ keys: Set<RecordKey>) {
+        guard !keys.isEmpty else { return }
+        operations.removeAll { keys.contains($0.key) }
+    }
 
     /// Drops the staged change of one field of an update; the record's other changes stay (no change
     /// left unstages the record). Returns false when that field had no staged change.

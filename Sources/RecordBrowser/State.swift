@@ -339,6 +339,8 @@ public struct RecordDetail: Sendable {
     public var error: BrowserFailure?
     public var selection = 0
     public var scroll = 0
+    /// The records that refer to this one, as the cache answered when it was loaded (nil: not yet).
+    public var referencedBy: ReferencedBy?
 
     public init(key: RecordKey, record: Record? = nil, raw: JSON? = nil, loading: Bool = true) {
         self.key = key

@@ -23,6 +23,8 @@ public enum Browser {
 
     public static func update(_ state: inout BrowserState, _ event: BrowserEvent) -> [BrowserEffect] {
         var effects = apply(event, &state)
+        keepRequestRows(&state)
+        keepBatchLines(&state)
         if case .key = event { return effects }
         effects += replayWaitingKeys(&state)
         return effects
@@ -257,6 +259,7 @@ public enum Browser {
             guard var detail = state.detail, detail.key == key else { return [] }
             let name = key.recordName
             detail.loading = false
+            var effects: [BrowserEffect] = []
             switch result {
             case .success((.record(let record), let raw)):
                 let first = detail.record == nil
@@ -266,6 +269,8 @@ public enum Browser {
                 // A record opens with the selection on its first field, never on a section header.
                 settleDetail(&state, toFirst: first)
                 detail = state.detail!
+                // What refers to it: one read of the zone's cached references, kept with the view.
+                effects = [.findReferencedBy(key)]
             case .success((.deleted, let raw)):
                 detail.raw = raw
                 detail.error = BrowserFailure(message: "record '\(name)' was deleted")
@@ -277,10 +282,10 @@ public enum Browser {
                 fail(&state, failure)
             }
             state.detail = detail
-            return []
+            return effects
         case .schemaLoaded(let result):
             schemaLoaded(result, &state)
-            return []
+            return askServerAfterSchema(&state)
         case .sharesLoaded(let scope, let result):
             guard scope == state.connection.database else { return [] }
             modifyShares(&state) { $0.shares.loading = false }
@@ -382,6 +387,12 @@ public enum Browser {
             return []
         case .targetsChecked(let found, let failure):
             targetsChecked(found, failure: failure, &state)
+            return []
+        case .serverReferrersCounted(let counted, let fields):
+            serverReferrersCounted(counted, fields: fields, &state)
+            return []
+        case .referencedByFound(let key, let found):
+            referencedByFound(key, found, &state)
             return []
         case .referrersFound(let impacts):
             referrersFound(impacts, &state)
@@ -1095,6 +1106,7 @@ public enum Browser {
             lines = shareLines(record, state) + lines
         }
         lines += subscriptionLines(detail, state)
+        lines += referencedByLines(detail)
         if let filter = filterText(state, .recordDetail) {
             // Section headers stay; of the rest, the lines of fields whose name or value matches.
             let owners = Set(lines.filter { matches($0.field + " " + $0.text, filter) }.compactMap { $0.owner ?? ($0.field.isEmpty ? nil : $0.field) })

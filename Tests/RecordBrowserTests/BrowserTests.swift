@@ -65,6 +65,8 @@ struct Harness {
                 }
             case .rememberColumns(let type, let columns):
                 try! cache.setColumns(columns, for: type)
+            case .findReferencedBy(let key):
+                pending += Browser.update(&state, .referencedByFound(key, try! cache.referencedBy(key)))
             default:
                 remaining.append(effect)
             }

@@ -3,7 +3,9 @@
 # `ckbrowse serve --seed demo` on loopback: Space marks and moves on, V marks a range, * marks what the
 # filter shows, Esc unmarks; d on an artist whose DELETE_SELF cascade takes artworks with it needs the
 # cascade's count typed; d on 450 marked records goes out as 3 atomic requests once 450 is typed;
-# :set on 30 marked records; :export of a filtered list to .jsonl and .csv, read back with python.
+# :set on 30 marked records; :export of a filtered list to .jsonl and .csv, read back with python;
+# in a fresh browser, a record's "referenced by" (Enter opens one) and a cascade counted by the server
+# (the zone only partly cached), the server then holding exactly what the count said.
 # The server's state is read back with curl. Waits on screen conditions; prints "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -158,6 +160,53 @@ PY
     keys y
     check "$size: committed" "applied" 30
     [ "$(with_year 2025)" = 30 ] && ok "$size: the server holds year 2025 on 30 records" || bad "$size: the server holds year 2025 on $(with_year 2025) records"
+    keys Escape q
+
+    # 6. A record's "referenced by", and a cascade counted by the server: a fresh browser (its own
+    #    cache) holds the zone's first pages only, so the cache alone would count too few.
+    tmux -L "$SOCK" kill-server 2>/dev/null
+    SESSIONS=$((SESSIONS + 1)); SOCK="$SOCK_BASE-$SESSIONS"
+    tmux -L "$SOCK" -f "$WORK/tmux.conf" new-session -d -x "$W" -y "$H" "env $(demo_env "$size-fresh") $BIN"
+    check "$size: a fresh browser starts" "3 zones" 60
+    open_zone Gallery
+    wait_for "artwork-0" 30 >/dev/null || bad "$size: the zone's first rows did not come"
+    keys : "open artist-claude-monet" Enter
+    check "$size: the artist opens" "recordName" 20
+    # j down the view until the first group of referrers shows.
+    for _ in $(seq 1 60); do
+        screen | grep -qE '→ (DELETE_SELF|NONE|VALIDATE) \([0-9,]+\)' && break
+        keys j; sleep 0.1
+    done
+    check "$size: the record's view lists what refers to it" "REFERENCED BY" 10
+    cached=$(screen | grep -o 'REFERENCED BY [0-9,]* record' | grep -o '[0-9,]*' | tr -d ,)
+    check "$size: grouped by type and field with the action" "Artwork.artist → DELETE_SELF" 5
+    check "$size: and says only the cached part of the zone was looked at" "only the cached part" 5
+    # G selects the last line of the view: the last referrer, on the bottom row.
+    keys G
+    sleep 0.3
+    ref=$(screen | grep -E '(DELETE_SELF|NONE|VALIDATE) +artwork-[0-9]+' | tail -1 | grep -o 'artwork-[0-9]*')
+    keys Enter
+    title_has() { for _ in $(seq 1 100); do screen | head -1 | grep -q "› $1 " && return 0; sleep 0.1; done; return 1; }
+    [ -n "$ref" ] && title_has "$ref" && ok "$size: Enter opens the referring record ($ref)" || bad "$size: Enter did not open '$ref'"
+    keys Escape
+    title_has artist-claude-monet && screen | grep -q "$ref" && ok "$size: Esc returns to the artist, where it was (its referrer $ref on screen)" \
+        || bad "$size: Esc did not return to the artist's referrers"
+    before=$(count)
+    keys d
+    check "$size: d says what the delete takes with it (the cache's count at once)" "also deletes" 60
+    keys c
+    # The server's answer replaces the cache's count when it comes.
+    check "$size: the preview says the server counted" "counted by the server" 60
+    check "$size: and what could not be asked" "Artwork.previousOwners not QUERYABLE: not asked" 5
+    n=$(screen | grep -o 'also deletes [0-9,]* records' | head -1 | grep -o '[0-9]*')
+    [ -n "$n" ] && [ -n "$cached" ] && [ "$n" -gt "$cached" ] && ok "$size: the server counted $n, more than the $cached the cache holds" \
+        || bad "$size: the count ($n) is not more than the cache's ($cached)"
+    check "$size: the count to type is the server's" "Type $n to send" 5
+    keys "$n" Enter
+    check "$size: the count typed sends it" "applied" 30
+    after=$(count)
+    [ "$((before - after))" = "$((n + 1))" ] && ok "$size: the server lost exactly $n + 1 records, as the server's count said" \
+        || bad "$size: the server went from $before to $after records, the warning said $n + 1"
     keys Escape q
 done
 

@@ -134,6 +134,21 @@ extension LocalCloudKit {
         }
     }
 
+    /// Takes `index` off a field of a record type, as a developer does in the Console (the query index
+    /// is refreshed in the same transaction).
+    public func removeIndex(_ index: SchemaIndex, recordType: String, field: String, container: String, environment: CloudKitEnvironment) async throws {
+        try await store.pool.write { db in
+            var schema = try SchemaTables.load(db, container: container, environment: environment)
+            guard let t = schema.recordTypes.firstIndex(where: { $0.name == recordType }),
+                  let f = schema.recordTypes[t].fields.firstIndex(where: { $0.name == field }) else { return }
+            schema.recordTypes[t].fields[f].indexes.remove(index)
+            let origin = try SchemaTables.origin(db, container: container, environment: environment) ?? "demo"
+            let indexed = try FieldIndex.specs(db, container: container, environment: environment.rawValue)
+            try SchemaTables.replace(db, container: container, environment: environment, with: schema, origin: origin)
+            try FieldIndex.refresh(db, container: container, environment: environment.rawValue, before: indexed)
+        }
+    }
+
     /// Assigns a custom role to a user (`serve --role`; the Console's user-record view, §4.3).
     public func assignRole(_ role: String, to userName: String, container: String, environment: CloudKitEnvironment) async throws {
         try await store.pool.write { db in
