@@ -57,6 +57,7 @@ extension Browser {
         case .char("d") where !marks.isEmpty:
             guard writable(&state) else { return [] }
             state.say(.readingMarked(count: marks.count, purpose: .delete))
+            stagingReadStarted(&state)
             return [.loadMarked(list.key, names: marks.sorted, purpose: .delete)]
         case .escape where !marks.isEmpty:
             let count = marks.count
@@ -152,6 +153,7 @@ extension Browser {
         }
         guard writable(&state) else { return [] }
         state.say(.readingMarked(count: marks.count, purpose: .set(field: field, value: value)))
+        stagingReadStarted(&state)
         return [.loadMarked(list.key, names: marks.sorted, purpose: .set(field: field, value: value))]
     }
 

@@ -80,6 +80,8 @@ public struct DeleteImpact: Sendable, Hashable {
     public var server: ServerCheck = .notAsked("")
     /// Reference fields the schema has no QUERYABLE index on: the server cannot be asked about them.
     public var notQueryable: [String] = []
+    /// The cache has been searched (until then `referrers` says nothing; a commit waits for it).
+    public var cacheSearched = false
 
     public init(referrers: [Referrer], truncatedAt: Int? = nil) {
         self.referrers = referrers
@@ -225,6 +227,7 @@ extension Browser {
         for (key, impact) in zip(waiting, cached) {
             state.known.impacts[key]?.referrers = impact.referrers
             state.known.impacts[key]?.truncatedAt = impact.truncatedAt
+            state.known.impacts[key]?.cacheSearched = impact.cacheSearched
         }
         return effects
     }
@@ -233,6 +236,7 @@ extension Browser {
     static func referrersFound(_ impacts: [RecordKey: DeleteImpact], _ state: inout BrowserState) {
         for (key, impact) in impacts {
             var merged = impact
+            merged.cacheSearched = true
             if let earlier = state.known.impacts[key] {
                 merged.server = earlier.server
                 merged.notQueryable = earlier.notQueryable

@@ -273,6 +273,10 @@ public enum Notice: Sendable, Hashable {
         case readOnly(String)
         case subscriptionCreateInProduction(String)
         case countMistyped(String, CommitSession.TypedCount?)
+        /// What the staged deletes take with them is still being counted.
+        case impactPending
+        /// The batch changed after the preview was made: it is shown again.
+        case batchChanged
     }
 
     /// The keys a conflict takes, for the server's version it has.

@@ -170,6 +170,8 @@ extension Browser {
         case .notSent(.subscriptionCreateInProduction(let id)):
             return "subscription '\(id)' is staged for creation, and CloudKit creates subscriptions in development only: u unstages it on the batch screen (b). Nothing sent."
         case .notSent(.countMistyped(let expected, let count)): return "not sent: type \(expected) (\(count?.what ?? "")) exactly to send"
+        case .notSent(.impactPending): return "not sent: still counting what the deletes take with them; the preview shows it in a moment"
+        case .notSent(.batchChanged): return "not sent: the batch changed since this preview; here it is again, review it and confirm"
         case .commitCancelled(let n): return "commit cancelled: nothing sent; \(n) still staged"
         case .typeToSend(let expected?, let count):
             return "type exactly '\(expected)' to send to production" + (count.map { " (\($0.count): \($0.what))" } ?? "")

@@ -218,6 +218,9 @@ extension Browser {
                 let count = typedCount(state)
                 // Why what was typed did not send stands before the prompt (the prompt takes the hint line).
                 let why = state.message.map { $0 + " · " } ?? ""
+                if impactsPending(state) {
+                    return (" counting what the deletes take with them (the cache, the server)… · Esc cancels", Theme.dim)
+                }
                 if state.connection.environment == .production {
                     return (" \(why)PRODUCTION: type \(typedConfirmation(state, count)), Enter sends, Esc cancels: \(commit.typed)▏", Theme.production)
                 }

@@ -54,6 +54,9 @@ public struct RecordsScreen: Sendable {
     public var marks = Marks()
     /// `:export` with no marks while the rest of the zone loads: written once the last page is in.
     public var pendingExport: ExportRequest?
+    /// Records `d` asked the cache for, to stage their deletion: keys typed meanwhile (`c` included)
+    /// wait for them, so a fast `d c` commits what the `d` staged.
+    public var stagingReads = 0
 
     public init(list: RecordList) { self.list = list }
 }

@@ -34,6 +34,7 @@ public enum Browser {
     /// record, the zones): a paste or a fast typist acts on the state the earlier keys produced,
     /// never on what was on screen before.
     static func waitsForResult(_ state: BrowserState) -> Bool {
+        if stagingPending(state) { return true }
         switch state.pane {
         case .zones:
             return state.zonesLoading && state.zones.isEmpty
@@ -43,6 +44,10 @@ public enum Browser {
         case .recordDetail:
             guard let detail = state.detail else { return false }
             return detail.record == nil && detail.loading && detail.error == nil
+        case .commit:
+            // `c y` typed fast: the y waits until what the deletes take with them is known (the
+            // count to type may appear), rather than sending or being refused.
+            return state.commit?.phase == .preview && impactsPending(state)
         default:
             return false
         }
@@ -335,6 +340,7 @@ public enum Browser {
             state.say(notice)
             return []
         case .recordToDelete(let key, let record):
+            stagingReadDone(&state)
             return writable(&state) ? recordToDelete(key, record, &state) : []
         case .jsonEdited(let edit, let edited, let status):
             return jsonEdited(edit, edited: edited, status: status, &state)
@@ -401,6 +407,7 @@ public enum Browser {
             rowsToMark(generation: generation, names: names, skipped: skipped, &state)
             return []
         case .markedLoaded(let key, let purpose, let records, let missing):
+            stagingReadDone(&state)
             return markedLoaded(key, purpose, records: records, missing: missing, &state)
         case .exportPathChecked(let request, let refused):
             return exportPathChecked(request, refused: refused, &state)
@@ -479,7 +486,8 @@ public enum Browser {
         }
         // A key that acts on the screen's rows waits while they are awaited; once one waits, every
         // later key waits behind it (order is kept), but for quit and Esc.
-        if !replaying, state.modal == nil, !state.waitingKeys.isEmpty || (waitsForResult(state) && !isScreenIndependent(key)) {
+        if !replaying, state.modal == nil,
+            !state.waitingKeys.isEmpty || (waitsForResult(state) && (!isScreenIndependent(key) || stagingPending(state))) {
             switch key {
             case .char("q"), .ctrl("c"), .escape:
                 // Quit and Esc act at once; what was typed ahead is dropped with them.

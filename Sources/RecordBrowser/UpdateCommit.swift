@@ -244,7 +244,7 @@ extension Browser {
                 state.say(.commitCancelled(staged: state.staged.operations.count))
                 return []
             case .char("y") where !typing:
-                return send(&commit, &state)
+                return sendChecked(&commit, &state)
             case .char(let c) where typing:
                 // A count alone takes digits (y or n are not an answer here: the number is).
                 guard production || c.isNumber || c == "," else {
@@ -261,7 +261,7 @@ extension Browser {
                     state.say(production ? .typeToSend(expected: expected, count: count) : .notSent(.countMistyped(expected, count)))
                     return []
                 }
-                return send(&commit, &state)
+                return sendChecked(&commit, &state)
             default: break
             }
             state.commit = commit
@@ -300,6 +300,35 @@ extension Browser {
             for referrer in state.known.impacts[op.key]?.cascade ?? [] { cascade.insert(referrer.key) }
         }
         return cascade.subtracting(deleted).count
+    }
+
+    /// Sends what the preview shows, and only that: not while what the deletes take with them is still
+    /// being counted (the count to type may change), and not a plan the batch has moved away from (it
+    /// is shown again to be reviewed).
+    static func sendChecked(_ commit: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {
+        if impactsPending(state) {
+            state.commit = commit
+            state.say(.notSent(.impactPending))
+            return []
+        }
+        if let current = try? CommitPlan.make(state.staged), current != commit.plan {
+            state.commit = CommitSession(plan: current)
+            state.say(.notSent(.batchChanged))
+            return []
+        }
+        return send(&commit, &state)
+    }
+
+    /// A staged delete whose referrers are still being looked for (in the cache or on the server).
+    static func impactsPending(_ state: BrowserState) -> Bool {
+        state.staged.operations.contains { op in
+            guard op.kind == .delete else { return false }
+            guard let impact = state.known.impacts[op.key] else { return true }
+            if !impact.cacheSearched { return true }
+            // A server that waits for the schema is not waited for (the schema may never come).
+            if case .asking = impact.server { return true }
+            return false
+        }
     }
 
     static func send(_ commit: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {

@@ -369,6 +369,7 @@ extension Browser {
                 state.say(.alreadyDeleted(row.recordName))
                 return []
             }
+            stagingReadStarted(&state)
             return [.loadRecordToDelete(list.key, row.recordName)]
         case .char("u"):
             unstage(recordKey, &state)
@@ -387,6 +388,22 @@ extension Browser {
         }
         state.staged.unstage(key)
         state.say(.unstaged(.record(name), total: state.staged.operations.count))
+    }
+
+    /// A staging read (`d` on a row, marked records read for `d` or `:set`) went out.
+    static func stagingReadStarted(_ state: inout BrowserState) {
+        state.stack.modify(.records) { if case .records(var screen) = $0 { screen.stagingReads += 1; $0 = .records(screen) } }
+    }
+
+    /// A staging read (`d` on a row, marked records read for `d` or `:set`) came back.
+    static func stagingReadDone(_ state: inout BrowserState) {
+        state.stack.modify(.records) { if case .records(var screen) = $0 { screen.stagingReads = max(0, screen.stagingReads - 1); $0 = .records(screen) } }
+    }
+
+    /// Staging waits for the cache: keys typed meanwhile wait too.
+    static func stagingPending(_ state: BrowserState) -> Bool {
+        if case .records(let screen)? = state.stack.find(.records) { return screen.stagingReads > 0 }
+        return false
     }
 
     static func recordToDelete(_ key: RecordKey, _ record: Record?, _ state: inout BrowserState) -> [BrowserEffect] {

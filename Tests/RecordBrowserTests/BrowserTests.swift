@@ -43,6 +43,9 @@ struct Harness {
         effects = Browser.start(&state)
     }
 
+    /// Whether `drain` answers a delete impact's cache search (tests of that search answer it themselves).
+    var answersReferrers = true
+
     mutating func send(_ event: BrowserEvent) {
         effects = Browser.update(&state, event)
         drain()
@@ -67,6 +70,11 @@ struct Harness {
                 try! cache.setColumns(columns, for: type)
             case .findReferencedBy(let key):
                 pending += Browser.update(&state, .referencedByFound(key, try! cache.referencedBy(key)))
+            case .findReferrers(let keys) where answersReferrers:
+                // The cache's part of a delete's impact, as the runner reads it (a commit waits for it).
+                var impacts: [RecordKey: DeleteImpact] = [:]
+                for key in keys { impacts[key] = (try? cache.deleteImpact(of: key)) ?? DeleteImpact(referrers: []) }
+                pending += Browser.update(&state, .referrersFound(impacts))
             default:
                 remaining.append(effect)
             }

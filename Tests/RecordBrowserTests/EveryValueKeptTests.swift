@@ -225,6 +225,7 @@ extension Result where Failure == FieldInputError {
 @Suite(.serialized) struct DeleteImpactViewTests {
     @Test func aStagedDeleteSaysWhatItTakesWithIt() throws {
         var h = Harness(width: 100, height: 30)
+        h.answersReferrers = false
         h.openDetail()
         h.keys(.char("d"))
         let key = h.state.staged.operations[0].key

@@ -70,4 +70,22 @@ import Testing
         h.keys(.char("1"))
         #expect(h.state.report.notice == nil)
     }
+
+    /// `d c y` typed in one burst on a list: the c waits for the d's record, the y for what the
+    /// delete takes with it; what is sent is what the preview showed (a new user's burst sent less).
+    @Test func aBurstOfDeleteCommitSendSendsWhatThePreviewShows() throws {
+        var h = Harness(width: 100, height: 30)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<5), token: "t", more: false)
+        h.keys(.char("d"))
+        let read = try #require(h.effects.compactMap { if case .loadRecordToDelete(let key, let name) = $0 { return (key, name) } else { return nil } }.first)
+        h.keys(.char("c"), .char("y"))
+        #expect(h.state.pane == .records && h.state.waitingKeys == [.char("c"), .char("y")], "c and y wait for the record")
+        let record = Record(recordName: read.1, recordType: "Artwork", recordChangeTag: "t")
+        h.send(.recordToDelete(RecordKey(zone: read.0.zone, recordName: read.1), record))
+        let plan = try #require(h.commitPlans.first, "sent once the record and its impact were known")
+        #expect(plan.requests.flatMap(\.body.operations).count == 1)
+        #expect(h.state.staged.operations.map(\.recordName) == [read.1])
+    }
 }
