@@ -26,7 +26,9 @@ extension Browser {
     static func appendWrapped(_ lines: inout [(op: Int, text: String, style: Style)], _ op: Int, _ text: String, _ style: Style, width: Int) {
         guard width < Int.max else { return lines.append((op, text, style)) }
         let indent = String(text.prefix { $0 == " " }) + "  "
-        for (i, part) in TextWidth.wrap(text, to: max(10, width)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
+        // Wrapped short of the width by the indent, so an indented continuation still fits (a wider
+        // one lost its last characters at the screen's edge).
+        for (i, part) in TextWidth.wrap(text, to: max(10, width - indent.count)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
     }
 
     /// The batch's lines, long values wrapped to `width` (continuation lines indented).

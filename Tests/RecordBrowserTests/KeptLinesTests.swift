@@ -66,4 +66,18 @@ import Testing
         h.keys(.char("u"))
         #expect(h.state.staged.operations.count == 299 && first() != "KEPT")
     }
+
+    /// A long value wraps in the batch with every character shown (continuations were indented past
+    /// the screen's edge and lost their last characters).
+    @Test func aLongValueWrapsWhole() {
+        var h = Harness(width: 80, height: 24)
+        h.openDetail()
+        h.select(field: "title")
+        let value = "ABCDEFGHIJ0123456789abcdefghij0123456789KLMNOPQRST0123456789klmnopqrst0123456789UVWXYZ"
+        h.keys(.char("e"), .ctrl("u"))
+        h.type(value)
+        h.keys(.enter, .char("b"))
+        let shown = h.screen.snapshot.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+        #expect(shown.contains(value), "\(h.screen.snapshot)")
+    }
 }
