@@ -219,7 +219,9 @@ extension Browser {
             case .preview:
                 let count = typedCount(state)
                 // Why what was typed did not send stands before the prompt (the prompt takes the hint line).
-                let why = state.message.map { $0 + " · " } ?? ""
+                // (A reminder of what to type is the prompt itself: only a reason is added.)
+                var why = ""
+                if case .notSent? = state.report.notice, let words = state.message { why = words + " · " }
                 if impactsPending(state) {
                     return (" counting what the deletes take with them (the cache, the server)… · Esc cancels", Theme.dim)
                 }
