@@ -44,16 +44,23 @@ let key = ListKey(zone: zoneKey(.private, ZoneID(zoneName: "Z")))
     }
 }
 
+/// A local server in this process (real SQLite in a temporary directory) with API token `t` and user
+/// `u` (web token `w`), and a client of it.
+func inProcessServer(_ name: String = "srv") throws -> (LocalCloudKit, CloudKitClient) {
+    var configuration = LocalServerConfiguration()
+    configuration.apiTokens = ["t"]
+    configuration.users = [(name: "u", token: "w")]
+    let service = try LocalCloudKit(store: try Store(directory: tempDirectory(name)), configuration: configuration)
+    let client = CloudKitClient(
+        configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
+        credentials: .apiToken("t", webAuthToken: "w"), transport: InProcessTransport(service: service))
+    return (service, client)
+}
+
 /// The effect runner against the local server in-process: real client, real server, real SQLite.
 @Suite struct EffectRunnerTests {
     func setUp() async throws -> (EffectRunner, CloudKitDatabase, LocalCloudKit) {
-        var configuration = LocalServerConfiguration()
-        configuration.apiTokens = ["t"]
-        configuration.users = [(name: "u", token: "w")]
-        let service = try LocalCloudKit(store: try Store(directory: tempDirectory("srv")), configuration: configuration)
-        let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
-            credentials: .apiToken("t", webAuthToken: "w"), transport: InProcessTransport(service: service))
+        let (service, client) = try inProcessServer()
         let db = client.database(.private)
         _ = try await db.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Z"))])
         _ = try await db.modifyRecords(ModifyRecordsRequest(operations: (0..<450).map { .create(Record(recordName: "r\($0)", recordType: "T")) }.prefix(200).map { $0 }, zoneID: ZoneID(zoneName: "Z")))

@@ -57,13 +57,7 @@ import Testing
     let zone = ZoneID(zoneName: "Z")
 
     @Test func theServerCountsTheCascadeTheCacheHasNotSeen() async throws {
-        var configuration = LocalServerConfiguration()
-        configuration.apiTokens = ["t"]
-        configuration.users = [(name: "u", token: "w")]
-        let service = try LocalCloudKit(store: try Store(directory: tempDirectory("srv")), configuration: configuration)
-        let client = CloudKitClient(
-            configuration: CloudKitConfiguration(serverURL: "http://in-process", container: "iCloud.t"),
-            credentials: .apiToken("t", webAuthToken: "w"), transport: InProcessTransport(service: service))
+        let (service, client) = try inProcessServer()
         let db = client.database(.private)
         _ = try await db.modifyZones([ZoneOperation(.create, zone)])
         func ref(_ name: String, _ action: ReferenceAction) -> FieldValue { .reference(Reference(recordName: name, action: action)) }
