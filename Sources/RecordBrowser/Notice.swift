@@ -29,7 +29,6 @@ public enum Notice: Sendable, Hashable {
     case zoneOperationHint
     case inOtherDatabase(String, DatabaseScope)
     case defaultZoneUndeletable
-    case zoneNameMismatch(String)
     /// A key that acts on a kind of line, pressed elsewhere.
     case select(Selectable)
     case selectReferenceToFollow
@@ -154,6 +153,8 @@ public enum Notice: Sendable, Hashable {
         case failed(BrowserFailure)
         // New zones, records and fields
         case invalidZoneName
+        /// `d` on a zone: the name typed is not the zone's.
+        case zoneNameMismatch(String)
         case zonesOnlyInPrivate
         case zoneExists(String)
         case newRecordUsage

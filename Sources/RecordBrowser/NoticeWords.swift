@@ -52,7 +52,6 @@ extension Browser {
         case .zoneOperationHint: return "a zone operation: u unstages it; z lists the zones"
         case .inOtherDatabase(let name, let scope): return "'\(name)' is in the \(scope.rawValue) database: :db \(scope.rawValue) first"
         case .defaultZoneUndeletable: return "the default zone cannot be deleted"
-        case .zoneNameMismatch(let name): return "not deleted: the name typed was not \(name)"
         case .select(let what):
             switch what {
             case .fieldToEdit: return "select a field to edit (system fields cannot be edited); a adds a field"
@@ -237,6 +236,7 @@ extension Browser {
         case .noSuchField(let field, let types): return "no field '\(field)' in \(types.joined(separator: ", ")) (by the schema)"
         case .sortUsage: return ":sort FIELD [asc|desc]"
         case .failed(let failure): return failure.message
+        case .zoneNameMismatch(let name): return "not deleted: the name typed was not \(name)"
         case .invalidZoneName: return "a zone name is letters, digits, _ - and . (not _defaultZone)"
         case .zonesOnlyInPrivate: return "zones are created in the private database (:db private)"
         case .zoneExists(let name): return "zone \(name) exists already"
@@ -261,7 +261,9 @@ extension Browser {
         case .setTypeUnknown(let field, let record):
             return "nothing staged: the type of '\(field)' is unknown for '\(record)' (not in the schema, and the record has no value): load the schema (:schema) or edit it in the record"
         case .setValueInvalid(let value, let type, let field, let record, let error):
-            return "nothing staged: '\(value)' is not a \(type.rawValue) ('\(field)' of \(record)): \(error)"
+            // "an INT64", "a STRING": the article as the type's name is read.
+            let article = type.rawValue.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
+            return "nothing staged: '\(value)' is not \(article) \(type.rawValue) ('\(field)' of \(record)): \(error)"
         case .exportUsage: return ":export FILE writes the marked records (else every record the filter shows) as JSON lines, or CSV when FILE ends in .csv"
         case .exportNeedsZone: return ":export writes a zone's records: open a zone first"
         case .exportNotWritten(let why): return "nothing written: \(why)"

@@ -1314,7 +1314,8 @@ public enum Browser {
 
     static func deleteZone(_ zone: ZoneKey, typed: String, _ state: inout BrowserState) -> [BrowserEffect] {
         guard typed == zone.zoneName else {
-            state.say(.zoneNameMismatch(zone.zoneName))
+            // As every refused line: open again with what was typed and why.
+            reopen(.deleteZone(zone), text: typed, refusal: .zoneNameMismatch(zone.zoneName), &state)
             return []
         }
         state.staged.stage(zone: StagedZoneOperation(kind: .delete, zone: zone))

@@ -438,7 +438,7 @@ extension Browser {
             return []
         }
         if key == .char("X") {
-            state.confirmation = .discardAll
+            if state.staged.isEmpty { state.say(.nothingToCommit) } else { state.confirmation = .discardAll }
             return []
         }
         if zoneOps.indices.contains(state.position(.batch).selection) {

@@ -257,8 +257,9 @@ final class JournalCheckingTransport: HTTPTransport, @unchecked Sendable {
         runtime.state.stack.jumpToZones()
         runtime.state.commit = nil
         await runtime.settle([.key(.char("d"))] + "Project".map { .key(.char($0)) } + [.key(.enter)], host: host)
-        #expect(runtime.state.staged.zoneOperations.isEmpty && runtime.state.message?.contains("not deleted") == true)
-        await runtime.settle([.key(.char("d"))] + "Projects".map { .key(.char($0)) } + [.key(.enter), .key(.char("c")), .key(.char("y"))], host: host)
+        // Refused: the line stays open with what was typed and why; the name completed, it is staged.
+        #expect(runtime.state.staged.zoneOperations.isEmpty && runtime.state.input?.refusal == .zoneNameMismatch("Projects") && runtime.state.input?.text == "Project")
+        await runtime.settle([.key(.char("s")), .key(.enter), .key(.char("c")), .key(.char("y"))], host: host)
         let after = try await client.database(.private).listZones().compactMap(\.zone).map(\.zoneID.zoneName)
         #expect(!after.contains("Projects"))
     }
