@@ -47,6 +47,7 @@ cat > "$WORK/show-editor" <<SH
 #!/bin/sh
 clear; head -n 4 "\$1"; echo "//   … (every key, the type's fields and indexes, the zones)"; grep -v '^//' "\$1" | head -n 24
 while [ ! -f $WORK/editor-done ]; do sleep 0.1; done; rm -f $WORK/editor-done
+touch "\$1"  # saved as it is (an editor quit without saving stages nothing)
 SH
 chmod +x "$WORK/show-editor"
 wait_for "3 zones"
