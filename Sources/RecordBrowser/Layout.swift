@@ -46,6 +46,8 @@ public struct Layout: Sendable, Hashable {
     public func room(after x: Int) -> Int { max(0, width - x) }
     /// The width text wraps to in a `width` wide view, after an indent (a space stands before it).
     public static func wrapWidth(_ width: Int, indent: Int = 0) -> Int { max(10, width - 2 - indent) }
+    /// What text already `textWidth` wide wraps to when its continuation lines are indented by `indent`.
+    public static func indentedWidth(_ textWidth: Int, indent: Int) -> Int { max(10, textWidth - indent) }
     /// Rows under an empty list's one-line note where a long message can still be read in full.
     public var noteRows: Int { max(0, bodyHeight - 4) }
 

@@ -28,7 +28,7 @@ extension Browser {
         let indent = String(text.prefix { $0 == " " }) + "  "
         // Wrapped short of the width by the indent, so an indented continuation still fits (a wider
         // one lost its last characters at the screen's edge).
-        for (i, part) in TextWidth.wrap(text, to: max(10, width - indent.count)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
+        for (i, part) in TextWidth.wrap(text, to: Layout.indentedWidth(width, indent: indent.count)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
     }
 
     /// The batch's lines, long values wrapped to `width` (continuation lines indented).
