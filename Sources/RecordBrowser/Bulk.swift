@@ -11,12 +11,17 @@ extension Browser {
         return Marks()
     }
 
-    static func setMarks(_ state: inout BrowserState, _ change: (inout Marks) -> Void) {
+    /// Changes the zone's records screen (on the stack, or set aside), when there is one.
+    static func modifyRecords(_ state: inout BrowserState, _ change: (inout RecordsScreen) -> Void) {
         state.stack.modify(.records) {
             guard case .records(var screen) = $0 else { return }
-            change(&screen.marks)
+            change(&screen)
             $0 = .records(screen)
         }
+    }
+
+    static func setMarks(_ state: inout BrowserState, _ change: (inout Marks) -> Void) {
+        modifyRecords(&state) { change(&$0.marks) }
     }
 
     /// Space, `V`, `*` and (with marks) `d` on a zone's records; nil for any other key.
@@ -190,11 +195,7 @@ extension Browser {
             state.say(.writing(path: request.path))
             return [.export(request)]
         }
-        state.stack.modify(.records) {
-            guard case .records(var screen) = $0 else { return }
-            screen.pendingExport = request
-            $0 = .records(screen)
-        }
+        modifyRecords(&state) { $0.pendingExport = request }
         list.loadingToEnd = true
         state.list = list
         state.say(.loadingToEnd(loaded: list.total, forExport: true))
@@ -214,11 +215,7 @@ extension Browser {
 
     /// The export waiting for the zone to load is forgotten (Esc stopped the loading).
     static func dropPendingExport(_ state: inout BrowserState) {
-        state.stack.modify(.records) {
-            guard case .records(var screen) = $0 else { return }
-            screen.pendingExport = nil
-            $0 = .records(screen)
-        }
+        modifyRecords(&state) { $0.pendingExport = nil }
     }
 
     static func exported(_ request: ExportRequest, _ result: Result<ExportResult, BrowserFailure>, _ state: inout BrowserState) {

@@ -218,13 +218,18 @@ public enum ChangeWords {
         return byRecord
     }
 
+    /// `artwork-7.artist → artist-nobody does not exist: VALIDATE will refuse`, after the reference.
+    static func missingTarget(_ reference: String, stagedForDeletion: Bool) -> String {
+        "\(reference) \(stagedForDeletion ? "is staged for deletion" : "does not exist"): VALIDATE will refuse"
+    }
+
     private static func targetWarning(_ found: (op: StagedOperation, field: String, target: RecordKey), _ state: BrowserState, naming: Bool) -> (text: String, bad: Bool)? {
         let name = found.target.recordName
         let who = naming ? "\(found.op.recordName).\(found.field) → " : "\(found.field) → "
         switch status(of: found.target, state) {
         case .missing?:
             let deleted = state.staged.operation(for: found.target)?.kind == .delete
-            return ("\(who)\(name) \(deleted ? "is staged for deletion" : "does not exist"): VALIDATE will refuse", true)
+            return (missingTarget(who + name, stagedForDeletion: deleted), true)
         case .unknown(let why)?: return ("\(who)\(name): not checked (\(why)); VALIDATE refuses if it does not exist", false)
         case .checking?, nil: return ("\(who)\(name): checking that it exists…", false)
         case .exists?: return nil

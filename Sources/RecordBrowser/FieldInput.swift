@@ -149,8 +149,11 @@ public enum FieldInput {
     /// reference which had no action keeps none. A zone named as the original's keeps its owner and type.
     /// Whether a REFERENCE as typed names its action (`NONE`, `DELETE_SELF`, `VALIDATE`).
     static func namesReferenceAction(_ text: String) -> Bool {
-        text.split(whereSeparator: \.isWhitespace).dropFirst().contains { ["NONE", "DELETE_SELF", "VALIDATE"].contains($0.uppercased()) }
+        text.split(whereSeparator: \.isWhitespace).dropFirst().contains { referenceActions.contains(ReferenceAction(rawValue: $0.uppercased())) }
     }
+
+    /// The actions a REFERENCE takes when typed.
+    static let referenceActions: [ReferenceAction] = [.noAction, .deleteSelf, .validate]
 
     static func reference(_ text: String, original: Reference?) throws -> Reference {
         var words = text.split(whereSeparator: \.isWhitespace).map(String.init)[...]
@@ -169,7 +172,7 @@ public enum FieldInput {
                 }
             default:
                 let action = ReferenceAction(rawValue: word.uppercased())
-                guard !sawAction, [ReferenceAction.noAction, .deleteSelf, .validate].contains(action) else {
+                guard !sawAction, referenceActions.contains(action) else {
                     throw FieldInputError(sawAction ? referenceUsage : "unknown reference action '\(word)': \(referenceUsage)")
                 }
                 sawAction = true

@@ -7,13 +7,22 @@ extension Browser {
         switch notice {
         // Staging and unstaging
         case .staged(let change, let total):
+            let count = " · \(total) staged \(batch)"
             switch change {
+            case .field(let field, let record): return "staged: '\(field)' of '\(record)'" + count
+            case .fieldChanges(let n, let record): return "staged \(Format.plural(n, "field change")) to '\(record)'" + count
+            case .elementRemoved(let i, let field): return "staged: remove [\(i)] of '\(field)'" + count
+            case .cleared(let field, let record): return "staged: clear '\(field)' of '\(record)'" + count
+            case .deletion(let record): return "staged: delete '\(record)'" + count
+            case .upload(let path, let bytes, let field): return "staged: upload \(path) (\(AssetProgress.bytes(bytes))) into '\(field)' on commit" + count
+            case .publicPermission(let permission): return "staged: public permission \(permission.rawValue)" + count
+            case .participantRemoved(let who): return "staged: remove \(who) from the share" + count
+            case .participantPermission(let who, let permission): return "staged: \(who) \(permission.rawValue)" + count
+            case .invited(let address, let permission): return "staged: invite \(address) (\(permission.rawValue))" + count
             case .subscription(let id, .delete): return "staged the deletion of subscription '\(id)' · \(total) staged (b batch, c commit, u unstages)"
-            case .subscription(let id, .update): return "staged a change of subscription '\(id)' · \(total) staged \(batch)"
-            case .subscription(let id, .create): return "staged new subscription '\(id)' · \(total) staged \(batch)"
+            case .subscription(let id, .update): return "staged a change of subscription '\(id)'" + count
+            case .subscription(let id, .create): return "staged new subscription '\(id)'" + count
             case .subscriptionRecreated(let id): return "staged '\(id)' to be created again (firesOnce: it fires once more) · c commits"
-            case .fieldChanges(let n, let record): return "staged \(Format.plural(n, "field change")) to '\(record)' · \(total) staged \(batch)"
-            default: return "staged: \(words(change)) · \(total) staged \(batch)"
             }
         case .stagedNewRecord(let type, let name): return "staged: a new \(type) '\(name)' · a adds a field, E edits all as JSON, c commits (it is created then)"
         case .stagedZoneCreation(let name): return "staged: create zone \(name) · c commits it (with any records staged in it)"
@@ -64,7 +73,7 @@ extension Browser {
         case .selectReferenceToFollow: return "Enter follows a REFERENCE: select a reference line"
         case .deleteImpact(let record, let impact): return impact.lines(deleting: record).first?.text ?? "'\(record)' is referred to by no cached record"
         case .targetMissing(let record, let field, let target, let deleted, let more):
-            let first = "\(record).\(field) → \(target) \(deleted ? "is staged for deletion" : "does not exist"): VALIDATE will refuse"
+            let first = ChangeWords.missingTarget("\(record).\(field) → \(target)", stagedForDeletion: deleted)
             return more == 0 ? first : "\(first) (and \(more) more: b shows them)"
 
         // Marks and bulk edits
@@ -270,24 +279,6 @@ extension Browser {
         case .saveNeedsName: return "nothing saved: give a file name"
         case .uploadNeedsPath: return "nothing staged: give the path of a file"
         case .fileRefused(let why, let staging): return (staging ? "nothing staged: " : "nothing saved: ") + why
-        }
-    }
-
-    /// What one key staged, after `staged: `.
-    static func words(_ change: Notice.StagedChange) -> String {
-        switch change {
-        case .field(let field, let record): return "'\(field)' of '\(record)'"
-        case .fieldChanges(let n, let record): return "\(Format.plural(n, "field change")) to '\(record)'"
-        case .elementRemoved(let i, let field): return "remove [\(i)] of '\(field)'"
-        case .cleared(let field, let record): return "clear '\(field)' of '\(record)'"
-        case .deletion(let record): return "delete '\(record)'"
-        case .upload(let path, let bytes, let field): return "upload \(path) (\(AssetProgress.bytes(bytes))) into '\(field)' on commit"
-        case .publicPermission(let permission): return "public permission \(permission.rawValue)"
-        case .participantRemoved(let who): return "remove \(who) from the share"
-        case .participantPermission(let who, let permission): return "\(who) \(permission.rawValue)"
-        case .invited(let address, let permission): return "invite \(address) (\(permission.rawValue))"
-        case .subscription(let id, let kind): return "\(kind.rawValue) subscription '\(id)'"
-        case .subscriptionRecreated(let id): return "create '\(id)' again"
         }
     }
 

@@ -758,14 +758,16 @@ public enum Browser {
     /// The records screen shows the list a `:query` replaced (with its title) again; false when there
     /// is none.
     static func showListBeforeQuery(_ state: inout BrowserState) -> Bool {
-        guard case .records(var screen)? = state.stack.find(.records), let before = screen.beforeQuery.popLast() else { return false }
-        var list = before.list
-        list.generation = screen.list.generation + 1
-        screen.list = list
-        screen.query = before.query
-        screen.filter = nil
-        screen.marks.clear()
-        state.stack.modify(.records) { $0 = .records(screen) }
+        guard case .records(let shown)? = state.stack.find(.records), !shown.beforeQuery.isEmpty else { return false }
+        modifyRecords(&state) { screen in
+            let before = screen.beforeQuery.removeLast()
+            var list = before.list
+            list.generation = screen.list.generation + 1
+            screen.list = list
+            screen.query = before.query
+            screen.filter = nil
+            screen.marks.clear()
+        }
         return true
     }
 

@@ -320,14 +320,15 @@ extension Browser {
     }
 
     /// A staged delete whose referrers are still being looked for (in the cache or on the server).
+    /// Asked on every key and frame of the commit screen: the impacts are scanned for one still
+    /// looking (cheap), and only such a one is looked up in the batch (a walk of it). Every staged
+    /// delete has its impact once `c` has run `stagedLookups`.
     static func impactsPending(_ state: BrowserState) -> Bool {
-        state.staged.operations.contains { op in
-            guard op.kind == .delete else { return false }
-            guard let impact = state.known.impacts[op.key] else { return true }
-            if !impact.cacheSearched { return true }
+        state.known.impacts.contains { key, impact in
             // A server that waits for the schema is not waited for (the schema may never come).
-            if case .asking = impact.server { return true }
-            return false
+            let looking: Bool
+            if case .asking = impact.server { looking = true } else { looking = !impact.cacheSearched }
+            return looking && state.staged.operation(for: key)?.kind == .delete
         }
     }
 

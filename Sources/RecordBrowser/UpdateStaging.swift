@@ -392,12 +392,12 @@ extension Browser {
 
     /// A staging read (`d` on a row, marked records read for `d` or `:set`) went out.
     static func stagingReadStarted(_ state: inout BrowserState) {
-        state.stack.modify(.records) { if case .records(var screen) = $0 { screen.stagingReads += 1; $0 = .records(screen) } }
+        modifyRecords(&state) { $0.stagingReads += 1 }
     }
 
     /// A staging read (`d` on a row, marked records read for `d` or `:set`) came back.
     static func stagingReadDone(_ state: inout BrowserState) {
-        state.stack.modify(.records) { if case .records(var screen) = $0 { screen.stagingReads = max(0, screen.stagingReads - 1); $0 = .records(screen) } }
+        modifyRecords(&state) { $0.stagingReads = max(0, $0.stagingReads - 1) }
     }
 
     /// Staging waits for the cache: keys typed meanwhile wait too.
