@@ -222,9 +222,9 @@ public enum Browser {
                     state.say(.queryFailed(backTo: .whereTyped))
                     return []
                 }
-                if case .query = list.source, list.total == 0, showListBeforeQuery(&state) {
+                if case .query = list.source, list.total == 0, let effects = showListBeforeQuery(&state) {
                     state.say(.queryFailed(backTo: .listBefore))
-                    return window(&state, force: true)
+                    return effects
                 }
                 return []
             }
@@ -750,15 +750,17 @@ public enum Browser {
             return setFilter(nil, &state)
         }
         // A query typed over a zone's list (or another query) goes back to that list.
-        if state.pane == .records, showListBeforeQuery(&state) { return window(&state, force: true) }
+        if state.pane == .records, let effects = showListBeforeQuery(&state) { return effects }
         state.stack.pop()
         return []
     }
 
-    /// The records screen shows the list a `:query` replaced (with its title) again; false when there
-    /// is none.
-    static func showListBeforeQuery(_ state: inout BrowserState) -> Bool {
-        guard case .records(let shown)? = state.stack.find(.records), !shown.beforeQuery.isEmpty else { return false }
+    /// The records screen shows the list a `:query` replaced (with its title) again; nil when there is
+    /// none.
+    static func showListBeforeQuery(_ state: inout BrowserState) -> [BrowserEffect]? {
+        guard case .records(let shown)? = state.stack.find(.records), let last = shown.beforeQuery.last else { return nil }
+        // A zone's changes the query replaced before they had opened (typed fast): opened now.
+        if last.list.source == .changes, !last.list.opened { return openZone(last.list.zoneID, &state) }
         modifyRecords(&state) { screen in
             let before = screen.beforeQuery.removeLast()
             var list = before.list
@@ -768,7 +770,7 @@ public enum Browser {
             screen.filter = nil
             screen.marks.clear()
         }
-        return true
+        return window(&state, force: true)
     }
 
     /// Moves a selection by `delta` rows (n N, a far move's target), keeping it visible in a window of
@@ -1036,8 +1038,10 @@ public enum Browser {
         var screen = RecordsScreen(list: list)
         screen.query = text
         if state.pane == .records, case .records(let shown) = state.stack.top {
-            // A list with nothing in it (a query that found nothing) is not one to come back to.
-            screen.beforeQuery = shown.beforeQuery + (shown.list.total > 0 ? [(shown.list, shown.query)] : [])
+            // A zone's changes are always one to come back to (typed fast, the query may run before its
+            // first page); a query that found nothing is not.
+            let keep = shown.list.source == .changes || shown.list.total > 0
+            screen.beforeQuery = shown.beforeQuery + (keep ? [(shown.list, shown.query)] : [])
             screen.startedFrom = shown.startedFrom
             state.stack.replace(.records, with: .records(screen))
         } else {

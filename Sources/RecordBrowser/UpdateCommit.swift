@@ -255,6 +255,7 @@ extension Browser {
                 state.clearNotice()  // what was said of the last attempt
             case .backspace where typing:
                 commit.type(nil)
+                state.clearNotice()
             case .enter where typing:
                 let expected = typedConfirmation(state, count)
                 guard commit.typed.replacingOccurrences(of: ",", with: "") == expected.replacingOccurrences(of: ",", with: "") else {

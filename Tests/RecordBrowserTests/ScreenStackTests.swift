@@ -125,6 +125,22 @@ import Testing
         #expect(h.state.pane == .zones)
     }
 
+    /// `j Enter :query …` in one burst: the query replaces the zone's list before it opened; Esc opens
+    /// the zone then (it showed "loading…" forever).
+    @Test func escFromAQueryTypedBeforeTheZoneOpenedOpensIt() throws {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.state.list?.opened = false  // as before the cache's answer
+        h.keys(.char(":"))
+        h.type("query Artwork")
+        h.keys(.enter)
+        h.keys(.escape)
+        #expect(h.state.pane == .records && h.state.list?.source == .changes)
+        #expect(h.state.list?.opened == true && h.state.list?.total == 0, "opened again from the cache (empty here)")
+        #expect(!h.screen.line(0).contains(":query"))
+    }
+
     /// The stack's invariants: the zones stay at the bottom, a record's screen carries its record, the
     /// commit's screen its session, and Esc from a zone's records keeps them for Tab and `:open`.
     @Test func screensCarryTheirState() {
