@@ -59,7 +59,6 @@ public final class CursesTerminal: TerminalBackend {
         raw()
         Self.setModes(window)
         set_escdelay(25)
-        curs_set(0)
         if colorMode == .automatic && has_colors() {
             start_color()
             use_default_colors()
@@ -91,10 +90,12 @@ public final class CursesTerminal: TerminalBackend {
     }
 
     private var outputFile: UnsafeMutablePointer<FILE>?
+    /// Whether the terminal's cursor is shown (a frame with a cursor position shows it).
+    private var cursorShown: Bool?
 
     /// The modes a real and a headless terminal share: keys unechoed, unbuffered and decoded, reads
-    /// that never block; and, as the cursor stays hidden (editors draw their own), no move back to a
-    /// cursor spot after each update (`leaveok`: one cursor address fewer per update).
+    /// that never block; and, until a frame places the cursor, no move back to a cursor spot after each
+    /// update (`leaveok`).
     private static func setModes(_ window: UnsafeMutablePointer<WINDOW>?) {
         noecho()
         nonl()
@@ -166,11 +167,25 @@ public final class CursesTerminal: TerminalBackend {
                 }
             }
         }
+        // The cursor stands where the frame says (the caret, else the selected row), or is hidden.
+        let cursor = screen.cursor.flatMap { $0.x >= 0 && $0.x < screen.width && $0.y >= 0 && $0.y < screen.height ? $0 : nil }
+        if cursorShown != (cursor != nil) {
+            cursorShown = cursor != nil
+            leaveok(window, cursor == nil)
+            curs_set(cursor != nil ? 1 : 0)
+        }
+        if let cursor { wmove(window, Int32(cursor.y), Int32(cursor.x)) }
         wnoutrefresh(window)
         doupdate()
         for overlay in overlays {
             let (attributes, pair) = attributes(for: overlay.cell.style)
             _ = cn_put_overlay(screenPointer, outputFile ?? cn_stdout(), Int32(overlay.y), Int32(overlay.x), overlay.cell.text, Int32(overlay.cell.width), attributes, pair)
+        }
+        if let cursor, !overlays.isEmpty {
+            // An overlay left the cursor at its cell (and told curses so): back to where it stands.
+            wmove(window, Int32(cursor.y), Int32(cursor.x))
+            wnoutrefresh(window)
+            doupdate()
         }
         previous = screen
     }
@@ -289,6 +304,7 @@ public final class CursesTerminal: TerminalBackend {
         keypad(window, true)  // reset_shell_mode cleared keypad mode
         clearok(cn_curscr(), true)
         previous = nil
+        cursorShown = nil  // the child may have shown or hidden it
         refresh()
     }
 

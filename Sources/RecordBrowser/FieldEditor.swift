@@ -70,12 +70,6 @@ public struct FieldEditor: Sendable, Hashable {
         return i
     }
 
-    /// The text's lines with the cursor drawn as `▏`.
-    var displayLines: [String] {
-        var shown = text
-        shown.insert("▏", at: cursor)
-        return String(shown).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    }
 }
 
 /// A yes/no question shown on the hint line.

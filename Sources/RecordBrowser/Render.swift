@@ -35,6 +35,8 @@ extension Browser {
     /// so a bar to the edge costs a full row on each move).
     static func highlight(_ screen: inout CellGrid, y: Int) {
         screen.restyle(y: y, width: min(screen.width, screen.contentWidth(y: y) + 1), Theme.selected)
+        // The terminal's cursor follows the selection (screen readers and magnifiers follow it).
+        screen.cursor = CursorPosition(x: 0, y: y)
     }
 
     /// Draws the whole frame for the current state.
@@ -82,6 +84,9 @@ extension Browser {
         if state.showHelp { drawHelp(&screen, state) }
         if let notice = state.signInNotice { drawSignIn(&screen, notice, state) }
         if let legacy = state.legacyJournal { drawLegacyJournal(&screen, legacy, state) }
+        // A view with no selection (raw JSON, a request, the preview) keeps the cursor on the hint
+        // line, as a pager does.
+        if screen.cursor == nil { screen.cursor = CursorPosition(x: 0, y: Layout(screen).hint) }
         return screen
     }
 
@@ -535,7 +540,7 @@ extension Browser {
             }
         } else if let prompt = commitPrompt(state) {
             // Prompts wrap rather than lose their last keys at 80 columns.
-            putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style)
+            putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style, caretAtEnd: prompt.caret)
         } else if let input = state.input {
             if let hint = input.refusal.map(Browser.words) ?? input.hint {
                 // Why the text was refused, or Tab's candidates (or why there are none), stand above
@@ -549,14 +554,13 @@ extension Browser {
                     screen.put(" " + row, x: 0, y: line, style: style, maxWidth: Layout(screen).rowWidth)
                 }
             }
-            if input.selected {
-                // The selected text in reverse video, the cursor after it.
-                let x = screen.put(input.prompt, x: 0, y: y, style: .plain)
-                let width = screen.put(input.text, x: x, y: y, style: Style(reverse: true))
-                screen.put("▏", x: x + width, y: y, style: .plain)
-            } else {
-                screen.put(input.prompt + input.display, x: 0, y: y, style: .plain)
-            }
+            // The terminal's cursor at the caret; a line longer than the screen scrolls to keep it in
+            // view. Selected text (typing replaces it) in reverse video.
+            let line = Caret.row(prompt: input.prompt, text: input.characters, cursor: input.cursor, width: screen.width,
+                                 textStyle: input.selected ? Style(reverse: true) : .plain)
+            screen.fill(y: y, style: .plain)
+            Caret.draw(line.pieces, on: &screen, x: 0, y: y)
+            screen.cursor = CursorPosition(x: line.caret, y: y)
         } else if let message = state.message {
             // A long message wraps upwards over the body (up to 4 rows), so it can be read in full.
             putUpward(&screen, message, style: .plain, maxRows: 4, more: " (! shows all)")
@@ -569,9 +573,15 @@ extension Browser {
 
     /// Text on the hint line that wraps upwards over the body (up to `maxRows` rows) instead of being
     /// cut; what does not fit ends in an ellipsis and `more`.
-    static func putUpward(_ screen: inout CellGrid, _ text: String, style: Style, maxRows: Int = 3, more: String = "") {
+    /// `caretAtEnd`: the text is being typed; the cursor stands after it.
+    static func putUpward(_ screen: inout CellGrid, _ text: String, style: Style, maxRows: Int = 3, more: String = "", caretAtEnd: Bool = false) {
         let y = Layout(screen).hint
-        var rows = TextWidth.wrap(text, to: Layout(screen).textWidth)
+        var rows = TextWidth.wrap(caretAtEnd ? text + String(Caret.mark) : text, to: Layout(screen).textWidth)
+        var caret: (row: Int, column: Int)?
+        if caretAtEnd, let found = Caret.unmark(rows, before: Caret.marksBefore(Array(text), cursor: text.count)) {
+            rows = found.rows
+            caret = (found.row, found.column)
+        }
         if rows.count > maxRows {
             rows = Array(rows.prefix(maxRows))
             rows[maxRows - 1] = TextWidth.truncate(rows[maxRows - 1] + " …", to: Layout(screen).room(after: 2 + TextWidth.width(more))) + more
@@ -580,6 +590,11 @@ extension Browser {
             let line = y - (rows.count - 1) + i
             screen.fill(y: line, style: .plain)
             screen.put(" " + row, x: 0, y: line, style: style, maxWidth: Layout(screen).rowWidth)
+        }
+        if let caret {
+            let row = min(caret.row, rows.count - 1)
+            let column = row == caret.row ? caret.column : TextWidth.width(rows[row])
+            screen.cursor = CursorPosition(x: min(1 + column, Layout(screen).rowWidth), y: y - (rows.count - 1) + row)
         }
     }
 
@@ -670,6 +685,8 @@ extension Browser {
             if row - 1 < rows.count { screen.put(rows[row - 1].0, x: rect.x + 2, y: rect.y + row, style: rows[row - 1].1, maxWidth: rect.textWidth) }
         }
         screen.put(rect.border("└", "┘"), x: rect.x, y: rect.bottom, style: Theme.box)
+        // The cursor at the box's text (what the keys act on now).
+        if rect.innerRows > 0 { screen.cursor = CursorPosition(x: rect.x + 2, y: rect.y + 1) }
     }
 
     /// Wraps a "key   description" line so its continuation lines start under the description.

@@ -185,7 +185,7 @@ extension Browser {
     /// `putUpward` draws it), so no row the keys scroll to is hidden under it.
     static func commitPage(_ state: BrowserState) -> Range<Int> {
         let layout = Layout(state)
-        let prompt = commitPrompt(state).map { String($0.text.drop(while: { $0 == " " })) } ?? ""
+        let prompt = commitPrompt(state).map { String($0.text.drop(while: { $0 == " " })) + ($0.caret ? String(Caret.mark) : "") } ?? ""
         return layout.page(promptRows: min(3, TextWidth.wrap(prompt, to: layout.textWidth).count))
     }
 
@@ -212,7 +212,8 @@ extension Browser {
     }
 
     /// The line under a commit or conflict screen: what the user can do now.
-    static func commitPrompt(_ state: BrowserState) -> (text: String, style: Style)? {
+    /// The commit's prompt on the hint line; `caret`: what is typed goes at its end (the cursor stands there).
+    static func commitPrompt(_ state: BrowserState) -> (text: String, style: Style, caret: Bool)? {
         guard let commit = state.commit else { return nil }
         if state.pane == .commit {
             switch commit.phase {
@@ -223,38 +224,38 @@ extension Browser {
                 var why = ""
                 if case .notSent? = state.report.notice, let words = state.message { why = words + " · " }
                 if impactsPending(state) {
-                    return (" counting what the deletes take with them (the cache, the server)… · Esc cancels", Theme.dim)
+                    return (" counting what the deletes take with them (the cache, the server)… · Esc cancels", Theme.dim, false)
                 }
                 if state.connection.environment == .production {
-                    return (" \(why)PRODUCTION: type \(typedConfirmation(state, count)), Enter sends, Esc cancels: \(commit.typed)▏", Theme.production)
+                    return (" \(why)PRODUCTION: type \(typedConfirmation(state, count)), Enter sends, Esc cancels: \(commit.typed)", Theme.production, true)
                 }
                 if let count {
-                    return (" \(why)type \(count.count) to send (see above) · Enter sends · Esc cancels: \(commit.typed)▏", Theme.staged)
+                    return (" \(why)type \(count.count) to send (see above) · Enter sends · Esc cancels: \(commit.typed)", Theme.staged, true)
                 }
                 if commit.plan.hasNonAtomic {
-                    return (" NOT ATOMIC (see NOTE): y sends them anyway, each on its own · n cancels · j/k scroll", Theme.staged)
+                    return (" NOT ATOMIC (see NOTE): y sends them anyway, each on its own · n cancels · j/k scroll", Theme.staged, false)
                 }
-                return (" y send · n cancel · j/k PgUp PgDn scroll", Style(bold: true))
-            case .sending: return (" sending… (recorded in the journal first, so a crash cannot send it twice blindly)", Theme.dim)
-            case .verifying: return (" checking whether the commit was applied…", Theme.dim)
-            case .done, .conflicts: return (" Enter or Esc closes · j/k PgUp PgDn g/G scroll", Theme.dim)
+                return (" y send · n cancel · j/k PgUp PgDn scroll", Style(bold: true), false)
+            case .sending: return (" sending… (recorded in the journal first, so a crash cannot send it twice blindly)", Theme.dim, false)
+            case .verifying: return (" checking whether the commit was applied…", Theme.dim, false)
+            case .done, .conflicts: return (" Enter or Esc closes · j/k PgUp PgDn g/G scroll", Theme.dim, false)
             }
         }
         guard state.pane == .conflict, commit.conflicts.indices.contains(commit.selection) else { return nil }
         let conflict = commit.conflicts[commit.selection]
-        if conflict.merge != nil { return (" MERGE: j/k field · Space toggles mine/server · m mine · t server · Enter done · Esc back", Theme.staged) }
+        if conflict.merge != nil { return (" MERGE: j/k field · Space toggles mine/server · m mine · t server · Enter done · Esc back", Theme.staged, false) }
         let op = state.staged.operation(for: conflict.key)
         switch conflict.server {
-        case .loading: return (" fetching the server's version… · a abort", Theme.dim)
-        case .failed: return (" f force mine · t drop mine · n next · a abort the commit", Theme.staged)
+        case .loading: return (" fetching the server's version… · a abort", Theme.dim, false)
+        case .failed: return (" f force mine · t drop mine · n next · a abort the commit", Theme.staged, false)
         case .deleted:
-            if op?.kind == .update { return (" r re-create it with my version · t accept the deletion · n next · a abort", Theme.staged) }
-            return (" t drop my delete (already gone) · n next · a abort", Theme.staged)
+            if op?.kind == .update { return (" r re-create it with my version · t accept the deletion · n next · a abort", Theme.staged, false) }
+            return (" t drop my delete (already gone) · n next · a abort", Theme.staged, false)
         case .record(let server):
             let tag = server.recordChangeTag ?? "?"
             var text = " m keep mine (re-base on \(tag)) · f force · t take server's"
             if op?.kind == .update { text += " · g merge" }
-            return (text + " · e edit · a abort · n next", Theme.staged)
+            return (text + " · e edit · a abort · n next", Theme.staged, false)
         }
     }
 
@@ -353,7 +354,15 @@ extension Browser {
         let textWidth = layout.editorBox(contentRows: 0).textWidth
         var body: [(String, Style)] = []
         if let original = editor.original, original != .null { body.append(("was: " + cell(original), Theme.dim)) }
-        for line in editor.displayLines { body += TextWidth.wrap(line, to: textWidth).map { ($0, Style.plain) } }
+        // The text wrapped with the caret's mark in it, so the caret lands where wrapping put its character.
+        let marked = TextWidth.wrap(Caret.marked(editor.text, cursor: editor.cursor), to: textWidth)
+        var caret: (row: Int, column: Int)?
+        if let found = Caret.unmark(marked, before: Caret.marksBefore(editor.text, cursor: editor.cursor)) {
+            caret = (body.count + found.row, found.column)
+            body += found.rows.map { ($0, Style.plain) }
+        } else {
+            body += marked.map { ($0, Style.plain) }
+        }
         // A reference said plainly: which record, and what its action does.
         if editor.type == .reference, case .success(.reference(let r)) = FieldInput.parse(editor.string, as: .reference, original: editor.original) {
             body += TextWidth.wrap("→ target \(ChangeWords.reference(r)): \(ChangeWords.meaning(r.action))", to: textWidth).map { ($0, Theme.dim) }
@@ -371,8 +380,12 @@ extension Browser {
         case .insert(let i)?: what = "add to \(editor.field) at [\(i)]"
         case nil: what = "edit \(editor.field)"
         }
-        // Keep the end (where the cursor usually is) visible when the text is long.
-        drawBox(&screen, box, title: "\(what) (\(editor.type.rawValue))", rows: Array(body.suffix(box.innerRows)))
+        // The end (the hints) in view when the text is long, unless the caret is above it: the caret's row
+        // is always in view.
+        var first = max(0, body.count - box.innerRows)
+        if let caret, caret.row < first { first = caret.row }
+        drawBox(&screen, box, title: "\(what) (\(editor.type.rawValue))", rows: Array(body[first..<min(body.count, first + box.innerRows)]))
+        if let caret { screen.cursor = CursorPosition(x: box.x + 2 + caret.column, y: box.y + 1 + caret.row - first) }
     }
 
     static func editorHint(_ type: FieldType) -> String {

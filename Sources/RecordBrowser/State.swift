@@ -268,13 +268,6 @@ public struct InputLine: Sendable, Hashable {
 
     public var text: String { String(characters) }
 
-    /// The text with the cursor drawn as `▏`.
-    public var display: String {
-        var shown = characters
-        shown.insert("▏", at: max(0, min(cursor, shown.count)))
-        return String(shown)
-    }
-
     /// What stands before the text.
     public var prompt: String {
         switch mode {

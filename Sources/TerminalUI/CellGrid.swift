@@ -17,12 +17,25 @@ public struct Cell: Hashable, Sendable {
     public var isContinuation: Bool { width == 0 }
 }
 
+/// A cell of the grid the terminal's cursor stands on.
+public struct CursorPosition: Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
 /// A frame: a grid of cells the widgets draw into and the backend shows. A value, so frames can be
 /// compared, diffed and snapshotted in tests.
 public struct CellGrid: Hashable, Sendable {
     public let width: Int
     public let height: Int
     public private(set) var cells: [Cell]
+    /// Where the terminal's cursor stands: the caret of the text being typed, else the selected row.
+    /// Nil hides it (a screen with nothing to point at).
+    public var cursor: CursorPosition?
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)

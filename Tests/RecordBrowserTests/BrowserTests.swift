@@ -331,3 +331,13 @@ extension Harness {
     /// What stands above the input line: why its text was refused (in the words drawn), else Tab's note.
     var inputNote: String? { state.input.flatMap { input in input.refusal.map(Browser.words) ?? input.hint } }
 }
+
+extension CellGrid {
+    /// The text of the cursor's row up to the cursor: what stands before the caret while typing.
+    var beforeCursor: String {
+        guard let cursor else { return "" }
+        var text = ""
+        for x in 0..<min(cursor.x, width) where !self[x, cursor.y].isContinuation { text += self[x, cursor.y].text }
+        return text
+    }
+}

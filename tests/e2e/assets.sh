@@ -27,7 +27,7 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     check "$size: an asset shows its size and checksum" "1,089 bytes · checksum"
     keys / image Enter
     keys o
-    check "$size: o asks where, offering a name" "artwork-0011-image▏"
+    check_caret "$size: o asks where, offering a name" "artwork-0011-image▏"
     keys Enter
     check "$size: the asset is saved" "saved 'image' of artwork-0011 to" 20
     url=$(curl -s -X POST "$DB/records/lookup?$API" -d '{"zoneID":{"zoneName":"Gallery"},"records":[{"recordName":"artwork-0011"}]}' \
@@ -37,16 +37,16 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
       && ok "$size: the saved file is what the download URL serves" || bad "$size: saved file differs from curl's"
     keys o Enter
     check "$size: an existing file is never overwritten" "give another name" 20
-    check "$size: the name typed is kept to be changed" "artwork-0011-image▏"
+    check_caret "$size: the name typed is kept to be changed" "artwork-0011-image▏"
     keys Escape
 
     # A local file staged into the field, uploaded on commit.
     head -c 3000000 /dev/urandom > "$DL/scan.bin"
     keys e
-    check "$size: e on an asset asks for a file" "(PATH): ▏"
+    check_caret "$size: e on an asset asks for a file" "(PATH): ▏"
     keys "missing.bin" Enter
     check "$size: a missing file is refused, nothing staged" "nothing staged: no file $DL/missing.bin"
-    check "$size: the path stays on the line to be fixed" "(PATH): missing.bin▏"
+    check_caret "$size: the path stays on the line to be fixed" "(PATH): missing.bin▏"
     keys C-u "scan.bin" Enter
     check "$size: the file is staged, shown as a file" "uploaded on commit"
     keys c

@@ -50,6 +50,32 @@ wait_gone() {
     return 1
 }
 check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
+# screen_caret: the screen with ▏ put where the terminal's cursor stands (only when it is shown):
+# the browser draws no caret glyph of its own, the terminal's cursor is the caret.
+screen_caret() {
+    local at
+    at=$(tmux -L "$SOCK" display -p '#{cursor_flag} #{cursor_x} #{cursor_y}' 2>/dev/null)
+    screen | python3 -c '
+import sys, unicodedata
+flag, x, y = (sys.argv[1].split() + ["0", "0", "0"])[:3]
+for i, line in enumerate(sys.stdin.read().split("\n")):
+    if flag == "1" and i == int(y):
+        col, cut = 0, len(line)
+        for j, ch in enumerate(line):
+            if col >= int(x): cut = j; break
+            col += 2 if unicodedata.east_asian_width(ch) in "WF" else (0 if unicodedata.combining(ch) else 1)
+        line = line[:cut].ljust(cut + max(0, int(x) - col)) + "\u258f" + line[cut:]
+    print(line)' "$at"
+}
+# check_caret NAME "text▏" [seconds]: as check, on screen_caret (▏ is where the cursor must stand).
+check_caret() {
+    local deadline=$((SECONDS + ${3:-15}))
+    while [ $SECONDS -lt $deadline ]; do
+        screen_caret | grep -qF -- "$2" && { ok "$1"; return 0; }
+        sleep 0.1
+    done
+    bad "$1 (waited for: $2, ▏ the cursor)"; screen_caret | grep -F "▏" | sed 's/^/  cursor row: /'
+}
 keys() { tmux -L "$SOCK" send-keys "$@"; }
 
 # start_demo_serve: `ckbrowse serve --seed demo` on a free loopback port. Sets SERVER_PID (stopped by

@@ -31,9 +31,9 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
 
     # Tab completes the query from the schema.
     keys : "query Artw" Tab
-    check "$size: Tab completes the record type" ":query Artwork ▏"
+    check_caret "$size: Tab completes the record type" ":query Artwork ▏"
     keys t i Tab
-    check "$size: Tab completes the field" ":query Artwork title ▏"
+    check_caret "$size: Tab completes the field" ":query Artwork title ▏"
     keys Tab
     check "$size: Tab offers the comparators title's indexes allow, above the line" "CONTAINS_ALL_TOKENS"
     keys C-u Escape
@@ -66,7 +66,7 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys / thumbnail Enter
     wait_for "thumbnail" 5 > /dev/null
     keys Enter
-    check "$size: / finds a field and Enter on it starts a :query filter" ":query Artwork thumbnail ▏"
+    check_caret "$size: / finds a field and Enter on it starts a :query filter" ":query Artwork thumbnail ▏"
     check "$size: with the comparators its indexes allow" "comparators: EQUALS NOT_EQUALS"
     keys C-u Escape Escape Escape Escape
 

@@ -62,7 +62,7 @@ for term in xterm-256color tmux-256color screen linux; do
     keys -l "#"
     keys End BSpace Left Left Delete
     # "#open f-150x" → End, BSpace: "#open f-150" → Left Left Delete: "#open f-1▏0" (the cursor before the 0)
-    if wait_for ":#open f-1▏0" 5; then ok "$term: Home, End, arrows and Delete edit the line"; else bad "$term: line editing"; fi
+    check_caret "$term: Home, End, arrows and Delete edit the line" ":#open f-1▏0" 5
     keys Escape q
 done
 # The staging e2e edits values; here: Home inside the inline editor keeps the typed text.
@@ -76,7 +76,7 @@ keys Home
 keys -l "X"
 keys End
 keys -l "Y"
-check "Home in the inline editor moves, the text stays (xterm-256color in tmux)" "XabcY▏"
+check_caret "Home in the inline editor moves, the text stays (xterm-256color in tmux)" "XabcY▏"
 keys Enter
 check "the edit stages" "staged: 'text' of 'f-001'"
 keys q
@@ -104,6 +104,23 @@ grep -q '"written in tmux"' <<< "$out" && ok "the server has fresh-1 with its fi
 keys Escape
 check "the list shows it" "200 loaded"
 keys q
+
+# 5. The terminal's cursor is the caret, and shown: a : line longer than the screen scrolls to keep it
+# in view (at 80×24 and 100×30); off the line, the cursor stands on the selected row.
+for size in 80x24 100x30; do
+    run xterm-256color
+    tmux -L "$SOCK" resize-window -x "${size%x*}" -y "${size#*x}"
+    open_burst
+    # (f-001 was edited above: its row starts with the staged mark, the cursor on it.)
+    check_caret "$size: the cursor stands on the selected row" "▏M f-001" 5
+    keys :
+    keys -l "query Note $(for i in $(seq 1 30); do printf 'word%02d ' "$i"; done)end"
+    check_caret "$size: a long : line scrolls, the caret after the last word typed" "word30 end▏"
+    if screen | grep -q "^…"; then ok "$size: what scrolled off the left is marked"; else bad "$size: no … at the left of the scrolled line"; fi
+    keys Home
+    check_caret "$size: Home shows the start again" ":▏query Note word01"
+    keys Escape q
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
