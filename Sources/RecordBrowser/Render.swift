@@ -359,7 +359,7 @@ extension Browser {
         let rows = subscriptionList(state)
         if rows.isEmpty {
             let text = state.subscriptionsLoading ? " loading subscriptions…" : " no subscriptions in the \(state.connection.database.rawValue) database (n makes one)"
-            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
+            drawNote(&screen, text, y: 2)
             return
         }
         let visible = visibleSubscriptions(state)
@@ -407,7 +407,7 @@ extension Browser {
         if shares.isEmpty {
             let text = list.shares.loading ? " loading shares…" : (state.connection.database == .shared
                 ? " nothing is shared with you here (:accept URL accepts a share)" : " nothing shared in this database (:share in a record or a zone's list shares it)")
-            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
+            drawNote(&screen, text, y: 2)
             return
         }
         let widths = [0, 30, 10, 16, 10]
@@ -423,7 +423,7 @@ extension Browser {
         let rows = schemaRows(state)
         guard !rows.isEmpty else {
             let text = state.schemaLoading ? " loading the schema…" : " no schema known yet (r loads it; :schema load FILE reads a .ckdb file)"
-            screen.put(text, x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
+            drawNote(&screen, text, y: 2)
             return
         }
         // Names and types as wide as the longest (within reason); indexes fit their longest spelling;
@@ -490,23 +490,34 @@ extension Browser {
         if let filter = filterText(state, .inspector) { for y in layout.body { highlightMatch(&screen, y: y, filter: filter) } }
     }
 
-    static func hints(_ state: BrowserState) -> String {
+    /// The current screen's main keys, most used first (`?` lists every key).
+    static func hints(_ state: BrowserState) -> [String] {
         switch state.pane {
-        case .zones: return "Enter open · 1 public 2 private 3 shared · s subscriptions · r refresh · D debug · : command"
-        case .records: return "Enter open · / filter · r refresh · G all · d delete · u unstage · b batch · ? more"
-        case .recordDetail: return "e edit · a add · x clear · E $EDITOR · d delete · u/U unstage field/record · b batch · c commit · v raw"
-        case .subscriptions: return "Enter details · n new · E edit · d delete · u unstage · R re-create · ? more"
-        case .shares: return "Enter open the share · r refresh · z zones · Esc back"
-        case .schema: return "Enter query the type / filter by the field · r reload · :schema load FILE"
-        case .subscriptionDetail: return "j/k scroll · E edit · d delete · u unstage · v raw JSON · y copy · Esc back"
-        case .debug: return "Enter inspect the exchange · / filter · D or Esc back · tokens are never shown"
-        case .batch: return "u unstage · X discard all · Enter open · c commit · Esc back"
-        case .commit, .conflict: return ""
-        case .notifications: return "Enter the push in full · o open its record · y copy · R refresh the zone · X clear · Esc back"
-        case .push: return "j/k scroll · y copy the payload · o open its record or zone · Esc back"
-        case .errors: return "j/k scroll · X clear · ! or Esc back"
-        case .inspector: return "j/k scroll · / search · n N next/previous match · y copy (redacted) · Esc back"
+        case .zones: return ["Enter open", "1 public 2 private 3 shared", "s subscriptions", "r refresh", "D debug", ": command"]
+        case .records: return ["Enter open", "/ filter", "r refresh", "G all", "d delete", "u unstage", "b batch"]
+        case .recordDetail: return ["e edit", "a add", "x clear", "E $EDITOR", "d delete", "u/U unstage field/record", "b batch", "c commit", "v raw"]
+        case .subscriptions: return ["Enter details", "n new", "E edit", "d delete", "u unstage", "R re-create"]
+        case .shares: return ["Enter open the share", "r refresh", "z zones", "Esc back"]
+        case .schema: return ["Enter query the type / filter by the field", "r reload", ":schema load FILE"]
+        case .subscriptionDetail: return ["j/k scroll", "E edit", "d delete", "u unstage", "v raw JSON", "y copy", "Esc back"]
+        case .debug: return ["Enter inspect the exchange", "/ filter", "D or Esc back", "tokens are never shown"]
+        case .batch: return ["u unstage", "X discard all", "Enter open", "c commit", "Esc back"]
+        case .commit, .conflict: return []
+        case .notifications: return ["Enter the push in full", "o open its record", "y copy", "R refresh the zone", "X clear", "Esc back"]
+        case .push: return ["j/k scroll", "y copy the payload", "o open its record or zone", "Esc back"]
+        case .errors: return ["j/k scroll", "X clear", "! or Esc back"]
+        case .inspector: return ["j/k scroll", "/ search", "n N next/previous match", "y copy (redacted)", "Esc back"]
         }
+    }
+
+    /// The hints that fit in `width` columns: whole ones, from the first; when some do not fit, `? more`
+    /// ends the line (the help lists them all), never a hint cut in half.
+    static func fittedHints(_ hints: [String], width: Int) -> String {
+        let all = hints.joined(separator: " · ")
+        if TextWidth.width(all) <= width { return all }
+        var kept = hints
+        while !kept.isEmpty, TextWidth.width((kept + ["? more"]).joined(separator: " · ")) > width { kept.removeLast() }
+        return TextWidth.truncate((kept + ["? more"]).joined(separator: " · "), to: width)
     }
 
     static func drawErrors(_ screen: inout CellGrid, scroll: Int, _ state: BrowserState) {
@@ -567,7 +578,7 @@ extension Browser {
         } else if !errorInStatus, let error = state.lastError {
             putUpward(&screen, shortForm(error), style: Theme.error, maxRows: 3, more: " (! shows all)")
         } else {
-            screen.put(" " + TextWidth.truncate(hints(state), to: Layout(screen).innerWidth), x: 0, y: y, style: Theme.dim)
+            screen.put(" " + fittedHints(hints(state), width: Layout(screen).innerWidth), x: 0, y: y, style: Theme.dim)
         }
     }
 
@@ -607,8 +618,11 @@ extension Browser {
         screen.fill(y: y, style: Theme.status)
         let c = state.connection
         var parts = [c.database.rawValue]
+        // What is staged is not sent yet: said before the counts, which a narrow bar cuts first.
+        let staged = state.staged.isEmpty ? nil : "\(Format.count(state.staged.count)) staged"
         if let list = state.list, [.records, .recordDetail].contains(state.pane) {
             parts.append(list.zoneID.zoneName)
+            if let staged { parts.append(staged) }
             // Marks before the counts: a narrow status bar cuts from the end, and marks are what a
             // bulk d, :set or :export acts on.
             if state.pane == .records, case let marked = marks(state).count, marked > 0 { parts.append("\(Format.count(marked)) marked") }
@@ -627,7 +641,7 @@ extension Browser {
         } else if state.pane == .debug, filterText(state, .debug) != nil {
             parts.append("\(visibleRequests(state).count) of " + Format.plural(state.requests.count, "request"))
         }
-        if !state.staged.isEmpty { parts.append("\(state.staged.count) staged") }
+        if let staged, !parts.contains(staged) { parts.append(staged) }
         if state.notifications.isDisconnected { parts.append("pushes: disconnected") }
         if state.readOnlyReason != nil { parts.append("read-only") }
         var tail = " · " + parts.joined(separator: " · ") + " "
@@ -672,6 +686,12 @@ extension Browser {
         let rect = layout.centredBox(contentWidth: wanted, contentRows: wrapped.count + 2)
         for row in 0..<rect.height { screen.fill(x: rect.x, y: rect.y + row, width: rect.width, style: .plain) }
         drawBox(&screen, rect, title: title, rows: wrapped.map { ($0, Style.plain) })
+    }
+
+    /// A note where a list would be (why it is empty, what makes it fill), wrapped so it is read whole.
+    static func drawNote(_ screen: inout CellGrid, _ text: String, y: Int, style: Style = Theme.dim) {
+        let rows = TextWidth.wrap(String(text.drop(while: { $0 == " " })), to: Layout(screen).textWidth)
+        for (i, row) in rows.enumerated() { screen.put(" " + row, x: 0, y: y + i, style: style) }
     }
 
     /// A bordered box with a title in its top border and `rows` inside (as many as fit).

@@ -8,7 +8,8 @@ extension Browser {
         case .off: return ("not listening", Theme.dim)
         case .registering: return ("creating a push token (tokens/create)…", Theme.dim)
         case .connected:
-            return ("● listening: push token for \(c.container) (\(c.environment.rawValue)) · \(feed.items.count) received this session", Style(foreground: .green, bold: true))
+            // The count first: a narrow screen cuts from the end.
+            return ("● listening · \(Format.count(feed.items.count)) received this session · push token for \(c.container) (\(c.environment.rawValue))", Style(foreground: .green, bold: true))
         case .disconnected(let reason, let retryIn):
             return ("○ disconnected: \(reason) — retrying in \(Int(retryIn.rounded(.up))) s", Theme.error)
         }
@@ -43,15 +44,15 @@ extension Browser {
     static func drawNotifications(_ screen: inout CellGrid, _ state: BrowserState) {
         let feed = state.notifications
         let (status, style) = connectionLine(feed, state)
-        screen.put(" " + status, x: 0, y: 1, style: style, maxWidth: Layout(screen).rowWidth)
+        screen.put(" " + TextWidth.truncate(status, to: Layout(screen).innerWidth), x: 0, y: 1, style: style)
         var y = 2
         if let gap = feed.lastGap {
-            screen.put(" ⚠ offline \(clock(gap.from))–\(clock(gap.to)): pushes sent then are lost (no endpoint fetches them) · R refreshes",
-                       x: 0, y: y, style: Theme.staged, maxWidth: Layout(screen).rowWidth)
+            screen.put(" " + TextWidth.truncate("⚠ offline \(clock(gap.from))–\(clock(gap.to)): pushes sent then are lost · R refreshes (no endpoint fetches them)", to: Layout(screen).innerWidth),
+                       x: 0, y: y, style: Theme.staged)
             y += 1
         }
         if feed.dropped > 0 {
-            screen.put(" the server dropped \(feed.dropped) notification\(feed.dropped == 1 ? "" : "s") from a full queue (oldest first)", x: 0, y: y, style: Theme.staged, maxWidth: Layout(screen).rowWidth)
+            screen.put(" " + TextWidth.truncate("the server dropped \(Format.plural(feed.dropped, "notification")) from a full queue (oldest first)", to: Layout(screen).innerWidth), x: 0, y: y, style: Theme.staged)
             y += 1
         }
         let rows = notificationRows(state)
@@ -61,7 +62,7 @@ extension Browser {
         screen.put(header + "FIELDS / ALERT", x: 0, y: y, style: Theme.header, maxWidth: screen.width)
         y += 1
         if rows.isEmpty {
-            screen.put(" no notifications yet: make a change that matches a subscription (s lists them)", x: 0, y: y, style: Theme.dim, maxWidth: Layout(screen).rowWidth)
+            drawNote(&screen, "no notifications yet: make a change that matches a subscription (s lists them)", y: y)
             return
         }
         let height = notificationsHeight(state)

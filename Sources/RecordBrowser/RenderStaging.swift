@@ -82,7 +82,7 @@ extension Browser {
         let ops = state.staged.operations
         let zoneOps = state.staged.zoneOperations
         guard !state.staged.isEmpty else {
-            screen.put(" Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", x: 0, y: 2, style: Theme.dim, maxWidth: Layout(screen).innerWidth)
+            drawNote(&screen, "Nothing staged. In a record: e edits a field, a adds one, x clears one, E edits all as JSON, d deletes.", y: 2)
             return
         }
         let zones = Set(ops.map(\.zone)).count

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import RecordBrowser
 @testable import TerminalUI
@@ -96,5 +97,29 @@ private extension String {
         var s = self
         while s.last == " " { s.removeLast() }
         return s
+    }
+}
+
+/// Every message can be read in full: the key hints are whole hints, and `? more` ends a line that
+/// could not hold them all (the help lists every key); empty lists' notes wrap.
+@Suite struct ReadInFullTests {
+    @Test func hintsAreWholeAndEndInMoreWhenSomeDoNotFit() {
+        let hints = ["Enter open", "1 public 2 private 3 shared", "s subscriptions", "r refresh", "D debug", ": command"]
+        #expect(Browser.fittedHints(hints, width: 200) == hints.joined(separator: " · "))
+        let cut = Browser.fittedHints(hints, width: 78)
+        #expect(cut == "Enter open · 1 public 2 private 3 shared · s subscriptions · ? more")
+        for width in 10...120 {
+            let line = Browser.fittedHints(hints, width: width)
+            #expect(TextWidth.width(line) <= width)
+            #expect(line == hints.joined(separator: " · ") || line.hasSuffix("? more") || line.hasSuffix("…"))
+        }
+    }
+
+    @Test func anEmptyBatchSaysWhatMakesOneInFullAt80Columns() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("b"))
+        let text = (2...4).map { h.screen.line($0).trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(text.contains("E edits all as JSON, d deletes."), "\(text)")
     }
 }

@@ -74,7 +74,7 @@ import Testing
         #expect(h.screen.line(1).contains("retrying in 4 s"))
         h.send(.notificationsStatus(.connected, at: Self.t0 + 9000))
         #expect(h.state.message?.contains("lost") == true && h.state.notifications.lastGap != nil)
-        #expect(h.screen.snapshot.contains("pushes sent then are lost (no endpoint fetches them) · R refreshes"))
+        #expect(h.screen.snapshot.contains("pushes sent then are lost · R refreshes (no endpoint fetches them)"))
         #expect(!h.screen.line(29).contains("disconnected"))
     }
 

@@ -25,7 +25,7 @@ new_session "$WORK/tmux.conf" "env LANG=C.UTF-8 TERM=tmux-256color XDG_CACHE_HOM
   CLOUDKIT_API_TOKEN=ckbrowse-demo-api-token CLOUDKIT_WEB_AUTH_TOKEN=ckbrowse-demo-web-auth-token $BIN"
 check "the browser starts" "3 zones" 60
 keys N
-check "N registers a push token and listens" "● listening: push token for iCloud.com.example.Gallery (development)"
+check "N registers a push token and listens" "push token for iCloud.com.example.Gallery (development)"
 
 # A matching write by another client appears within a second.
 t0=$(now_ms)

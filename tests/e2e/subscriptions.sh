@@ -56,7 +56,7 @@ for size in 80x24 100x30; do
         "env $(demo_env "$size") E2E_WORK=$WORK EDITOR='python3 $WORK/editor.py' $BIN"
     check "$size: the browser starts" "3 zones" 60
     keys N
-    check "$size: pushes are listened to" "listening: push token"
+    check "$size: pushes are listened to" "● listening ·"
 
     # n, a type, the editor: refused once with the reason on top, then staged.
     echo create > "$WORK/editor-mode"
