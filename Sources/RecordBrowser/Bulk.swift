@@ -7,44 +7,30 @@ import TerminalUI
 extension Browser {
     /// The marks of the zone's records screen (on the stack, or set aside).
     public static func marks(_ state: BrowserState) -> Marks {
-        if case .records(let screen)? = state.stack.find(.records) { return screen.marks }
-        return Marks()
-    }
-
-    /// Changes the zone's records screen (on the stack, or set aside), when there is one.
-    static func modifyRecords(_ state: inout BrowserState, _ change: (inout RecordsScreen) -> Void) {
-        state.stack.modify(.records) {
-            guard case .records(var screen) = $0 else { return }
-            change(&screen)
-            $0 = .records(screen)
-        }
+        state.recordsScreen?.marks ?? Marks()
     }
 
     static func setMarks(_ state: inout BrowserState, _ change: (inout Marks) -> Void) {
-        modifyRecords(&state) { change(&$0.marks) }
+        state.withRecords { screen, _ in change(&screen.marks) }
     }
 
     /// Space, `V`, `*` and (with marks) `d` on a zone's records; nil for any other key.
-    static func markKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
-        guard state.pane == .records, var list = state.list else { return nil }
-        let marks = Self.marks(state)
+    static func markKey(_ key: Key, _ screen: inout RecordsScreen, _ state: inout BrowserState) -> [BrowserEffect]? {
+        let list = screen.list, marks = screen.marks
         switch key {
         case .char(" "):
             guard let row = list.row(list.selection) else { return [] }
             guard !row.deleted else {
                 // A deleted row cannot be marked; Space still moves on, so a run of Spaces is not stuck.
-                move(&list.selection, &list.scroll, count: list.matching, delta: 1, height: listHeight(state))
-                state.list = list
+                move(&screen.list.selection, &screen.list.scroll, count: list.matching, delta: 1, height: listHeight(state))
                 state.say(.cannotMarkDeleted(record: row.recordName))
-                return window(&state, force: false)
+                return window(&screen, state, force: false)
             }
-            var marked = false
-            setMarks(&state) { marked = $0.toggle(row.recordName, row: list.selection) }
+            let marked = screen.marks.toggle(row.recordName, row: list.selection)
             // And on to the next row, so Space Space Space marks a run.
-            move(&list.selection, &list.scroll, count: list.matching, delta: 1, height: listHeight(state))
-            state.list = list
-            state.say(.markToggled(record: row.recordName, marked: marked, total: Self.marks(state).count))
-            return window(&state, force: false) + prefetch(&state)
+            move(&screen.list.selection, &screen.list.scroll, count: list.matching, delta: 1, height: listHeight(state))
+            state.say(.markToggled(record: row.recordName, marked: marked, total: screen.marks.count))
+            return window(&screen, state, force: false) + prefetch(&screen)
         case .char("V"):
             guard let anchor = marks.anchor else {
                 state.say(.rangeNeedsAnchor)
@@ -52,21 +38,21 @@ extension Browser {
             }
             let low = min(anchor, list.selection), high = max(anchor, list.selection)
             // The rows between may be outside the window: the cache names them.
-            return [.markRows(list.key, filter: state.filter, sort: list.view.sort, start: low, count: high - low + 1, generation: list.generation)]
+            return [.markRows(list.key, filter: screen.filter, sort: list.view.sort, start: low, count: high - low + 1, generation: list.generation)]
         case .char("*"):
             guard list.matching > 0 else {
                 state.say(.nothingToMark)
                 return []
             }
-            return [.markRows(list.key, filter: state.filter, sort: list.view.sort, start: 0, count: list.matching, generation: list.generation)]
+            return [.markRows(list.key, filter: screen.filter, sort: list.view.sort, start: 0, count: list.matching, generation: list.generation)]
         case .char("d") where !marks.isEmpty:
             guard writable(&state) else { return [] }
             state.say(.readingMarked(count: marks.count, purpose: .delete))
-            stagingReadStarted(&state)
+            screen.stagingReads += 1
             return [.loadMarked(list.key, names: marks.sorted, purpose: .delete)]
         case .escape where !marks.isEmpty:
             let count = marks.count
-            setMarks(&state) { $0.clear() }
+            screen.marks.clear()
             state.say(.unmarked(count: count))
             return []
         default:
@@ -77,7 +63,7 @@ extension Browser {
 
     /// The names `V` or `*` asked for: marked.
     static func rowsToMark(generation: Int, names: [String], skipped: Int, _ state: inout BrowserState) {
-        guard let list = state.list, list.generation == generation else { return }
+        guard let list = state.recordsScreen?.list, list.generation == generation else { return }
         var added = 0
         setMarks(&state) { added = $0.add(names) }
         // `*` marks what is loaded; the rest of the zone is not known here.
@@ -147,7 +133,7 @@ extension Browser {
             refuse(.invalidFieldName(field), &state)
             return []
         }
-        guard state.pane == .records, let list = state.list else {
+        guard state.pane == .records, let list = state.recordsScreen?.list else {
             refuse(.setNeedsList, &state)
             return []
         }
@@ -158,7 +144,7 @@ extension Browser {
         }
         guard writable(&state) else { return [] }
         state.say(.readingMarked(count: marks.count, purpose: .set(field: field, value: value)))
-        stagingReadStarted(&state)
+        state.withRecords { screen, _ in screen.stagingReads += 1 }
         return [.loadMarked(list.key, names: marks.sorted, purpose: .set(field: field, value: value))]
     }
 
@@ -170,12 +156,12 @@ extension Browser {
             refuse(.exportUsage, &state)
             return []
         }
-        guard state.pane == .records, let list = state.list else {
+        guard state.pane == .records, let screen = state.recordsScreen else {
             refuse(.exportNeedsZone, &state)
             return []
         }
-        let marks = Self.marks(state)
-        let request = ExportRequest(list: list.key, names: marks.isEmpty ? nil : marks.sorted, filter: state.filter, sort: list.view.sort, path: path,
+        let list = screen.list, marks = screen.marks
+        let request = ExportRequest(list: list.key, names: marks.isEmpty ? nil : marks.sorted, filter: screen.filter, sort: list.view.sort, path: path,
                                     generation: list.generation)
         state.say(.checkingPath(path))
         return [.checkExportPath(request)]
@@ -190,32 +176,27 @@ extension Browser {
             reopen(.command, text: typed, refusal: .exportNotWritten(refused), &state)
             return []
         }
-        guard var list = state.list, list.generation == request.generation else { return [] }
-        if request.names != nil || !list.moreComing || list.source == .awaitingQuery {
-            state.say(.writing(path: request.path))
-            return [.export(request)]
-        }
-        modifyRecords(&state) { $0.pendingExport = request }
-        list.loadingToEnd = true
-        state.list = list
-        state.say(.loadingToEnd(loaded: list.total, forExport: true))
-        return prefetch(&state)
+        return state.withRecords { screen, state in
+            guard screen.list.generation == request.generation else { return [] }
+            let list = screen.list
+            if request.names != nil || !list.moreComing || list.source == .awaitingQuery {
+                state.say(.writing(path: request.path))
+                return [.export(request)]
+            }
+            screen.pendingExport = request
+            screen.list.loadingToEnd = true
+            state.say(.loadingToEnd(loaded: list.total, forExport: true))
+            return prefetch(&screen)
+        } ?? []
     }
 
     /// A page came in: the export waiting for the zone's last page is written now (nil: none waits or
     /// more pages come).
-    static func pendingExport(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard let list = state.list, !list.moreComing, case .records(let screen)? = state.stack.find(.records), let request = screen.pendingExport,
-            request.generation == list.generation
-        else { return [] }
-        dropPendingExport(&state)
+    static func pendingExport(_ screen: inout RecordsScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard !screen.list.moreComing, let request = screen.pendingExport, request.generation == screen.list.generation else { return [] }
+        screen.pendingExport = nil
         state.say(.writing(path: request.path))
         return [.export(request)]
-    }
-
-    /// The export waiting for the zone to load is forgotten (Esc stopped the loading).
-    static func dropPendingExport(_ state: inout BrowserState) {
-        modifyRecords(&state) { $0.pendingExport = nil }
     }
 
     static func exported(_ request: ExportRequest, _ result: Result<ExportResult, BrowserFailure>, _ state: inout BrowserState) {

@@ -17,7 +17,7 @@ extension Browser {
             }
             return switchDatabase(scope, &state)
         case "open":
-            guard words.count == 2, let zone = state.list?.zone else {
+            guard words.count == 2, let zone = state.recordsScreen?.list.zone else {
                 refuse(.openUsage, &state)
                 return []
             }
@@ -207,7 +207,7 @@ extension Browser {
     /// `:columns a,b` shows fields a and b as columns for the selected record's type (remembered for
     /// that type on this account); `:columns` alone goes back to the default (the STRING field most records hold).
     static func columnsCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var list = state.list, state.pane == .records || state.pane == .recordDetail else {
+        guard let list = state.recordsScreen?.list, state.pane == .records || state.pane == .recordDetail else {
             refuse(.needsRecordsList(":columns"), &state)
             return []
         }
@@ -220,17 +220,19 @@ extension Browser {
             refuse(.columnsNeedRecord, &state)
             return []
         }
-        list.view.columns = names.isEmpty ? nil : names
-        list.seenWidths = []
-        state.list = list
         state.say(.columns(type: type, names))
-        return [.rememberColumns(recordType: type, columns: names)] + window(&state, force: true)
+        let window: [BrowserEffect] = state.withRecords { screen, state in
+            screen.list.view.columns = names.isEmpty ? nil : names
+            screen.list.seenWidths = []
+            return Browser.window(&screen, state, force: true)
+        } ?? []
+        return [.rememberColumns(recordType: type, columns: names)] + window
     }
 
     /// `:sort FIELD [asc|desc]` orders the loaded rows by a field (on a query: the query's sortBy,
     /// asked of the server again); `:sort` alone goes back to the fetched order.
     static func sortCommand(_ words: [String], _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var list = state.list else {
+        guard let list = state.recordsScreen?.list else {
             refuse(.needsRecordsList(":sort"), &state)
             return []
         }
@@ -258,16 +260,16 @@ extension Browser {
             request.continuationMarker = nil
             return rerunQuery(request, &state)
         }
-        list.view.sort = sort
-        list.selection = 0
-        list.scroll = 0
-        if let field = sort?.field, !(list.view.columns ?? []).contains(field) {
-            list.view.columns = (list.view.columns ?? []) + [field]  // the sorted field is shown
-            list.seenWidths = []
-        }
-        state.list = list
         state.say(.sorted(sort))
-
-        return window(&state, force: true)
+        return state.withRecords { screen, state in
+            screen.list.view.sort = sort
+            screen.list.selection = 0
+            screen.list.scroll = 0
+            if let field = sort?.field, !(screen.list.view.columns ?? []).contains(field) {
+                screen.list.view.columns = (screen.list.view.columns ?? []) + [field]  // the sorted field is shown
+                screen.list.seenWidths = []
+            }
+            return window(&screen, state, force: true)
+        } ?? []
     }
 }

@@ -82,7 +82,7 @@ extension Browser {
             state.setSelection(.subscriptions, visibleSubscriptions(state).first ?? 0)
             state.setScroll(.subscriptions, 0)
         case .recordDetail:
-            settleDetail(&state, toFirst: true)
+            settleOpenRecord(&state, toFirst: true)
         case .notifications:
             state.notifications.selection = 0
             state.notifications.scroll = 0

@@ -93,7 +93,7 @@ extension Browser {
             case .doesNotFire(let why): return "not: " + why
             }
         }
-        let staged = detailOperation(state)
+        let staged = state.staged.operation(for: detail.key)
         for (s, update, delete) in FiringForecast.verdicts(for: record, zone: detail.zoneID.zoneName, staged: staged, subscriptions: subscriptions) {
             let updateWord = staged == nil ? "update" : "update as staged"
             let text = update == delete ? "\(updateWord), delete: \(said(update))" : "\(updateWord): \(said(update)) · delete: \(said(delete))"

@@ -211,8 +211,8 @@ extension Browser {
 
     /// A share record's view: who it is shared with and how, above its fields, with what is staged
     /// for it (participants are lines of their own: `p` and `x` act on the selected one).
-    static func shareLines(_ share: Record, _ state: BrowserState) -> [DetailLine] {
-        let staged = state.detail.flatMap { state.staged.operation(for: $0.key) }?.share
+    static func shareLines(_ share: Record, key: RecordKey, _ state: BrowserState) -> [DetailLine] {
+        let staged = state.staged.operation(for: key)?.share
         let edit = staged ?? ShareEdit(of: share)
         var lines = [DetailLine(field: "SHARE", type: "", text: staged == nil ? "" : "changes staged", isHeading: true)]
         func add(_ field: String, _ text: String, owner: String? = nil, element: Int? = nil, mark: StageMark? = nil) {

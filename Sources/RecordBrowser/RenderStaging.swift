@@ -174,11 +174,12 @@ extension Browser {
     /// After every event: the open commit keeps its requests' rows for the width shown (built again
     /// only when the plan or the width changed).
     static func keepRequestRows(_ state: inout BrowserState) {
-        guard var commit = state.commit else { return }
+        guard let commit = state.commitSession else { return }
         let width = Layout(state).textWidth
         if let kept = commit.requestRows, kept.width == width, kept.revision == commit.planRevision { return }
-        commit.requestRows = CommitSession.RequestRows(width: width, revision: commit.planRevision, rows: wrapped(requestLines(commit.plan, state), width))
-        state.commit = commit
+        state.withCommit { commit, state in
+            commit.requestRows = CommitSession.RequestRows(width: width, revision: commit.planRevision, rows: wrapped(requestLines(commit.plan, state), width))
+        }
     }
 
     /// The commit screen's rows: above its prompt, which wraps upwards from the hint line (as

@@ -266,7 +266,7 @@ extension Browser {
                 state.input = line
                 return []
             }
-            guard state.list != nil || !state.zones.isEmpty else { return [] }
+            guard state.recordsScreen != nil || !state.zones.isEmpty else { return [] }
             return command("query \(row.recordType)", &state)
         default: return []
         }
@@ -334,16 +334,16 @@ extension Browser {
         let result: (Completion?, why: String)
         switch input.mode {
         case .command:
-            result = Completing.command(text, schema: state.schema, listTypes: state.pane == .records ? Array(Set(state.list?.window.compactMap(\.recordType) ?? [])).sorted() : [])
+            result = Completing.command(text, schema: state.schema, listTypes: state.pane == .records ? Array(Set(state.recordsScreen?.list.window.compactMap(\.recordType) ?? [])).sorted() : [])
         case .newRecord(let here, let schema):
             let all = Array(Set(creatableTypes(state) + here + schema)).sorted()
             result = text.contains(" ") ? (nil, "type the record's name, or leave it out") : (Completing.word(text, all), "no record type starts so")
         case .addField:
-            guard let recordType = state.detail?.record?.recordType, let type = state.schema?.schema.recordType(recordType) else {
+            guard let recordType = state.detailScreen?.detail.record?.recordType, let type = state.schema?.schema.recordType(recordType) else {
                 result = (nil, state.schema == nil ? "the schema is not loaded yet" : "the schema has no fields for this type")
                 break
             }
-            let present = Set(state.detail?.record?.fields.keys.map { $0 } ?? [])
+            let present = Set(state.detailScreen?.detail.record?.fields.keys.map { $0 } ?? [])
             let free = type.fields.filter { !$0.isSystem && !present.contains($0.name) }
             if !text.contains(" "), let done = Completing.word(text, free.map(\.name)) {
                 // One field: its type follows, as the schema has it.

@@ -249,19 +249,84 @@ public enum Screen: Sendable {
     }
 }
 
+extension Screen {
+    /// Still the screen `other` was, not another of its kind put in its place: a zone's records are
+    /// replaced by a new list (a query, the list before it) with a new generation, a record's view by
+    /// another record's.
+    func isStill(_ other: Screen) -> Bool {
+        switch (self, other) {
+        case (.records(let a), .records(let b)): return a.list.generation == b.list.generation
+        case (.detail(let a), .detail(let b)): return a.detail.key == b.detail.key && a.history.count == b.history.count
+        default: return pane == other.pane
+        }
+    }
+
+    /// The zone's records screen's own state, when this is it.
+    var records: RecordsScreen? { if case .records(let s) = self { return s } else { return nil } }
+    /// The record's view's own state, when this is it.
+    var detail: DetailScreen? { if case .detail(let s) = self { return s } else { return nil } }
+    /// The commit of the commit screen or of its conflict prompt, when this is one.
+    var commit: CommitSession? {
+        switch self {
+        case .commit(let c), .conflict(let c): return c
+        default: return nil
+        }
+    }
+}
+
 extension BrowserState {
     /// Hands the top screen's own state to its key handler, with the rest of the state, and writes
     /// it back where it was: the screen stays put while its keys are handled (a screen the handler
-    /// opens goes above it; one that took it off the stack is not put back). The handler changes its
-    /// screen through `inout`, never through the stack.
-    mutating func onTop<S>(_ screen: S, _ embed: (S) -> Screen, _ handler: (inout S, inout BrowserState) -> [BrowserEffect]) -> [BrowserEffect] {
+    /// opens goes above it; one that took it off the stack, or put another in its place, is not put
+    /// back). The handler changes its screen through `inout`, never through the stack: while it runs,
+    /// the stack holds the screen as it was before the key, so what the handler calls is handed the
+    /// screen too.
+    mutating func onTop<S, T>(_ screen: S, _ embed: (S) -> Screen, _ handler: (inout S, inout BrowserState) -> T) -> T {
         let index = stack.count - 1
+        let original = stack.top
         var screen = screen
-        let effects = handler(&screen, &self)
-        let updated = embed(screen)
-        if index < stack.count, stack[index].pane == updated.pane { stack.set(index, updated) }
-        return effects
+        let result = handler(&screen, &self)
+        if index < stack.count, stack[index].isStill(original) { stack.set(index, embed(screen)) }
+        return result
     }
+
+    /// Hands the newest screen of a kind (shown, under others, or set aside) to `body` with the rest of
+    /// the state, and writes it back where it is, unless `body` put another in its place; nil when
+    /// there is none. For results that arrive for a screen wherever it is.
+    mutating func withScreen<S, T>(_ pane: Pane, _ extract: (Screen) -> S?, _ embed: (S) -> Screen,
+                                   _ body: (inout S, inout BrowserState) -> T) -> T? {
+        guard let original = stack.find(pane), var screen = extract(original) else { return nil }
+        let result = body(&screen, &self)
+        stack.modify(pane) { if $0.isStill(original) { $0 = embed(screen) } }
+        return result
+    }
+
+    /// The zone's records screen, wherever it is (`withScreen`).
+    @discardableResult
+    mutating func withRecords<T>(_ body: (inout RecordsScreen, inout BrowserState) -> T) -> T? {
+        withScreen(.records, \.records, Screen.records, body)
+    }
+
+    /// The record's view, wherever it is (`withScreen`).
+    @discardableResult
+    mutating func withDetail<T>(_ body: (inout DetailScreen, inout BrowserState) -> T) -> T? {
+        withScreen(.recordDetail, \.detail, Screen.detail, body)
+    }
+
+    /// The commit's screen (the commit screen, or its conflict prompt), wherever it is (`withScreen`).
+    @discardableResult
+    mutating func withCommit<T>(_ body: (inout CommitSession, inout BrowserState) -> T) -> T? {
+        let pane: Pane = stack.contains(.conflict) ? .conflict : .commit
+        return withScreen(pane, \.commit, pane == .conflict ? Screen.conflict : Screen.commit, body)
+    }
+
+    /// The commit being previewed, sent or resolved (its screen's), to read.
+    public var commitSession: CommitSession? { stack.screens.last { $0.pane == .commit || $0.pane == .conflict }?.commit }
+
+    /// The zone's records screen's own state (on the stack, else set aside), to read.
+    public var recordsScreen: RecordsScreen? { stack.find(.records)?.records }
+    /// The record's view's own state, to read.
+    public var detailScreen: DetailScreen? { stack.find(.recordDetail)?.detail }
 }
 
 /// The navigation stack: the zones at the bottom, always; the screen shown on top. Screens taken off

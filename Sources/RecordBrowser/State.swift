@@ -584,62 +584,29 @@ extension BrowserState {
         }
     }
 
-    /// The open zone's records (on the stack, or set aside by a jump to the zones).
+    // The screens' own state, to read: drawing reads it here, and the tests. Keys reach their screen
+    // through `onTop` and results through `withScreen` (Screens.swift); a screen opens only by `stack`.
+
+    /// The open zone's records (on the stack, or set aside by a jump to the zones). Tests may change
+    /// them where their screen is (nil takes it away); setting them never opens one.
     public var list: RecordList? {
-        get { if case .records(let s)? = stack.find(.records) { return s.list } else { return nil } }
+        get { recordsScreen?.list }
         set {
             guard let newValue else { return stack.discard(.records) }
-            let found = stack.modify(.records) { if case .records(var s) = $0 { s.list = newValue; $0 = .records(s) } }
-            if !found { stack.setAside(.records(RecordsScreen(list: newValue))) }
+            withRecords { screen, _ in screen.list = newValue }
         }
     }
     /// `/` over the loaded list.
-    public var filter: String? {
-        get { stack.find(.records)?.filter }
-        set { stack.modify(.records) { $0.filter = newValue } }
-    }
-    /// The list shown before a `:query` replaced it: back on screen if the query fails.
-
-    /// The open record. Setting one where none is open opens it.
-    public var detail: RecordDetail? {
-        get { if case .detail(let s)? = stack.find(.recordDetail) { return s.detail } else { return nil } }
-        set {
-            guard let newValue else { return stack.discard(.recordDetail) }
-            let found = stack.modify(.recordDetail) { if case .detail(var s) = $0 { s.detail = newValue; $0 = .detail(s) } }
-            if !found { stack.push(.detail(DetailScreen(newValue))) }
-        }
-    }
-    /// Records opened by following references, to go back to.
-    public var detailHistory: [RecordDetail] {
-        get { if case .detail(let s)? = stack.find(.recordDetail) { return s.history } else { return [] } }
-        set { stack.modify(.recordDetail) { if case .detail(var s) = $0 { s.history = newValue; $0 = .detail(s) } } }
-    }
-
-    /// The conflict prompt of the commit on screen, when it is in that stage.
-    public var conflictPrompt: CommitSession.ConflictPrompt? {
-        get { commit?.prompt }
-        set {
-            guard var session = commit, let newValue else { return }
-            session.prompt = newValue
-            commit = session
-        }
-    }
-
-    /// The commit being previewed, sent or resolved (its screen's).
+    public var filter: String? { recordsScreen?.filter }
+    /// The open record.
+    public var detail: RecordDetail? { detailScreen?.detail }
+    /// The commit being previewed, sent or resolved (its screen's). Tests may change it where its
+    /// screen is (nil closes it); setting it never opens one.
     public var commit: CommitSession? {
-        get {
-            switch stack.screens.last(where: { $0.pane == .commit || $0.pane == .conflict }) {
-            case .commit(let c)?, .conflict(let c)?: return c
-            default: return nil
-            }
-        }
+        get { commitSession }
         set {
             guard let newValue else { return stack.remove([.commit, .conflict]) }
-            if let i = stack.screens.lastIndex(where: { $0.pane == .commit || $0.pane == .conflict }) {
-                stack.set(i, stack.screens[i].pane == .conflict ? .conflict(newValue) : .commit(newValue))
-            } else {
-                stack.push(.commit(newValue))
-            }
+            withCommit { commit, _ in commit = newValue }
         }
     }
 

@@ -39,15 +39,15 @@ public enum Browser {
         case .zones:
             return state.zonesLoading && state.zones.isEmpty
         case .records:
-            guard let list = state.list else { return false }
+            guard let list = state.stack.top.records?.list else { return false }
             return !list.opened || list.windowPending || (list.loading && list.total == 0)
         case .recordDetail:
-            guard let detail = state.detail else { return false }
+            guard let detail = state.stack.top.detail?.detail else { return false }
             return detail.record == nil && detail.loading && detail.error == nil
         case .commit:
             // `c y` typed fast: the y waits until what the deletes take with them is known (the
             // count to type may appear), rather than sending or being refused.
-            return state.commit?.phase == .preview && impactsPending(state)
+            return state.stack.top.commit?.phase == .preview && impactsPending(state)
         default:
             return false
         }
@@ -131,7 +131,7 @@ public enum Browser {
             return []
         case .sharePermissionLoaded(let zone, let permission):
             state.sharePermissions[zone] = permission
-            if permission == .readOnly, state.list?.zone == zone {
+            if permission == .readOnly, state.recordsScreen?.list.zone == zone {
                 state.say(.sharedReadOnly(zone: zone.zoneID.zoneName))
             }
             return []
@@ -158,65 +158,39 @@ public enum Browser {
             }
             return []
         case .listOpened(let generation, let total, let token, _):  // a change feed is always asked again, so the saved moreComing is not used
-            guard var list = state.list, list.generation == generation else { return [] }
-            list.opened = true
-            list.total = total
-            list.deleted = 0  // opening drops the tombstones
-            list.matching = total
-            if list.source == .changes {
-                list.syncToken = token
-                list.moreComing = true  // until the server says otherwise
-                list.loading = true
-                state.list = list
+            return state.withRecords { screen, state in
+                guard screen.list.generation == generation else { return [] }
+                screen.list.opened = true
+                screen.list.total = total
+                screen.list.deleted = 0  // opening drops the tombstones
+                screen.list.matching = total
+                guard screen.list.source == .changes else { return window(&screen, state, force: true) }
+                screen.list.syncToken = token
+                screen.list.moreComing = true  // until the server says otherwise
+                screen.list.loading = true
                 if total > 0 { state.say(.fetchingChangesSinceCache(cached: total)) }
-                return [.loadChanges(list.key, syncToken: token, generation: generation)] + window(&state, force: true)
-            }
-            state.list = list
-            return window(&state, force: true)
+                return [.loadChanges(screen.list.key, syncToken: token, generation: generation)] + window(&screen, state, force: true)
+            } ?? []
         case .pageApplied(let generation, let result):
-            guard var list = state.list, list.generation == generation else { return [] }
-            list.loading = false
+            guard let list = state.recordsScreen?.list, list.generation == generation else { return [] }
             switch result {
             case .success(let outcome):
-                list.total = outcome.total
-                list.deleted = outcome.deleted
-                if state.filter == nil { list.matching = outcome.total }
-                list.syncToken = outcome.syncToken ?? list.syncToken
-                list.continuationMarker = outcome.continuationMarker
-                list.moreComing = outcome.moreComing
-                if !outcome.moreComing { list.loadingToEnd = false }
-                state.list = list
-                if outcome.tokenRefused {
-                    state.say(.syncTokenRefused)
-                } else if list.loadingToEnd, case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
-                    state.say(.loadingToEnd(loaded: list.total, forExport: true))
-                } else if list.loadingToEnd {
-                    state.say(.loadingToEnd(loaded: list.total, forExport: false))
-                } else if state.messageKind == .progress(.loadingToEnd) || state.messageKind == .progress(.fetching) {
-                    // Only the loading message goes: a page prefetched in the background must not take
-                    // away what the user was just told (what was staged, a commit's outcome).
-                    state.clearNotice()
-                }
-                if list.followEnd {
-                    // G: the selection follows the end as the pages come in.
-                    list.windowPending = false
-                    state.list = list
-                    return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state) + pendingExport(&state)
-                }
-                return window(&state, force: true) + prefetch(&state) + pendingExport(&state)
+                return state.withRecords { pageArrived(outcome, &$0, &$1) } ?? []
             case .failure(let failure):
-                list.loadingToEnd = false
-                if list.source != .changes { list.moreComing = false }
-                if state.messageKind == .progress(.fetching) { state.clearNotice() }
-                state.list = list
-                fail(&state, failure)
-                if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil {
-                    dropPendingExport(&state)
-                    state.say(.exportPageFailed)
+                state.withRecords { screen, state in
+                    screen.list.loading = false
+                    screen.list.loadingToEnd = false
+                    if screen.list.source != .changes { screen.list.moreComing = false }
+                    if state.messageKind == .progress(.fetching) { state.clearNotice() }
+                    fail(&state, failure)
+                    if screen.pendingExport != nil {
+                        screen.pendingExport = nil
+                        state.say(.exportPageFailed)
+                    }
                 }
                 // A query that failed before anything came back leaves the screen it was started from,
                 // or the list that was shown.
-                if case .query = list.source, list.total == 0, case .records(let screen)? = state.stack.find(.records),
+                if case .query = list.source, list.total == 0, let screen = state.recordsScreen,
                     screen.startedFrom.map({ $0 != .records }) == true, state.pane == .records {
                     state.stack.pop()
                     state.say(.queryFailed(backTo: .whereTyped))
@@ -231,63 +205,64 @@ public enum Browser {
         case .windowLoaded(let generation, let request, let start, let rows, let matching, let columns, let labels):
             // Only the answer to the latest request counts: an earlier one was for another filter
             // (a shorter one, while typing) or another scroll position.
-            guard var list = state.list, list.generation == generation, list.windowRequest == request else { return [] }
-            list.windowPending = false
-            list.window = rows
-            list.windowStart = start
-            list.matching = matching
-            // The columns the cache chose (remembered, or the label field) stay with the list once
-            // there were rows to choose them from.
-            if list.view.columns == nil, !columns.isEmpty { list.view.columns = columns }
-            if list.view.columns == nil { list.view.labels = labels }
-            let widths = RecordSummary.contentWidths(rows, columns: list.view.columns?.count ?? 1)
-            list.seenWidths = widths.count == list.seenWidths.count ? zip(widths, list.seenWidths).map { max($0, $1) } : widths
-            var jumped = false
-            if let target = list.jumpTo {
-                // The rows of a far move have arrived: the selection goes there now.
-                list.jumpTo = nil
-                jumped = true
-                if let scroll = list.jumpScroll {
-                    list.selection = min(target, max(0, matching - 1))
-                    list.scroll = scroll
-                } else {
-                    move(&list.selection, &list.scroll, count: matching, delta: min(target, max(0, matching - 1)) - list.selection, height: listHeight(state))
+            return state.withRecords { screen, state in
+                guard screen.list.generation == generation, screen.list.windowRequest == request else { return [] }
+                var list = screen.list
+                list.windowPending = false
+                list.window = rows
+                list.windowStart = start
+                list.matching = matching
+                // The columns the cache chose (remembered, or the label field) stay with the list once
+                // there were rows to choose them from.
+                if list.view.columns == nil, !columns.isEmpty { list.view.columns = columns }
+                if list.view.columns == nil { list.view.labels = labels }
+                let widths = RecordSummary.contentWidths(rows, columns: list.view.columns?.count ?? 1)
+                list.seenWidths = widths.count == list.seenWidths.count ? zip(widths, list.seenWidths).map { max($0, $1) } : widths
+                var jumped = false
+                if let target = list.jumpTo {
+                    // The rows of a far move have arrived: the selection goes there now.
+                    list.jumpTo = nil
+                    jumped = true
+                    if let scroll = list.jumpScroll {
+                        list.selection = min(target, max(0, matching - 1))
+                        list.scroll = scroll
+                    } else {
+                        move(&list.selection, &list.scroll, count: matching, delta: min(target, max(0, matching - 1)) - list.selection, height: listHeight(state))
+                    }
+                    list.jumpScroll = nil
                 }
-                list.jumpScroll = nil
-            }
-            var scroll = list.scroll
-            move(&list.selection, &scroll, count: matching, delta: 0, height: listHeight(state))
-            list.scroll = scroll
-            state.list = list
-            return window(&state, force: false) + (jumped ? prefetch(&state) : [])
+                var scroll = list.scroll
+                move(&list.selection, &scroll, count: matching, delta: 0, height: listHeight(state))
+                list.scroll = scroll
+                screen.list = list
+                return window(&screen, state, force: false) + (jumped ? prefetch(&screen) : [])
+            } ?? []
         case .recordLoaded(let key, let result):
-            guard var detail = state.detail, detail.key == key else { return [] }
-            let name = key.recordName
-            detail.loading = false
-            var effects: [BrowserEffect] = []
-            switch result {
-            case .success((.record(let record), let raw)):
-                let first = detail.record == nil
-                detail.record = record
-                detail.raw = raw
-                state.detail = detail
-                // A record opens with the selection on its first field, never on a section header.
-                settleDetail(&state, toFirst: first)
-                detail = state.detail!
-                // What refers to it: one read of the zone's cached references, kept with the view.
-                effects = [.findReferencedBy(key)]
-            case .success((.deleted, let raw)):
-                detail.raw = raw
-                detail.error = BrowserFailure(message: "record '\(name)' was deleted")
-            case .success((.failure(let error), let raw)):
-                detail.raw = raw
-                detail.error = BrowserFailure(message: "\(error.serverErrorCode.rawValue): \(error.reason ?? "") — '\(name)'")
-            case .failure(let failure):
-                detail.error = failure
-                fail(&state, failure)
-            }
-            state.detail = detail
-            return effects
+            return state.withDetail { screen, state in
+                guard screen.detail.key == key else { return [] }
+                let name = key.recordName
+                screen.detail.loading = false
+                switch result {
+                case .success((.record(let record), let raw)):
+                    let first = screen.detail.record == nil
+                    screen.detail.record = record
+                    screen.detail.raw = raw
+                    // A record opens with the selection on its first field, never on a section header.
+                    settleDetail(&screen, state, toFirst: first)
+                    // What refers to it: one read of the zone's cached references, kept with the view.
+                    return [.findReferencedBy(key)]
+                case .success((.deleted, let raw)):
+                    screen.detail.raw = raw
+                    screen.detail.error = BrowserFailure(message: "record '\(name)' was deleted")
+                case .success((.failure(let error), let raw)):
+                    screen.detail.raw = raw
+                    screen.detail.error = BrowserFailure(message: "\(error.serverErrorCode.rawValue): \(error.reason ?? "") — '\(name)'")
+                case .failure(let failure):
+                    screen.detail.error = failure
+                    fail(&state, failure)
+                }
+                return []
+            } ?? []
         case .schemaLoaded(let result):
             schemaLoaded(result, &state)
             return askServerAfterSchema(&state)
@@ -375,7 +350,7 @@ public enum Browser {
             return []
         case .assetFileRefused(let key, let field, let path, let reason):
             // The prompt opens again with the path as typed, and why it was refused.
-            guard state.detail?.key == key else { return [] }
+            guard state.detailScreen?.detail.key == key else { return [] }
             state.clearNotice()
             reopen(.assetFile(field: field), text: path, refusal: .fileRefused(reason, staging: true), &state)
             return []
@@ -519,10 +494,14 @@ public enum Browser {
         case nil: break
         }
         // The commit and conflict screens take every key (a production confirmation is typed there).
-        if state.pane == .commit { return commitKey(key, &state) }
-        if state.pane == .conflict { return conflictKey(key, &state) }
-        // Marks on a zone's records (Esc unmarks first, when there are marks).
-        if let effects = markKey(key, &state) { return effects }
+        switch state.stack.top {
+        case .commit(let commit): return state.onTop(commit, Screen.commit) { commitKey(key, &$0, &$1) }
+        case .conflict(let commit): return state.onTop(commit, Screen.conflict) { conflictKey(key, &$0, &$1) }
+        case .records(let screen):
+            // Marks on a zone's records (Esc unmarks first, when there are marks).
+            if let effects = state.onTop(screen, Screen.records, { markKey(key, &$0, &$1) }) { return effects }
+        default: break
+        }
         switch key {
         case .char("q"), .ctrl("c"):
             state.quitRequested = true
@@ -567,8 +546,8 @@ public enum Browser {
         // Each screen handles its keys, on its own state where it has any.
         switch state.stack.top {
         case .zones: return zonesKey(key, &state)
-        case .records: return recordsKey(key, &state)
-        case .detail: return detailKey(key, &state)
+        case .records(let screen): return state.onTop(screen, Screen.records) { recordsKey(key, &$0, &$1) }
+        case .detail(let screen): return state.onTop(screen, Screen.detail) { detailKey(key, &$0, &$1) }
         case .subscriptions: return subscriptionsKey(key, &state)
         case .subscriptionDetail(let screen): return state.onTop(screen, Screen.subscriptionDetail) { subscriptionDetailKey(key, &$0, &$1) }
         case .batch: return batchKey(key, &state)
@@ -705,7 +684,7 @@ public enum Browser {
     /// Tab: zones → records of the open zone → subscriptions → zones (Shift-Tab backwards).
     static func nextPane(_ state: inout BrowserState, forward: Bool) -> [BrowserEffect] {
         var panes: [Pane] = [.zones]
-        if state.list != nil { panes.append(.records) }
+        if state.recordsScreen != nil { panes.append(.records) }
         panes.append(.subscriptions)
         let top: Pane = [.recordDetail].contains(state.pane) ? .records : (state.pane == .subscriptionDetail ? .subscriptions : ([.batch, .notifications].contains(state.pane) ? .zones : state.pane))
         let index = panes.firstIndex(of: top) ?? 0
@@ -727,23 +706,21 @@ public enum Browser {
     }
 
     static func back(_ state: inout BrowserState) -> [BrowserEffect] {
-        if state.pane == .records, var list = state.list, list.loadingToEnd {
-            list.loadingToEnd = false  // Esc cancels "load to the end" first
-            list.followEnd = false
-            state.list = list
-            let exporting: Bool
-            if case .records(let screen)? = state.stack.find(.records), screen.pendingExport != nil { exporting = true } else { exporting = false }
-            if exporting { dropPendingExport(&state) }
-            state.say(.stoppedLoading(at: list.total, exportDropped: exporting))
-            return []
-        }
-        if state.pane == .recordDetail, !state.detailHistory.isEmpty {
-            state.stack.modify(.recordDetail) {
-                guard case .detail(var screen) = $0, let previous = screen.history.popLast() else { return }
-                screen.detail = previous
-                $0 = .detail(screen)
+        if case .records(let screen) = state.stack.top, screen.list.loadingToEnd {
+            return state.onTop(screen, Screen.records) { screen, state in
+                screen.list.loadingToEnd = false  // Esc cancels "load to the end" first
+                screen.list.followEnd = false
+                let exporting = screen.pendingExport != nil
+                screen.pendingExport = nil
+                state.say(.stoppedLoading(at: screen.list.total, exportDropped: exporting))
+                return []
             }
-            return []
+        }
+        if case .detail(let screen) = state.stack.top, !screen.history.isEmpty {
+            return state.onTop(screen, Screen.detail) { screen, _ in
+                screen.detail = screen.history.removeLast()
+                return []
+            }
         }
         if state.stack.top.filter != nil {
             // Esc clears the screen's filter first.
@@ -758,10 +735,10 @@ public enum Browser {
     /// The records screen shows the list a `:query` replaced (with its title) again; nil when there is
     /// none.
     static func showListBeforeQuery(_ state: inout BrowserState) -> [BrowserEffect]? {
-        guard case .records(let shown)? = state.stack.find(.records), let last = shown.beforeQuery.last else { return nil }
+        guard let shown = state.recordsScreen, let last = shown.beforeQuery.last else { return nil }
         // A zone's changes the query replaced before they had opened (typed fast): opened now.
         if last.list.source == .changes, !last.list.opened { return openZone(last.list.zoneID, &state) }
-        modifyRecords(&state) { screen in
+        return state.withRecords { screen, state in
             let before = screen.beforeQuery.removeLast()
             var list = before.list
             list.generation = screen.list.generation + 1
@@ -769,8 +746,8 @@ public enum Browser {
             screen.query = before.query
             screen.filter = nil
             screen.marks.clear()
+            return window(&screen, state, force: true)
         }
-        return window(&state, force: true)
     }
 
     /// Moves a selection by `delta` rows (n N, a far move's target), keeping it visible in a window of
@@ -793,11 +770,8 @@ public enum Browser {
         let zones = visibleZones(state), subscriptions = visibleSubscriptions(state)
         state.withPosition(.zones) { moveVisible(&$0, &$1, visible: zones, delta: 0, height: h) }
         state.withPosition(.subscriptions) { moveVisible(&$0, &$1, visible: subscriptions, delta: 0, height: h) }
-        if var list = state.list {
-            move(&list.selection, &list.scroll, count: list.matching, delta: 0, height: h)
-            state.list = list
-        }
-        settleDetail(&state)
+        state.withRecords { screen, _ in move(&screen.list.selection, &screen.list.scroll, count: screen.list.matching, delta: 0, height: h) }
+        state.withDetail { settleDetail(&$0, $1) }
     }
 
     // MARK: Zones
@@ -867,7 +841,7 @@ public enum Browser {
     /// Custom zones open their change feed (cached rows first, then the changes since the saved token);
     /// the default zone, which has no change feed, waits for `:query`.
     static func openZone(_ zoneID: ZoneID, _ state: inout BrowserState) -> [BrowserEffect] {
-        let generation = (state.list?.generation ?? 0) + 1
+        let generation = (state.recordsScreen?.list.generation ?? 0) + 1
         state.stack.jumpToZones()
         if zoneID.isDefaultZone {
             var list = RecordList(key: listKey(state, zoneID), source: .awaitingQuery)
@@ -893,18 +867,18 @@ public enum Browser {
 
     /// Asks the cache for the rows around the visible ones when they are not all in the window
     /// (`force`: the rows changed, read them again).
-    static func window(_ state: inout BrowserState, force: Bool, at scroll: Int? = nil) -> [BrowserEffect] {
-        guard var list = state.list, list.opened else { return [] }
+    static func window(_ screen: inout RecordsScreen, _ state: BrowserState, force: Bool, at scroll: Int? = nil) -> [BrowserEffect] {
+        guard screen.list.opened else { return [] }
         let h = listHeight(state)
-        let top = scroll ?? list.scroll
+        let top = scroll ?? screen.list.scroll
         if !force {
-            if list.windowPending { return [] }
-            if covers(list, top, h) { return [] }
+            if screen.list.windowPending { return [] }
+            if covers(screen.list, top, h) { return [] }
         }
-        list.windowPending = true
-        list.windowRequest += 1
-        state.list = list
-        return [.loadWindow(list.key, filter: state.filter, start: max(0, top - h), count: h * 3, generation: list.generation, request: list.windowRequest, view: list.view)]
+        screen.list.windowPending = true
+        screen.list.windowRequest += 1
+        let list = screen.list
+        return [.loadWindow(list.key, filter: screen.filter, start: max(0, top - h), count: h * 3, generation: list.generation, request: list.windowRequest, view: list.view)]
     }
 
     /// The window holds every row of a screen that starts at row `top`.
@@ -916,74 +890,94 @@ public enum Browser {
 
     /// Moves the selection to `target` (and the scroll to `wanted`, a page's move, else as little as
     /// shows the target): at once when its rows are in the window, else when they arrive.
-    static func jump(_ state: inout BrowserState, to target: Int, scroll wanted: Int? = nil) -> [BrowserEffect] {
-        guard var list = state.list else { return [] }
+    static func jump(_ screen: inout RecordsScreen, _ state: BrowserState, to target: Int, scroll wanted: Int? = nil) -> [BrowserEffect] {
         let h = listHeight(state)
-        var selection = list.selection, scroll = list.scroll
+        var selection = screen.list.selection, scroll = screen.list.scroll
         if let wanted {
             selection = target
             scroll = wanted
         } else {
-            move(&selection, &scroll, count: list.matching, delta: target - selection, height: h)
+            move(&selection, &scroll, count: screen.list.matching, delta: target - selection, height: h)
         }
-        if covers(list, scroll, h) {
-            list.selection = selection
-            list.scroll = scroll
-            list.jumpTo = nil
-            list.jumpScroll = nil
-            state.list = list
-            return window(&state, force: false)
+        if covers(screen.list, scroll, h) {
+            screen.list.selection = selection
+            screen.list.scroll = scroll
+            screen.list.jumpTo = nil
+            screen.list.jumpScroll = nil
+            return window(&screen, state, force: false)
         }
-        list.jumpTo = selection
-        list.jumpScroll = wanted == nil ? nil : scroll
-        state.list = list
-        return window(&state, force: true, at: scroll)
+        screen.list.jumpTo = selection
+        screen.list.jumpScroll = wanted == nil ? nil : scroll
+        return window(&screen, state, force: true, at: scroll)
     }
 
-    static func recordsKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        if let effects = listStagingKey(key, &state) { return effects }
-        guard var list = state.list else { return [] }
+    /// A page of the list's changes (or of its query) is in the cache.
+    static func pageArrived(_ outcome: PageOutcome, _ screen: inout RecordsScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        screen.list.loading = false
+        screen.list.total = outcome.total
+        screen.list.deleted = outcome.deleted
+        if screen.filter == nil { screen.list.matching = outcome.total }
+        screen.list.syncToken = outcome.syncToken ?? screen.list.syncToken
+        screen.list.continuationMarker = outcome.continuationMarker
+        screen.list.moreComing = outcome.moreComing
+        if !outcome.moreComing { screen.list.loadingToEnd = false }
+        if outcome.tokenRefused {
+            state.say(.syncTokenRefused)
+        } else if screen.list.loadingToEnd {
+            state.say(.loadingToEnd(loaded: screen.list.total, forExport: screen.pendingExport != nil))
+        } else if state.messageKind == .progress(.loadingToEnd) || state.messageKind == .progress(.fetching) {
+            // Only the loading message goes: a page prefetched in the background must not take
+            // away what the user was just told (what was staged, a commit's outcome).
+            state.clearNotice()
+        }
+        if screen.list.followEnd {
+            // G: the selection follows the end as the pages come in.
+            screen.list.windowPending = false
+            return jump(&screen, state, to: max(0, screen.list.matching - 1)) + prefetch(&screen) + pendingExport(&screen, &state)
+        }
+        return window(&screen, state, force: true) + prefetch(&screen) + pendingExport(&screen, &state)
+    }
+
+    static func recordsKey(_ key: Key, _ screen: inout RecordsScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        if let effects = listStagingKey(key, &screen, &state) { return effects }
         let h = listHeight(state)
         // G loads to the end (below); End goes to the last row loaded.
         if key != .char("G"), let motion = ListMovement.motion(key) {
-            list.followEnd = false
-            var moved = ListMovement(count: list.matching, selection: list.selection, scroll: list.scroll, pageHeight: h)
+            screen.list.followEnd = false
+            var moved = ListMovement(count: screen.list.matching, selection: screen.list.selection, scroll: screen.list.scroll, pageHeight: h)
             moved.apply(motion)
             if case .step = motion {
-                list.selection = moved.selection
-                list.scroll = moved.scroll
-                state.list = list
-                return window(&state, force: false) + prefetch(&state)
+                screen.list.selection = moved.selection
+                screen.list.scroll = moved.scroll
+                return window(&screen, state, force: false) + prefetch(&screen)
             }
             // A far move (g, End, a page) waits for its rows instead of drawing placeholders.
-            state.list = list
-            return jump(&state, to: moved.selection, scroll: moved.scroll) + prefetch(&state)
+            return jump(&screen, state, to: moved.selection, scroll: moved.scroll) + prefetch(&screen)
         }
+        let list = screen.list
         switch key {
         case .char("G"):
-            list.followEnd = true
+            screen.list.followEnd = true
             if list.moreComing {
-                list.loadingToEnd = true
+                screen.list.loadingToEnd = true
                 state.say(.loadingToEnd(loaded: nil, forExport: false))
             }
-            state.list = list
-            return jump(&state, to: max(0, list.matching - 1)) + prefetch(&state)
+            return jump(&screen, state, to: max(0, list.matching - 1)) + prefetch(&screen)
         case .enter, .char("l"), .right:
             guard let row = list.row(list.selection) else { return [] }
             return openRecord(RecordKey(zone: list.zone, recordName: row.recordName), &state)
         case .char("r"):
-            return refresh(&state)
-        case .char("n") where state.filter?.isEmpty ?? true:
+            return refresh(&screen, &state)
+        case .char("n") where screen.filter?.isEmpty ?? true:
             // No filter: n makes a new record (with a filter, n and N step through the matches).
             guard writable(&state) else { return [] }
             let here = Array(Set(list.window.compactMap(\.recordType))).sorted()
             state.input = InputLine(.newRecord(here: here, schema: creatableTypes(state).filter { !here.contains($0) }))
             return []
         case .char("n"), .char("N"):
-            guard state.filter?.isEmpty == false else { return [] }
-            move(&list.selection, &list.scroll, count: list.matching, delta: key == .char("n") ? 1 : -1, height: h)
-            state.list = list
-            return window(&state, force: false)
+            guard screen.filter?.isEmpty == false else { return [] }
+            move(&screen.list.selection, &screen.list.scroll, count: list.matching, delta: key == .char("n") ? 1 : -1, height: h)
+            return window(&screen, state, force: false)
         case .char("y"):
             guard let row = list.row(list.selection) else { return [] }
             state.say(.copied(.record(row.recordName)))
@@ -993,15 +987,15 @@ public enum Browser {
         }
     }
 
-    /// `r`: the changes since the last token (or the query again).
-    static func refresh(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard var list = state.list, !list.loading else { return [] }
-        switch list.source {
+    /// `r`: the changes since the last token (or the query again, which puts a new list in the
+    /// screen's place).
+    static func refresh(_ screen: inout RecordsScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard !screen.list.loading else { return [] }
+        switch screen.list.source {
         case .changes:
-            list.loading = true
-            state.list = list
+            screen.list.loading = true
             state.say(.refreshing)
-            return [.loadChanges(list.key, syncToken: list.syncToken, generation: list.generation)]
+            return [.loadChanges(screen.list.key, syncToken: screen.list.syncToken, generation: screen.list.generation)]
         case .query(let request):
             return rerunQuery(request, &state)
         case .awaitingQuery:
@@ -1010,11 +1004,11 @@ public enum Browser {
     }
 
     /// Prefetch distance in rows: the next page is requested before the user reaches the end.
-    static func prefetch(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard var list = state.list, list.opened, list.moreComing, !list.loading else { return [] }
+    static func prefetch(_ screen: inout RecordsScreen) -> [BrowserEffect] {
+        let list = screen.list
+        guard list.opened, list.moreComing, !list.loading else { return [] }
         guard list.loadingToEnd || list.selection + prefetchDistance >= list.total else { return [] }
-        list.loading = true
-        state.list = list
+        screen.list.loading = true
         switch list.source {
         case .changes:
             return [.loadChanges(list.key, syncToken: list.syncToken, generation: list.generation)]
@@ -1032,7 +1026,7 @@ public enum Browser {
         var request = request
         request.zoneID = zoneID.isDefaultZone ? nil : zoneID
         var list = RecordList(key: listKey(state, zoneID, query: request.query.json.text), source: .query(request))
-        list.generation = (state.list?.generation ?? 0) + 1
+        list.generation = (state.recordsScreen?.list.generation ?? 0) + 1
         list.loading = true
         list.opened = true
         var screen = RecordsScreen(list: list)
@@ -1063,8 +1057,8 @@ public enum Browser {
     /// screen; nil where none is (the query asks).
     static func queryZone(_ state: BrowserState) -> ZoneID? {
         switch state.pane {
-        case .records: return state.list?.zoneID
-        case .recordDetail: return state.detail?.zoneID
+        case .records: return state.stack.top.records?.list.zoneID
+        case .recordDetail: return state.stack.top.detail?.detail.zoneID
         case .zones:
             let visible = visibleZones(state)
             guard visible.contains(state.position(.zones).selection) else { return nil }
@@ -1088,19 +1082,22 @@ public enum Browser {
 
     // MARK: Record detail
 
-    /// Opens a record on a new record screen; `following` a reference from the record shown, on the
-    /// same screen, which remembers where it came from (Esc goes back).
-    static func openRecord(_ key: RecordKey, _ state: inout BrowserState, following: Bool = false) -> [BrowserEffect] {
-        if following, state.pane == .recordDetail {
-            state.stack.modify(.recordDetail) {
-                guard case .detail(var screen) = $0 else { return }
-                screen.history.append(screen.detail)
-                screen.detail = RecordDetail(key: key)
-                $0 = .detail(screen)
-            }
-        } else {
-            state.stack.push(.detail(DetailScreen(RecordDetail(key: key))))
-        }
+    /// Opens a record on a new record screen.
+    static func openRecord(_ key: RecordKey, _ state: inout BrowserState) -> [BrowserEffect] {
+        state.stack.push(.detail(DetailScreen(RecordDetail(key: key))))
+        return lookUp(key, &state)
+    }
+
+    /// Follows a reference from the record shown, on the same screen, which remembers where it came
+    /// from (Esc goes back).
+    static func follow(_ key: RecordKey, _ screen: inout DetailScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        screen.history.append(screen.detail)
+        screen.detail = RecordDetail(key: key)
+        return lookUp(key, &state)
+    }
+
+    /// A record opened: asked for.
+    static func lookUp(_ key: RecordKey, _ state: inout BrowserState) -> [BrowserEffect] {
         // The record's view says which subscriptions a change of it fires: they are needed.
         guard !state.known.subscriptions.loaded, !state.subscriptionsLoading, key.zone.scope == state.connection.scope else { return [.lookupRecord(key)] }
         state.subscriptionsLoading = true
@@ -1109,19 +1106,24 @@ public enum Browser {
 
     /// The open record's lines and the rows each takes on this screen (one place for render and keys).
     static func detailPage(_ state: BrowserState) -> DetailPage? {
-        guard let detail = state.detail else { return nil }
+        state.detailScreen.map { detailPage($0, state) }
+    }
+
+    /// A record's view's lines and the rows each takes (its keys hand it the view they change).
+    static func detailPage(_ screen: DetailScreen, _ state: BrowserState) -> DetailPage {
+        let detail = screen.detail
         let layout = Layout(state)
         if detail.showRaw {
             let lines = rawLines(detail, width: layout.width).map { DetailLine(field: "", type: "", text: $0) }
             return DetailPage(lines: lines, rows: Array(repeating: 1, count: lines.count), isRaw: true)
         }
-        var lines = detailLines(detail, staged: detailOperation(state)) { userName($0, state) }
+        var lines = detailLines(detail, staged: state.staged.operation(for: detail.key)) { userName($0, state) }
         if let record = detail.record, record.isShare {
-            lines = shareLines(record, state) + lines
+            lines = shareLines(record, key: detail.key, state) + lines
         }
         lines += subscriptionLines(detail, state)
         lines += referencedByLines(detail)
-        if let filter = filterText(state, .recordDetail) {
+        if let filter = screen.filter, !filter.isEmpty {
             // Section headers stay; of the rest, the lines of fields whose name or value matches.
             let owners = Set(lines.filter { matches($0.field + " " + $0.text, filter) }.compactMap { $0.owner ?? ($0.field.isEmpty ? nil : $0.field) })
             lines = lines.filter { $0.isHeading || owners.contains($0.owner ?? $0.field) }
@@ -1131,50 +1133,51 @@ public enum Browser {
     }
 
     /// Keeps the detail selection on a field and in view (after a load, a resize, a staged change).
-    static func settleDetail(_ state: inout BrowserState, toFirst: Bool = false) {
-        guard var detail = state.detail, let page = detailPage(state) else { return }
+    static func settleDetail(_ screen: inout DetailScreen, _ state: BrowserState, toFirst: Bool = false) {
+        let page = detailPage(screen, state)
         if toFirst {
-            detail.selection = page.firstSelectable
-            detail.scroll = 0
+            screen.detail.selection = page.firstSelectable
+            screen.detail.scroll = 0
         }
-        page.settle(&detail.selection, &detail.scroll, height: Layout(state).bodyHeight)
-        state.detail = detail
+        page.settle(&screen.detail.selection, &screen.detail.scroll, height: Layout(state).bodyHeight)
+    }
+
+    /// `settleDetail` on the record's view wherever it is (after an edit made on the editor or the
+    /// input line, a screen opened with a record).
+    static func settleOpenRecord(_ state: inout BrowserState, toFirst: Bool = false) {
+        state.withDetail { settleDetail(&$0, $1, toFirst: toFirst) }
     }
 
     /// After an element's edit the selection stays with that element (the field's first line when
     /// the list is empty), not with the line index, which an insert or removal shifts.
-    static func select(field: String, element: Int, _ state: inout BrowserState) {
-        guard var detail = state.detail, let page = detailPage(state) else { return }
+    static func select(field: String, element: Int, _ screen: inout DetailScreen, _ state: BrowserState) {
+        let page = detailPage(screen, state)
         let lines = page.lines
         if let index = lines.indices.first(where: { lines[$0].owner == field && lines[$0].element == element && lines[$0].mark != .was })
             ?? lines.indices.first(where: { lines[$0].owner == field && lines[$0].field == field }) {
-            detail.selection = index
+            screen.detail.selection = index
         }
-        page.settle(&detail.selection, &detail.scroll, height: Layout(state).bodyHeight)
-        state.detail = detail
+        page.settle(&screen.detail.selection, &screen.detail.scroll, height: Layout(state).bodyHeight)
     }
 
-    static func detailKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        if let effects = detailStagingKey(key, &state) { return effects }
-        guard var detail = state.detail, let page = detailPage(state) else { return [] }
+    static func detailKey(_ key: Key, _ screen: inout DetailScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        if let effects = detailStagingKey(key, &screen, &state) { return effects }
+        let page = detailPage(screen, state)
         let lines = page.lines
         let h = Layout(state).bodyHeight
-        if page.apply(key, &detail.selection, &detail.scroll, height: h) {
-            state.detail = detail
-            return []
-        }
+        if page.apply(key, &screen.detail.selection, &screen.detail.scroll, height: h) { return [] }
+        let detail = screen.detail
         switch key {
         case .char("v"):
-            detail.showRaw.toggle()
-            state.detail = detail
-            settleDetail(&state, toFirst: true)
+            screen.detail.showRaw.toggle()
+            settleDetail(&screen, state, toFirst: true)
         case .enter, .char("l"), .right:
             guard !detail.showRaw, lines.indices.contains(detail.selection), let reference = lines[detail.selection].reference else {
                 state.say(.selectReferenceToFollow)
                 return []
             }
             let zone = reference.zoneID.map { state.connection.zone(ZoneID(zoneName: $0.zoneName, ownerRecordName: $0.ownerRecordName)) } ?? detail.zone
-            return openRecord(RecordKey(zone: zone, recordName: reference.recordName), &state, following: true)
+            return follow(RecordKey(zone: zone, recordName: reference.recordName), &screen, &state)
         case .char("y"):
             if !detail.showRaw, lines.indices.contains(detail.selection), let json = lines[detail.selection].copyJSON {
                 let line = lines[detail.selection]
@@ -1187,7 +1190,7 @@ public enum Browser {
         case .char("r"):
             return [.lookupRecord(detail.key)]
         case .char("o"):
-            return openAssetDownload(&state)
+            return openAssetDownload(screen, &state)
         default:
             break
         }
@@ -1339,16 +1342,12 @@ public enum Browser {
             paneFilterChanged(&state)
             return []
         }
-        state.filter = text
-        return filterChanged(&state)
-    }
-
-    /// The records list's `/` filter changed: back to the first match, rows and count from the cache.
-    static func filterChanged(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard var list = state.list else { return [] }
-        list.selection = 0
-        list.scroll = 0
-        state.list = list
-        return window(&state, force: true)
+        // The records list's filter: back to the first match, rows and count from the cache.
+        return state.withRecords { screen, state in
+            screen.filter = text
+            screen.list.selection = 0
+            screen.list.scroll = 0
+            return window(&screen, state, force: true)
+        } ?? []
     }
 }

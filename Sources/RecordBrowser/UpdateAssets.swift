@@ -4,8 +4,9 @@ import CloudKitModels
 /// stages a local file, uploaded when the batch is committed.
 extension Browser {
     /// `o`: the selected asset (a field, or an element of an asset list) to a file; asks where.
-    static func openAssetDownload(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard let detail = state.detail, let line = selectedLine(state), let field = line.owner, let value = currentValue(state, field) else {
+    static func openAssetDownload(_ screen: DetailScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        let detail = screen.detail
+        guard let line = selectedLine(screen, state), let field = line.owner, let value = currentValue(detail, state, field) else {
             state.say(.select(.assetField))
             return []
         }
@@ -45,7 +46,7 @@ extension Browser {
     /// The file typed for `e` on an asset field: checked first (it must exist and be readable).
     static func stageAssetFile(_ field: String, path: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let path = path.trimmingWhitespace()
-        guard let detail = state.detail, !path.isEmpty else {
+        guard let detail = state.detailScreen?.detail, !path.isEmpty else {
             refuse(.uploadNeedsPath, &state)
             return []
         }
@@ -58,7 +59,7 @@ extension Browser {
         case .failure(let failure):
             state.say(.nothingStaged(.failed(failure)))
         case .success(let file):
-            guard let detail = state.detail, detail.key == key, let record = detail.record else {
+            guard let detail = state.detailScreen?.detail, detail.key == key, let record = detail.record else {
                 state.say(.nothingStaged(.recordClosed(path: file.path)))
                 return []
             }

@@ -6,7 +6,7 @@ import TerminalUI
 extension Browser {
     /// `c`: the exact requests, then a confirmation.
     static func beginCommit(_ state: inout BrowserState) -> [BrowserEffect] {
-        if let commit = state.commit, commit.inFlight {
+        if let commit = state.commitSession, commit.inFlight {
             state.say(.commitInFlight)
             return []
         }
@@ -40,6 +40,16 @@ extension Browser {
 
     static func closeCommit(_ state: inout BrowserState) {
         state.stack.remove([.commit, .conflict])
+    }
+
+    /// Shows a commit on its screen: the commit or conflict screen there is, else a commit screen
+    /// opened for it (its answer came after the screen was closed).
+    static func showCommit(_ commit: CommitSession, _ state: inout BrowserState) {
+        if state.stack.contains(.conflict) {
+            state.stack.replace(.conflict, with: .conflict(commit))
+        } else {
+            state.stack.replace(.commit, with: .commit(commit))
+        }
     }
 
     /// How a line of the commit screen is shown.
@@ -203,23 +213,17 @@ extension Browser {
         }
     }
 
-    static func commitKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var commit = state.commit else {
-            closeCommit(&state)
-            return []
-        }
-        // The rows drawn (wrapped) and the page drawing shows, from one place.
+    static func commitKey(_ key: Key, _ commit: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {
+        // The rows drawn (wrapped) and the page drawing shows, from one place (drawing reads the
+        // commit on the stack: read before this key changes anything).
         let lineCount = commitRows(state).count, h = commitPage(state).count
         // Outside a production confirmation (where letters spell the container's name), j k g G and q
         // do what they do on every screen; arrows, pages, Home and End scroll always.
-        let count = typedCount(state)
+        let count = typedCount(commit, state)
         let typing = commit.phase == .preview && (state.connection.environment == .production || count != nil)
         let letter: Bool
         if case .char = key { letter = true } else { letter = false }
-        if !(typing && letter), scrollView(key, &commit.scroll, count: lineCount, height: h) {
-            state.commit = commit
-            return []
-        }
+        if !(typing && letter), scrollView(key, &commit.scroll, count: lineCount, height: h) { return [] }
         if !typing {
             switch key {
             case .char("?"):
@@ -265,7 +269,6 @@ extension Browser {
                 return sendChecked(&commit, &state)
             default: break
             }
-            state.commit = commit
         case .sending, .verifying:
             state.say(.waitingForAnswer)
         case .done:
@@ -282,8 +285,12 @@ extension Browser {
 
     /// The count the commit on screen needs typed (a split batch, a cascade), if any.
     static func typedCount(_ state: BrowserState) -> CommitSession.TypedCount? {
-        guard let commit = state.commit else { return nil }
-        return CommitSession.typedCount(commit.plan, cascade: cascadeCount(state))
+        state.commitSession.flatMap { typedCount($0, state) }
+    }
+
+    /// The count a commit needs typed (a split batch, a cascade), if any.
+    static func typedCount(_ commit: CommitSession, _ state: BrowserState) -> CommitSession.TypedCount? {
+        CommitSession.typedCount(commit.plan, cascade: cascadeCount(state))
     }
 
     /// What must be typed to send: the container's name in production, the count, or both.
@@ -308,12 +315,11 @@ extension Browser {
     /// is shown again to be reviewed).
     static func sendChecked(_ commit: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {
         if impactsPending(state) {
-            state.commit = commit
             state.say(.notSent(.impactPending))
             return []
         }
         if let current = try? CommitPlan.make(state.staged), current != commit.plan {
-            state.commit = CommitSession(plan: current)
+            commit = CommitSession(plan: current)
             state.say(.notSent(.batchChanged))
             return []
         }
@@ -335,7 +341,6 @@ extension Browser {
 
     static func send(_ commit: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {
         let effects = commit.send()
-        state.commit = commit
         let count = commit.plan.requests.count + commit.plan.zoneRequests.count + commit.plan.subscriptionRequests.count
         state.say(.sending(requests: count))
         return effects
@@ -428,7 +433,7 @@ extension Browser {
     }
 
     static func commitFinished(_ outcomes: [CommitOutcome], _ state: inout BrowserState, zoneReports: [CommitReport] = []) -> [BrowserEffect] {
-        var commit = state.commit ?? CommitSession(plan: CommitPlan(requests: outcomes.map(\.request), notes: []))
+        var commit = state.commitSession ?? CommitSession(plan: CommitPlan(requests: outcomes.map(\.request), notes: []))
         // The requests as sent (uploaded files' receipts in place of their file: URLs), for the result.
         commit.sent(outcomes.map(\.request))
         var report: [CommitReport] = zoneReports
@@ -509,10 +514,10 @@ extension Browser {
             state.stack.push(.conflict(commit))
             state.say(.conflicted(records: conflicts.count))
         case .verifying:
-            state.commit = commit
+            showCommit(commit, &state)
             state.say(.answerLost)
         default:
-            state.commit = commit
+            showCommit(commit, &state)
             state.say(.committed(saved: updated, deleted: deleted, subscriptions: subscriptionsDone, failed: failedCount))
         }
         return effects
@@ -522,38 +527,43 @@ extension Browser {
     /// record, and the open list through the cache.
     static func showApplied(_ applied: [(RecordKey, RecordResult)], _ state: inout BrowserState) -> [BrowserEffect] {
         guard !applied.isEmpty else { return [] }
-        if var detail = state.detail {
-            for (key, result) in applied where key == detail.key {
+        state.withDetail { screen, _ in
+            for (key, result) in applied where key == screen.detail.key {
                 switch result {
                 case .record(let record):
-                    detail.record = record
-                    detail.raw = nil
-                    detail.error = nil
+                    screen.detail.record = record
+                    screen.detail.raw = nil
+                    screen.detail.error = nil
                 case .deleted:
-                    detail.record = nil
-                    detail.error = BrowserFailure(message: "record '\(detail.recordName)' was deleted")
+                    screen.detail.record = nil
+                    screen.detail.error = BrowserFailure(message: "record '\(screen.detail.recordName)' was deleted")
                 case .failure: break
                 }
             }
-            state.detail = detail
         }
-        guard let list = state.list else { return [] }
+        guard let list = state.recordsScreen?.list else { return [] }
         let rows = applied.filter { $0.0.zone == list.zone }.map(\.1)
         return rows.isEmpty ? [] : [.storeRecords(list.key, rows, generation: list.generation)]
     }
 
     static func recordsStored(generation: Int, total: Int, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var list = state.list, list.generation == generation else { return [] }
-        list.total = total
-        if state.filter == nil { list.matching = total }
-        state.list = list
-        return window(&state, force: true)
+        state.withRecords { screen, state in
+            guard screen.list.generation == generation else { return [] }
+            screen.list.total = total
+            if screen.filter == nil { screen.list.matching = total }
+            return window(&screen, state, force: true)
+        } ?? []
     }
 
     // MARK: Conflicts
 
     static func conflictVersions(_ zone: ZoneKey, _ result: Result<[RecordResult], BrowserFailure>, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var commit = state.conflictPrompt else { return [] }
+        state.withScreen(.conflict, \.commit, Screen.conflict) { conflictVersions(zone, result, &$0, &$1) } ?? []
+    }
+
+    static func conflictVersions(_ zone: ZoneKey, _ result: Result<[RecordResult], BrowserFailure>, _ session: inout CommitSession,
+                                 _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var commit = session.prompt else { return [] }
         for i in commit.conflicts.indices where commit.conflicts[i].zone == zone {
             let name = commit.conflicts[i].recordName
             switch result {
@@ -589,23 +599,23 @@ extension Browser {
                 same += 1
             }
         }
-        state.conflictPrompt = commit
+        session.prompt = commit
         if commit.conflicts.allSatisfy({ $0.server != .loading }) {
             if same > 0 { state.say(.alreadyApplied(records: same)) } else { state.clearNotice() }
             if same > 0 {
                 if let first = commit.conflicts.indices.first(where: { commit.conflicts[$0].resolution == nil }) {
                     commit.selection = first
-                    state.conflictPrompt = commit
+                    session.prompt = commit
                 } else {
-                    return advance(&state)
+                    return advance(&session, &state)
                 }
             }
         }
         return []
     }
 
-    static func conflictKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect] {
-        guard var commit = state.conflictPrompt, commit.conflicts.indices.contains(commit.selection) else {
+    static func conflictKey(_ key: Key, _ session: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var commit = session.prompt, commit.conflicts.indices.contains(commit.selection) else {
             closeCommit(&state)
             return []
         }
@@ -613,8 +623,8 @@ extension Browser {
         guard let op = state.staged.operation(for: conflict.key) else {
             conflict.resolution = .takeServer
             commit.conflicts[commit.selection] = conflict
-            state.conflictPrompt = commit
-            return advance(&state)
+            session.prompt = commit
+            return advance(&session, &state)
         }
         // Merge mode: choose mine or the server's per field.
         if var merge = conflict.merge {
@@ -631,14 +641,14 @@ extension Browser {
             case .enter:
                 conflict.resolution = .merge
                 commit.conflicts[commit.selection] = conflict
-                state.conflictPrompt = commit
-                return advance(&state)
+                session.prompt = commit
+                return advance(&session, &state)
             case .escape:
                 conflict.merge = nil
             default: break
             }
             commit.conflicts[commit.selection] = conflict
-            state.conflictPrompt = commit
+            session.prompt = commit
             return []
         }
         switch key {
@@ -658,11 +668,11 @@ extension Browser {
             return []
         case .char("n"), .tab, .char("j"), .down:
             commit.selection = (commit.selection + 1) % commit.conflicts.count
-            state.conflictPrompt = commit
+            session.prompt = commit
             return []
         case .char("p"), .backTab, .char("k"), .up:
             commit.selection = (commit.selection + commit.conflicts.count - 1) % commit.conflicts.count
-            state.conflictPrompt = commit
+            session.prompt = commit
             return []
         default: break
         }
@@ -695,14 +705,14 @@ extension Browser {
                 conflict.merge = Dictionary(uniqueKeysWithValues: op.changes.keys.map { ($0, true) })
                 conflict.fieldSelection = 0
                 commit.conflicts[commit.selection] = conflict
-                state.conflictPrompt = commit
+                session.prompt = commit
                 return []
             case .char("e"):
                 // Edit again: resolve what was chosen so far, re-base this op on the server's version,
                 // and open the record.
                 commit.conflicts[commit.selection].resolution = .rebase
-                state.conflictPrompt = commit
-                let effects = applyResolutions(&state, only: Set(commit.conflicts.filter { $0.resolution != nil }.map(\.key)))
+                session.prompt = commit
+                let effects = applyResolutions(commit, &state, only: Set(commit.conflicts.filter { $0.resolution != nil }.map(\.key)))
                 closeCommit(&state)
                 if conflict.zone.scope == state.connection.scope {
                     state.stack.push(.detail(DetailScreen(RecordDetail(key: conflict.key, record: server, raw: nil, loading: false))))
@@ -715,8 +725,8 @@ extension Browser {
             }
         }
         commit.conflicts[commit.selection] = conflict
-        state.conflictPrompt = commit
-        return advance(&state)
+        session.prompt = commit
+        return advance(&session, &state)
     }
 
     /// Leaves the conflict prompt: nothing was applied, every op stays staged on its original tag.
@@ -728,11 +738,11 @@ extension Browser {
     }
 
     /// Shows the next unresolved conflict, or applies every resolution and previews the new commit.
-    static func advance(_ state: inout BrowserState) -> [BrowserEffect] {
-        guard var commit = state.conflictPrompt else { return [] }
+    static func advance(_ session: inout CommitSession, _ state: inout BrowserState) -> [BrowserEffect] {
+        guard var commit = session.prompt else { return [] }
         if let next = commit.conflicts.indices.first(where: { commit.conflicts[$0].resolution == nil }) {
             commit.selection = next
-            state.conflictPrompt = commit
+            session.prompt = commit
             return []
         }
         var choices: [ResolvedConflict] = []
@@ -741,23 +751,22 @@ extension Browser {
             let tag: String? = { if case .record(let r) = c.server { return r.recordChangeTag ?? "?" } else { return nil } }()
             choices.append(ResolvedConflict(key: c.key, resolution: resolution, serverTag: tag, alreadyApplied: c.alreadyApplied))
         }
-        let effects = applyResolutions(&state, only: nil)
+        let effects = applyResolutions(commit, &state, only: nil)
         closeCommit(&state)
         guard !state.staged.isEmpty else {
             state.say(.conflictsResolvedNothingLeft)
             return effects
         }
         _ = beginCommit(&state)
-        if let again = state.commit, again.phase == .preview {
-            state.commit = CommitSession(plan: again.plan, resolved: .resolved(choices, innocent: commit.innocent.count))
+        if case .commit(let again) = state.stack.top, again.phase == .preview {
+            state.stack.replace(.commit, with: .commit(CommitSession(plan: again.plan, resolved: .resolved(choices, innocent: commit.innocent.count))))
             state.say(.reviewAgain)
         }
         return effects
     }
 
     /// Applies the chosen resolutions to the staged batch (all, or those of `only`).
-    static func applyResolutions(_ state: inout BrowserState, only: Set<RecordKey>?) -> [BrowserEffect] {
-        guard let commit = state.conflictPrompt else { return [] }
+    static func applyResolutions(_ commit: CommitSession.ConflictPrompt, _ state: inout BrowserState, only: Set<RecordKey>?) -> [BrowserEffect] {
         var shown: [(RecordKey, RecordResult)] = []
         for c in commit.conflicts {
             guard let resolution = c.resolution, only?.contains(c.key) ?? true, var op = state.staged.operation(for: c.key) else { continue }
@@ -841,9 +850,8 @@ extension Browser {
         }
         if let first = report.first { state.say(.commitReport(first)) }
 
-        if var commit = state.commit, commit.phase == .verifying {
-            commit.verified(report)
-            state.commit = commit
+        state.withCommit { commit, _ in
+            if commit.phase == .verifying { commit.verified(report) }
         }
     }
 }

@@ -87,11 +87,11 @@ extension Browser {
             state.notifications = feed
             state.say(.notificationsCleared)
         case .char("R"):
-            guard state.list != nil else {
+            guard let effects = state.withRecords({ refresh(&$0, &$1) }) else {
                 state.say(.openZoneFirst(for: .refreshFromPush))
                 return []
             }
-            return refresh(&state)
+            return effects
         case .enter, .char("l"), .right:
             // The push in full, its keys named; o there opens what it names.
             guard rows.indices.contains(feed.selection) else { return [] }

@@ -6,16 +6,16 @@ import TerminalUI
 extension Browser {
     /// Keys of a share record's view: `i` invites, `p` toggles the selected participant's
     /// permission, `x` removes them, `P` cycles the public permission. Nil: not a share key here.
-    static func shareKey(_ key: Key, _ share: Record, _ state: inout BrowserState) -> [BrowserEffect]? {
+    static func shareKey(_ key: Key, _ share: Record, _ screen: inout DetailScreen, _ state: inout BrowserState) -> [BrowserEffect]? {
         guard [.char("i"), .char("p"), .char("P"), .char("x")].contains(key) else { return nil }
-        let line = selectedLine(state)
+        let line = selectedLine(screen, state), shown = screen.detail.key
         if key == .char("x"), line?.owner != "participants" { return nil }  // x elsewhere clears a field, as in any record
         guard writable(&state) else { return [] }
         guard isShareOwner(share, state) else {
             state.say(.shareOwnerOnly)
             return []
         }
-        var edit = currentShareEdit(share, state)
+        var edit = currentShareEdit(share, shown, state)
         switch key {
         case .char("i"):
             state.input = InputLine(.invite)
@@ -24,7 +24,8 @@ extension Browser {
             let order: [SharePermission] = [.noPermission, .readOnly, .readWrite]
             let now = edit.publicPermission ?? .noPermission
             edit.publicPermission = order[((order.firstIndex(of: now) ?? 0) + 1) % order.count]
-            stageShare(edit, share, &state, as: .publicPermission(edit.publicPermission!))
+            stageShare(edit, share, shown, &state, as: .publicPermission(edit.publicPermission!))
+            settleDetail(&screen, state)
         case .char("p"), .char("x"):
             guard let i = line?.element, edit.participants.indices.contains(i) else {
                 state.say(.select(.participant))
@@ -33,11 +34,12 @@ extension Browser {
             let who = ShareEdit.who(edit.participants[i])
             if key == .char("x") {
                 edit.participants.remove(at: i)
-                stageShare(edit, share, &state, as: .participantRemoved(who))
+                stageShare(edit, share, shown, &state, as: .participantRemoved(who))
             } else {
                 edit.participants[i].permission = edit.participants[i].permission == .readWrite ? .readOnly : .readWrite
-                stageShare(edit, share, &state, as: .participantPermission(who, edit.participants[i].permission!))
+                stageShare(edit, share, shown, &state, as: .participantPermission(who, edit.participants[i].permission!))
             }
+            settleDetail(&screen, state)
         default: return nil
         }
         return []
@@ -50,26 +52,25 @@ extension Browser {
     }
 
     /// The share as staged so far, else as the server sent it.
-    static func currentShareEdit(_ share: Record, _ state: BrowserState) -> ShareEdit {
-        state.detail.flatMap { state.staged.operation(for: $0.key)?.share } ?? ShareEdit(of: share)
+    static func currentShareEdit(_ share: Record, _ key: RecordKey, _ state: BrowserState) -> ShareEdit {
+        state.staged.operation(for: key)?.share ?? ShareEdit(of: share)
     }
 
-    static func stageShare(_ edit: ShareEdit, _ share: Record, _ state: inout BrowserState, as change: Notice.StagedChange) {
-        guard let detail = state.detail else { return }
+    /// Stages a share's edit (the share record shown, `key`); its view settles after.
+    static func stageShare(_ edit: ShareEdit, _ share: Record, _ key: RecordKey, _ state: inout BrowserState, as change: Notice.StagedChange) {
         // A share staged for creation keeps being one; otherwise an update of the share record
         // (staging merges it with an earlier edit, whose base stays).
-        var op = StagedOperation(kind: .update, zone: detail.key.zone, base: share)
-        if let existing = state.staged.operation(for: detail.key), existing.mode == .create { op = existing }
+        var op = StagedOperation(kind: .update, zone: key.zone, base: share)
+        if let existing = state.staged.operation(for: key), existing.mode == .create { op = existing }
         op.share = edit
         state.staged.stage(op)
         state.say(.staged(change, total: state.staged.operations.count))
-        settleDetail(&state)
     }
 
     /// `i`'s input: `EMAIL [READ_ONLY|READ_WRITE]` (READ_ONLY when left out).
     static func invite(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(separator: " ").map(String.init)
-        guard let detail = state.detail, let share = detail.record, share.isShare, let address = words.first, words.count <= 2 else {
+        guard let detail = state.detailScreen?.detail, let share = detail.record, share.isShare, let address = words.first, words.count <= 2 else {
             refuse(.inviteUsage, &state)
             return []
         }
@@ -78,7 +79,7 @@ extension Browser {
             refuse(.invalidPermission(words[1]), &state)
             return []
         }
-        var edit = currentShareEdit(share, state)
+        var edit = currentShareEdit(share, detail.key, state)
         let lookup = address.contains("@") ? UserLookupInfo(emailAddress: address) : (address.hasPrefix("_") ? UserLookupInfo(userRecordName: address) : UserLookupInfo(phoneNumber: address))
         let participant = ShareParticipant.invite(lookup, permission: permission)
         if let i = edit.participants.firstIndex(where: { ShareEdit.who($0).lowercased() == address.lowercased() }) {
@@ -86,7 +87,8 @@ extension Browser {
         } else {
             edit.participants.append(participant)
         }
-        stageShare(edit, share, &state, as: .invited(address, permission))
+        stageShare(edit, share, detail.key, &state, as: .invited(address, permission))
+        settleOpenRecord(&state)
         return []
     }
 
@@ -99,14 +101,14 @@ extension Browser {
             return []
         }
         let inRecord = state.pane == .recordDetail
-        guard let zone = inRecord ? state.detail?.key.zone : state.list?.zone, !zone.zoneID.isDefaultZone else {
+        guard let zone = inRecord ? state.detailScreen?.detail.key.zone : state.recordsScreen?.list.zone, !zone.zoneID.isDefaultZone else {
             state.say(.shareNeeds(.customZone))
             return []
         }
         var root: RecordLink?
         var name = Record.zoneShareName
         if inRecord {
-            guard let record = state.detail?.record, !record.isShare else {
+            guard let record = state.detailScreen?.detail.record, !record.isShare else {
                 state.say(.shareNeeds(.notAShare))
                 return []
             }
@@ -122,7 +124,7 @@ extension Browser {
         state.staged.stage(op)
         // The new share opens, so participants can be invited at once (i).
         state.stack.push(.detail(DetailScreen(RecordDetail(key: op.key, record: Record(recordName: name, recordType: Record.shareRecordType), loading: false))))
-        settleDetail(&state, toFirst: true)
+        settleOpenRecord(&state, toFirst: true)
         state.say(.stagedNewShare(record: root?.recordName, zone: zone.zoneID.zoneName))
 
         return []

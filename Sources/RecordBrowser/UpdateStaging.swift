@@ -5,7 +5,7 @@ import TerminalUI
 extension Browser {
     /// The staged op of the open record, if any.
     static func detailOperation(_ state: BrowserState) -> StagedOperation? {
-        guard let detail = state.detail else { return nil }
+        guard let detail = state.detailScreen?.detail else { return nil }
         return state.staged.operation(for: detail.key)
     }
 
@@ -16,7 +16,8 @@ extension Browser {
             return false
         }
         // A zone shared with the user READ_ONLY: said before anything is staged, not after a commit fails.
-        let zone = state.pane == .recordDetail ? state.detail?.key.zone : state.list?.zone
+        // (The zone is read from the stack: a screen's zone does not change while its keys are handled.)
+        let zone = state.pane == .recordDetail ? state.detailScreen?.detail.key.zone : state.recordsScreen?.list.zone
         if let zone, zone.database == .shared, state.sharePermissions[zone] == .readOnly {
             state.say(.nothingStaged(.sharedReadOnly(zone: zone.zoneID.zoneName, owner: ownerName(state, zone.zoneID))))
             return false
@@ -30,33 +31,37 @@ extension Browser {
     }
 
     /// The field of the selected detail line: its name, and its current value (staged or server).
-    static func selectedField(_ state: BrowserState) -> (name: String, value: FieldValue?)? {
-        guard let detail = state.detail, detail.record != nil, !detail.showRaw else { return nil }
+    static func selectedField(_ screen: DetailScreen, _ state: BrowserState) -> (name: String, value: FieldValue?)? {
+        let detail = screen.detail
+        guard detail.record != nil, !detail.showRaw else { return nil }
         // The lines as shown (a `/` filter may hide some), so the selection names the field on screen.
-        let lines = detailPage(state)?.lines ?? []
+        let lines = detailPage(screen, state).lines
         guard lines.indices.contains(detail.selection), let owner = lines[detail.selection].owner else { return nil }
-        let op = detailOperation(state)
+        let op = state.staged.operation(for: detail.key)
         let value = op?.kind == .update ? (op!.changes[owner] ?? detail.record!.fields[owner]) : detail.record!.fields[owner]
         return (owner, value)
     }
 
     /// The selected detail line as shown.
-    static func selectedLine(_ state: BrowserState) -> DetailLine? {
-        guard let detail = state.detail, !detail.showRaw, let lines = detailPage(state)?.lines, lines.indices.contains(detail.selection) else { return nil }
+    static func selectedLine(_ screen: DetailScreen, _ state: BrowserState) -> DetailLine? {
+        let detail = screen.detail
+        guard !detail.showRaw else { return nil }
+        let lines = detailPage(screen, state).lines
+        guard lines.indices.contains(detail.selection) else { return nil }
         return lines[detail.selection]
     }
 
-    /// The current value of a field: staged, else the server's.
-    static func currentValue(_ state: BrowserState, _ field: String) -> FieldValue? {
-        guard let record = state.detail?.record else { return nil }
-        if let op = detailOperation(state), op.kind == .update, let staged = op.changes[field] { return staged }
+    /// The current value of a field of a record: staged, else the server's.
+    static func currentValue(_ detail: RecordDetail, _ state: BrowserState, _ field: String) -> FieldValue? {
+        guard let record = detail.record else { return nil }
+        if let op = state.staged.operation(for: detail.key), op.kind == .update, let staged = op.changes[field] { return staged }
         return record.fields[field]
     }
 
     /// Staging keys of the record detail.
-    static func detailStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
-        guard let detail = state.detail else { return nil }
-        if let record = detail.record, record.isShare, let effects = shareKey(key, record, &state) { return effects }
+    static func detailStagingKey(_ key: Key, _ screen: inout DetailScreen, _ state: inout BrowserState) -> [BrowserEffect]? {
+        let detail = screen.detail
+        if let record = detail.record, record.isShare, let effects = shareKey(key, record, &screen, &state) { return effects }
         switch key {
         case .char("e"), .char("a"), .char("x"), .char("d"), .char("E"):
             guard let record = detail.record else {
@@ -64,13 +69,13 @@ extension Browser {
                 return []
             }
             guard writable(&state) else { return [] }
-            return editKey(key, record, detail, &state)
+            return editKey(key, record, &screen, &state)
         case .char("u"):
             // u: the selected field's staged change only; U: the whole record.
-            if let line = selectedLine(state), let field = line.owner, state.staged.unstage(field: field, of: detail.key) {
+            if let line = selectedLine(screen, state), let field = line.owner, state.staged.unstage(field: field, of: detail.key) {
                 let left = state.staged.operation(for: detail.key)?.changes.count ?? 0
                 state.say(.unstagedField(field, record: detail.recordName, changesLeft: left))
-                settleDetail(&state)
+                settleDetail(&screen, state)
                 return []
             }
             unstage(detail.key, &state)
@@ -83,9 +88,10 @@ extension Browser {
         }
     }
 
-    static func editKey(_ key: Key, _ record: Record, _ detail: RecordDetail, _ state: inout BrowserState) -> [BrowserEffect] {
+    static func editKey(_ key: Key, _ record: Record, _ screen: inout DetailScreen, _ state: inout BrowserState) -> [BrowserEffect] {
+        let detail = screen.detail
         // On one element of a list: e edits it, a adds one after it, x removes it.
-        if let line = selectedLine(state), let field = line.owner, let list = currentValue(state, field), list.isList,
+        if let line = selectedLine(screen, state), let field = line.owner, let list = currentValue(detail, state, field), list.isList,
             let elementType = list.type.elementType, FieldInput.isEditable(list.type), ["e", "a", "x"].contains(key.character ?? " ") {
             let elements = list.listElements
             switch key {
@@ -111,13 +117,13 @@ extension Browser {
                 guard let value = FieldInput.list(list.type, rest) else { return [] }
                 stage(StagedOperation(kind: .update, zone: detail.zone, base: record, changes: [field: value]), &state,
                       as: .elementRemoved(i, field: field))
-                select(field: field, element: min(i, rest.count - 1), &state)
+                select(field: field, element: min(i, rest.count - 1), &screen, state)
             }
             return []
         }
         switch key {
         case .char("e"):
-            guard let (name, value) = selectedField(state) else {
+            guard let (name, value) = selectedField(screen, state) else {
                 state.say(.select(.fieldToEdit))
                 return []
             }
@@ -147,7 +153,7 @@ extension Browser {
         case .char("a"):
             state.input = InputLine(.addField)
         case .char("x"):
-            guard let (name, value) = selectedField(state) else {
+            guard let (name, value) = selectedField(screen, state) else {
                 state.say(.select(.fieldToClear))
                 return []
             }
@@ -162,7 +168,7 @@ extension Browser {
                   as: .deletion(record: record.recordName))
             return stagedLookups(&state)
         case .char("E"):
-            let op = detailOperation(state)
+            let op = state.staged.operation(for: detail.key)
             return [.editJSON(JSONEdit(zone: detail.zone, record: record, text: FieldsJSON.text(record: record, operation: op, error: nil)))]
         default:
             break
@@ -196,7 +202,7 @@ extension Browser {
     /// `n`: "TYPE [NAME]" stages a new record and opens it, to add its fields (a, E).
     static func newRecord(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let list = state.list, let type = words.first, words.count <= 2 else {
+        guard let list = state.recordsScreen?.list, let type = words.first, words.count <= 2 else {
             refuse(.newRecordUsage, &state)
             return []
         }
@@ -213,7 +219,7 @@ extension Browser {
         }
         state.staged.stage(StagedOperation.newRecord(zone: list.zone, recordType: type, recordName: name))
         state.stack.push(.detail(DetailScreen(RecordDetail(key: key, record: Record(recordName: name, recordType: type), loading: false))))
-        settleDetail(&state, toFirst: true)
+        settleOpenRecord(&state, toFirst: true)
         state.say(.stagedNewRecord(type: type, name: name))
         return []
     }
@@ -221,7 +227,7 @@ extension Browser {
     /// `a`: "name TYPE" typed on the input line opens the editor for a new field.
     static func addField(_ text: String, _ state: inout BrowserState) -> [BrowserEffect] {
         let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard let record = state.detail?.record else { return [] }
+        guard let record = state.detailScreen?.detail.record else { return [] }
         // A field the schema knows needs no type: the schema's is used.
         if words.count == 1, let type = record.recordType.flatMap({ state.schema?.schema.recordType($0) })?.field(words[0]) {
             return addField("\(words[0]) \(type.type.wireType)", &state)
@@ -274,10 +280,10 @@ extension Browser {
                 state.editor = editor
             case .success(var value):
                 state.editor = nil
-                guard let detail = state.detail, let record = detail.record else { return [] }
+                guard let detail = state.detailScreen?.detail, let record = detail.record else { return [] }
                 if let element = editor.element {
                     // One element: the whole list goes out with it replaced or inserted.
-                    guard let list = currentValue(state, editor.field) else { return [] }
+                    guard let list = currentValue(detail, state, editor.field) else { return [] }
                     var elements = list.listElements
                     switch element {
                     case .replace(let i) where elements.indices.contains(i): elements[i] = value
@@ -294,8 +300,8 @@ extension Browser {
                 }
                 stage(op, &state, as: .field(editor.field, record: record.recordName))
                 switch editor.element {
-                case .replace(let i)?, .insert(let i)?: select(field: editor.field, element: i, &state)
-                case nil: settleDetail(&state)
+                case .replace(let i)?, .insert(let i)?: state.withDetail { select(field: editor.field, element: i, &$0, $1) }
+                case nil: settleOpenRecord(&state)
                 }
                 return stagedLookups(&state)
             }
@@ -359,8 +365,9 @@ extension Browser {
 
     // MARK: Lists
 
-    static func listStagingKey(_ key: Key, _ state: inout BrowserState) -> [BrowserEffect]? {
-        guard let list = state.list, let row = list.row(list.selection) else { return nil }
+    static func listStagingKey(_ key: Key, _ screen: inout RecordsScreen, _ state: inout BrowserState) -> [BrowserEffect]? {
+        let list = screen.list
+        guard let row = list.row(list.selection) else { return nil }
         let recordKey = RecordKey(zone: list.zone, recordName: row.recordName)
         switch key {
         case .char("d"):
@@ -369,7 +376,7 @@ extension Browser {
                 state.say(.alreadyDeleted(row.recordName))
                 return []
             }
-            stagingReadStarted(&state)
+            screen.stagingReads += 1
             return [.loadRecordToDelete(list.key, row.recordName)]
         case .char("u"):
             unstage(recordKey, &state)
@@ -390,20 +397,14 @@ extension Browser {
         state.say(.unstaged(.record(name), total: state.staged.operations.count))
     }
 
-    /// A staging read (`d` on a row, marked records read for `d` or `:set`) went out.
-    static func stagingReadStarted(_ state: inout BrowserState) {
-        modifyRecords(&state) { $0.stagingReads += 1 }
-    }
-
     /// A staging read (`d` on a row, marked records read for `d` or `:set`) came back.
     static func stagingReadDone(_ state: inout BrowserState) {
-        modifyRecords(&state) { $0.stagingReads = max(0, $0.stagingReads - 1) }
+        state.withRecords { screen, _ in screen.stagingReads = max(0, screen.stagingReads - 1) }
     }
 
     /// Staging waits for the cache: keys typed meanwhile wait too.
     static func stagingPending(_ state: BrowserState) -> Bool {
-        if case .records(let screen)? = state.stack.find(.records) { return screen.stagingReads > 0 }
-        return false
+        (state.recordsScreen?.stagingReads ?? 0) > 0
     }
 
     static func recordToDelete(_ key: RecordKey, _ record: Record?, _ state: inout BrowserState) -> [BrowserEffect] {
@@ -493,7 +494,7 @@ extension Browser {
             if op.mode == .create {
                 // Not on the server yet: shown from the batch.
                 state.stack.push(.detail(DetailScreen(RecordDetail(key: op.key, record: Record(recordName: op.recordName, recordType: op.recordType), loading: false))))
-                settleDetail(&state, toFirst: true)
+                settleOpenRecord(&state, toFirst: true)
                 return []
             }
             return openRecord(op.key, &state)
