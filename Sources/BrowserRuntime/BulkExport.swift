@@ -142,6 +142,12 @@ enum Exporter {
                 try flush(true)
                 try handle.synchronize()
             }
+            // Nothing to export writes no file (an empty file would read as an export that worked).
+            guard written > 0 else {
+                try? FileManager.default.removeItem(atPath: temporary)
+                let what = request.names != nil ? "none of the marked records is in the cache" : request.filter != nil ? "no record matches the filter" : "the list has no records"
+                return .exported(request, .failure(BrowserFailure(message: "\(what): nothing written")))
+            }
             // Whole or not at all, and never over a file: the complete file is linked to its name, which
             // fails if a file took that name meanwhile (rename would replace it).
             if link(temporary, absolute) != 0 {

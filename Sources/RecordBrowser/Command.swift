@@ -8,6 +8,12 @@ extension Browser {
         guard let verb = words.first else { return [] }
         switch verb {
         case "q", "quit":
+            // `:q extra` is a mistyped line, not a quit: a quit throws nothing staged away, but a typo
+            // should not end the session.
+            guard words.count == 1 else {
+                refuse(.takesNoArguments(verb), &state)
+                return []
+            }
             state.quitRequested = true
             return [.quit]
         case "db", "database":

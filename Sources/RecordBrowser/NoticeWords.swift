@@ -235,6 +235,7 @@ extension Browser {
             return "unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :set, :export, :q; Tab completes)"
         case .dbUsage: return ":db takes public, private or shared"
         case .openUsage: return ":open takes a record name (open a zone first)"
+        case .takesNoArguments(let verb): return ":\(verb) takes nothing after it"
         case .acceptUsage: return ":accept takes a share URL or its shortGUID"
         case .noZoneForQuery: return "no zone is known yet to run the query in (z lists the zones)"
         case .queryZoneUnnamed: return "name the zone to run the query in"

@@ -111,6 +111,13 @@ import Testing
         }
         #expect(clobber.message.contains("exists (nothing overwritten)"))
         #expect(try String(contentsOfFile: directory + "/out.csv", encoding: .utf8) == text, "the file is as it was")
+        // Nothing matches: no file is written (an empty one would read as an export that worked).
+        let none = ExportRequest(list: list, names: nil, filter: "no such text", sort: nil, path: directory + "/none.jsonl", generation: 0)
+        guard case .exported(_, .failure(let empty))? = await runner.execute(.export(none)).first else {
+            Issue.record("an export of nothing was written")
+            return
+        }
+        #expect(empty.message == "no record matches the filter: nothing written")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["out.csv", "out.jsonl", "ro"], "no temporary file left")
     }
 }

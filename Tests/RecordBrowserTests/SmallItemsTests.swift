@@ -185,3 +185,19 @@ import Testing
         #expect(plain.effects.isEmpty)
     }
 }
+
+@Suite struct MistypedCommandTests {
+    /// `:q extra` is a typo, not a quit: the line comes back with the reason.
+    @Test func quitWithSomethingAfterItIsRefusedNotObeyed() {
+        var h = Harness()
+        h.keys(.char(":"))
+        h.type("q extra")
+        h.keys(.enter)
+        #expect(!h.state.quitRequested && !h.effects.contains(.quit))
+        #expect(h.state.input?.text == "q extra" && h.inputNote == ":q takes nothing after it")
+        h.keys(.ctrl("u"))
+        h.type("q")
+        h.keys(.enter)
+        #expect(h.state.quitRequested)
+    }
+}
