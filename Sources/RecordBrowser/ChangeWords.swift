@@ -264,6 +264,7 @@ extension Browser {
             lines.append(("  " + line.text, line.text.hasPrefix("DELETE") ? .bad : (line.text.hasPrefix("    refused") ? .bad : .plain)))
         }
         let warnings = ChangeWords.targetWarningsByRecord(state)
+        let batchDeletes = Browser.batchDeletes(state)
         for op in ops.prefix(50) {
             let verb = op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")
             lines.append(("  \(verb) \(state.zoneName(op.zone)) › \(op.recordName)" + (op.recordType.map { " (\($0))" } ?? ""), op.kind == .delete ? .bad : .plain))
@@ -272,7 +273,7 @@ extension Browser {
                     for line in ChangeWords.lines(d) { lines.append(("    " + line, Tone.plain)) }
                 }
             }
-            for line in state.known.impacts[op.key]?.lines(deleting: op.recordName) ?? [] {
+            for line in state.known.impacts[op.key]?.lines(deleting: op.recordName, batchDeletes: batchDeletes) ?? [] {
                 lines.append(("    " + (line.bad ? "✗ " : "") + line.text, line.bad ? Tone.bad : Tone.dim))
             }
             for warning in warnings[op.key] ?? [] { lines.append(("    ✗ " + warning.text, warning.bad ? Tone.bad : Tone.note)) }

@@ -130,9 +130,19 @@ public struct DeleteImpact: Sendable, Hashable {
     }
 
     /// The batch's and the preview's lines for one staged delete (none when nothing refers to it).
-    public func lines(deleting name: String) -> [(text: String, bad: Bool)] {
+    /// `batchDeletes`: the records the same batch deletes. A referrer among them is neither deleted by
+    /// the cascade nor left dangling nor refusing the delete (it goes anyway), so it is not counted as
+    /// such; a line says how many there were.
+    public func lines(deleting name: String, batchDeletes: Set<RecordKey> = []) -> [(text: String, bad: Bool)] {
         var lines: [(String, Bool)] = []
-        let cascade = self.cascade, dangling = self.dangling, blocking = self.blocking
+        var cascade = self.cascade, dangling = self.dangling, blocking = self.blocking
+        var alsoStaged = 0
+        if !batchDeletes.isEmpty {
+            for list in [cascade, dangling, blocking] { alsoStaged += list.reduce(0) { $0 + (batchDeletes.contains($1.key) ? 1 : 0) } }
+            cascade.removeAll { batchDeletes.contains($0.key) }
+            dangling.removeAll { batchDeletes.contains($0.key) }
+            blocking.removeAll { batchDeletes.contains($0.key) }
+        }
         if !cascade.isEmpty {
             lines.append(("deleting \(name) also deletes \(Format.plural(cascade.count, "record")): \(Self.groups(cascade))", true))
         }
@@ -141,6 +151,9 @@ public struct DeleteImpact: Sendable, Hashable {
         }
         if !dangling.isEmpty {
             lines.append(("\(Format.plural(dangling.count, "record")) will refer to nothing: \(Self.groups(dangling))", false))
+        }
+        if alsoStaged > 0 {
+            lines.append(("\(Format.plural(alsoStaged, "record")) referring to it \(alsoStaged == 1 ? "is" : "are") deleted by this batch too", false))
         }
         if let truncatedAt { lines.append(("the cascade was followed for \(Format.count(truncatedAt)) records only: it deletes at least that many", true)) }
         switch server {

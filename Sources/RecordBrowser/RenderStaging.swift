@@ -36,6 +36,7 @@ extension Browser {
         var lines: [(op: Int, text: String, style: Style)] = []
         func add(_ op: Int, _ text: String, _ style: Style) { appendWrapped(&lines, op, text, style, width: width) }
         let warnings = ChangeWords.targetWarningsByRecord(state)
+        let batchDeletes = batchDeletes(state)
         for (i, op) in state.staged.operations.enumerated() {
             var head = "\(op.kind == .delete ? "DELETE" : (op.mode == .create ? "CREATE" : "UPDATE")) \(op.database.rawValue) › \(state.zoneName(op.zone)) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
@@ -49,7 +50,7 @@ extension Browser {
             add(i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged)
             if op.kind == .delete {
                 add(i, "    the record and its \(op.baseFields.count) field\(op.baseFields.count == 1 ? "" : "s") are deleted", Theme.dim)
-                for line in state.known.impacts[op.key]?.lines(deleting: op.recordName) ?? [] { add(i, "    " + (line.bad ? "✗ " : "") + line.text, line.bad ? Theme.error : Theme.dim) }
+                for line in state.known.impacts[op.key]?.lines(deleting: op.recordName, batchDeletes: batchDeletes) ?? [] { add(i, "    " + (line.bad ? "✗ " : "") + line.text, line.bad ? Theme.error : Theme.dim) }
             } else {
                 // Lists element by element, references as target (ACTION), assets as the file uploaded.
                 for d in op.diff {

@@ -298,6 +298,13 @@ extension Browser {
         [state.connection.environment == .production ? state.connection.container : nil, count.map { String($0.count) }].compactMap { $0 }.joined(separator: " ")
     }
 
+    /// The records the batch deletes (a referrer among them is not a surprise of another delete).
+    static func batchDeletes(_ state: BrowserState) -> Set<RecordKey> {
+        var keys: Set<RecordKey> = []
+        for op in state.staged.operations where op.kind == .delete { keys.insert(op.key) }
+        return keys
+    }
+
     /// Records the staged deletes cascade to (DELETE_SELF, from the cache), each once, leaving out
     /// those staged for deletion themselves.
     static func cascadeCount(_ state: BrowserState) -> Int {

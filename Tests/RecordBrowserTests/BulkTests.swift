@@ -198,6 +198,25 @@ extension Harness {
         h.send(.referrersFound([key: DeleteImpact(referrers: referrers)]))
     }
 
+    /// A whole zone marked and deleted: what refers to a deleted record and is deleted by the batch
+    /// itself is neither "also deleted" nor "left referring to nothing"; the preview and the batch say
+    /// how many such there were, and the count to type holds only the cascade's own records.
+    @Test func referrersTheBatchDeletesItselfAreNotACascadeNorDangling() throws {
+        var h = staged(3)
+        let zone = h.state.connection.zone(Harness.gallery)
+        let key = RecordKey(zone: zone, recordName: "art-0000")
+        func ref(_ name: String, _ action: ReferenceAction) -> Referrer {
+            Referrer(key: RecordKey(zone: zone, recordName: name), recordType: "Artwork", field: "parent", action: action, target: "art-0000")
+        }
+        h.keys(.char("c"))
+        h.send(.referrersFound([key: DeleteImpact(referrers: [ref("art-0001", .deleteSelf), ref("child-1", .deleteSelf), ref("art-0002", .noAction)])]))
+        let preview = Browser.previewText(h.state).joined(separator: "\n")
+        #expect(preview.contains("deleting art-0000 also deletes 1 record: 1 Artwork (parent → DELETE_SELF)"))
+        #expect(preview.contains("2 records referring to it are deleted by this batch too"))
+        #expect(!preview.contains("will refer to nothing"))
+        #expect(Browser.recordBatchLines(h.state, width: Layout(h.state).textWidth).contains { $0.text.contains("2 records referring to it are deleted by this batch too") })
+    }
+
     @Test func aCascadeNeedsItsCountTyped() throws {
         var h = staged(1)
         h.keys(.char("c"))
