@@ -7,12 +7,12 @@
 # written, the query answering all 10 of them, the delete answered) before any figure is trusted.
 # Then, after each loop run on the same server, single writes, point reads and bulk writes (below).
 # Usage: scripts/bench-fixture.sh [SECONDS per loop run] [RUNS]   (defaults 5 and 3; medians printed)
-# CKBROWSE=path picks the binary (default: the release build, built if missing).
+# CKBROWSE_BIN=path picks the binary, as in the other scripts (CKBROWSE= too; default: the release build, built if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${1:-5}
 RUNS=${2:-3}
-BIN=${CKBROWSE:-}
+BIN=${CKBROWSE_BIN:-${CKBROWSE:-}}
 if [ -z "$BIN" ]; then
     BIN="$(swift build -c release --show-bin-path)/ckbrowse"
     [ -x "$BIN" ] || swift build -c release --product ckbrowse >/dev/null

@@ -65,8 +65,11 @@ public struct FiringForecast: Sendable, Hashable {
     {
         let now = FilterPredicate.RecordState(record, zone: zone)
         let after = staged.map { states($0).after } ?? now
+        // A staged create (a new record, or one re-created) is a create to a subscription: nothing before.
+        let creates = staged.map { $0.kind != .delete && change($0) == .created } ?? false
         return subscriptions.map { s in
-            (s, FilterPredicate.evaluate(s, .updated, before: now, after: after), FilterPredicate.evaluate(s, .deleted, before: now, after: nil))
+            (s, creates ? FilterPredicate.evaluate(s, .created, before: nil, after: after) : FilterPredicate.evaluate(s, .updated, before: now, after: after),
+             FilterPredicate.evaluate(s, .deleted, before: now, after: nil))
         }
     }
 
@@ -95,7 +98,12 @@ extension Browser {
         }
         let staged = state.staged.operation(for: detail.key)
         for (s, update, delete) in FiringForecast.verdicts(for: record, zone: detail.zoneID.zoneName, staged: staged, subscriptions: subscriptions) {
-            let updateWord = staged == nil ? "update" : "update as staged"
+            let updateWord: String
+            switch staged.map(FiringForecast.change) {
+            case nil: updateWord = "update"
+            case .created?: updateWord = staged?.mode == .recreate ? "re-create as staged" : "create as staged"
+            default: updateWord = "update as staged"
+            }
             let text = update == delete ? "\(updateWord), delete: \(said(update))" : "\(updateWord): \(said(update)) · delete: \(said(delete))"
             lines.append(DetailLine(field: s.subscriptionID ?? "?", type: s.subscriptionType.rawValue, text: text, copyJSON: Format.copyJSON(s.json)))
         }

@@ -96,4 +96,24 @@ import Testing
         let staged = h.screen.allText
         #expect(staged.contains("update as staged: not: year LESS_THAN does not hold · delete: fires"), "\(staged)")
     }
+
+    /// A new record's view judges its create, not an update: it has no "before".
+    @Test func aNewRecordSaysWhatItsCreateFires() {
+        var h = Harness(width: 120, height: 40)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<5), token: "t", more: false)
+        h.send(.subscriptionsLoaded(.private, .success(Self.subscriptions.map { .subscription($0) })))
+        h.keys(.char("n"))
+        h.type("Artwork fresh-1")
+        h.keys(.enter)
+        h.keys(.char("a"))
+        h.type("year INT64")
+        h.keys(.enter)
+        h.type("1850")
+        h.keys(.enter)
+        let text = h.screen.allText
+        #expect(text.contains("create as staged, delete: fires"), "old-artworks fires on create: \(text)")
+        #expect(!text.contains("update as staged"), "\(text)")
+    }
 }
