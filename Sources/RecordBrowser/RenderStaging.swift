@@ -368,6 +368,12 @@ extension Browser {
         // A reference said plainly: which record, and what its action does.
         if editor.type == .reference, case .success(.reference(let r)) = FieldInput.parse(editor.string, as: .reference, original: editor.original) {
             body += TextWidth.wrap("→ target \(ChangeWords.reference(r)): \(ChangeWords.meaning(r.action))", to: textWidth).map { ($0, Theme.dim) }
+            // A zone typed that the database is not known to have: said before it goes to the server.
+            let known = state.zones.compactMap { $0.zone?.zoneID.zoneName }
+            if let zone = r.zoneID?.zoneName, state.known.zones.loaded, !known.contains(zone) {
+                let names = known.prefix(6).joined(separator: ", ") + (known.count > 6 ? ", …" : "")
+                body += TextWidth.wrap("✗ the \(state.connection.database.rawValue) database has no zone '\(zone)' (its zones: \(names))", to: textWidth).map { ($0, Theme.error) }
+            }
         }
         if let error = editor.error { body += TextWidth.wrap("✗ " + error, to: textWidth).map { ($0, Theme.error) } }
         // The hints wrap rather than being cut at 80 columns.

@@ -121,6 +121,7 @@ public enum Browser {
             switch result {
             case .success(let zones):
                 state.zones = zones
+                state.known.zones.loaded = true
                 state.setSelection(.zones, min(state.position(.zones).selection, max(0, zones.count - 1)))
                 if scope == .shared { return discoverOwners(zones.map { $0.zone?.zoneID.ownerRecordName }, state) }
             case .failure(let failure): fail(&state, failure)
@@ -825,7 +826,7 @@ public enum Browser {
     static func switchDatabase(_ scope: DatabaseScope, _ state: inout BrowserState) -> [BrowserEffect] {
         state.connection.database = scope
         state.clearNotice()  // what was said of the other database's zones is not true here
-        state.zones = []
+        state.known.zones = Loadable([])
         state.known.subscriptions = Loadable([])
         state.known.firedOnce = []
         state.stack = ScreenStack()

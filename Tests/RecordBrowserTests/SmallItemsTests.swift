@@ -201,3 +201,19 @@ import Testing
         #expect(h.state.quitRequested)
     }
 }
+
+@Suite struct ReferenceZoneTests {
+    /// A REFERENCE typed with a zone the database does not have says so in the editor, before it is sent.
+    @Test func aReferenceToAZoneTheDatabaseDoesNotHaveIsFlaggedInTheEditor() {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.keys(.char("a"))
+        h.type("owner REFERENCE")
+        h.keys(.enter)
+        h.type("artist-1 NONE zone Gallery")
+        #expect(!h.screen.snapshot.contains("has no zone"))
+        h.keys(.ctrl("u"))
+        h.type("artist-1 NONE zone Galery")
+        #expect(h.screen.snapshot.contains("✗ the private database has no zone 'Galery' (its zones:"), "\(h.screen.snapshot)")
+    }
+}
