@@ -257,6 +257,8 @@ public struct Conflict: Sendable, Hashable {
     /// The server's version already held exactly my change: resolved as "take the server's" on its own.
     public var alreadyApplied = false
     public var fieldSelection = 0
+    /// The first field shown in the prompt's table (PgDn/PgUp; in merge mode it follows the selection).
+    public var fieldScroll = 0
 
     public var zone: ZoneKey { key.zone }
     public var database: DatabaseScope { key.zone.database }

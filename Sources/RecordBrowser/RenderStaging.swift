@@ -17,7 +17,10 @@ extension Browser {
     static func cell(_ value: FieldValue?) -> String {
         guard let value else { return "—" }
         if value == .null { return "∅ cleared" }
-        if value.isList { return Format.items(value.listCount ?? 0) + " " + value.listElements.prefix(3).map(Format.scalar).joined(separator: ", ") }
+        if value.isList {
+            let count = value.listCount ?? 0
+            return Format.items(count) + " " + value.listElements.prefix(3).map(Format.scalar).joined(separator: ", ") + (count > 3 ? ", …" : "")
+        }
         return Format.scalar(value).replacingOccurrences(of: "\n", with: "⏎")
     }
 
@@ -261,16 +264,34 @@ extension Browser {
         }
     }
 
-    static func drawConflict(_ screen: inout CellGrid, _ state: BrowserState) {
-        guard let commit = state.commit, commit.conflicts.indices.contains(commit.selection) else { return }
+    /// The conflict prompt as drawn: its lines above the field table, the table's header, and one block
+    /// of rows per field shown (long values wrap within their column); read by drawing and by the keys
+    /// that scroll it, so what PgDn moves over is what is drawn.
+    struct ConflictView {
+        var intro: [(text: String, style: Style)] = []
+        var header: String?
+        /// Each field's rows: its index among the fields (the merge selection's), and the cells of each row.
+        var blocks: [(index: Int, field: String, rows: [[(text: String, style: Style)]], both: Bool)] = []
+        var unchanged = 0
+        var merging = false
+        var cellWidth = 0
+        /// Rows the table has on screen (under its header, above the line saying what is hidden).
+        var room = 0
+        /// The first block shown, and how many fit from there.
+        var first = 0
+        var shown = 0
+    }
+
+    static let conflictFieldWidth = 18
+
+    static func conflictView(_ state: BrowserState) -> ConflictView? {
+        guard let commit = state.commit, commit.conflicts.indices.contains(commit.selection) else { return nil }
+        let layout = Layout(state)
         let conflict = commit.conflicts[commit.selection]
         let op = state.staged.operation(for: conflict.key)
-        var y = 1
+        var view = ConflictView()
         func line(_ text: String, _ style: Style = .plain) {
-            for part in TextWidth.wrap(text, to: Layout(screen).innerWidth) where y < Layout(screen).hint {
-                screen.put(" " + part, x: 0, y: y, style: style)
-                y += 1
-            }
+            for part in TextWidth.wrap(text, to: layout.innerWidth) { view.intro.append((part, style)) }
         }
         let n = commit.conflicts.count
         let atomicZone = commit.plan.requests.first { $0.zone == conflict.zone }?.atomic ?? true
@@ -283,15 +304,15 @@ extension Browser {
         let resolved = commit.conflicts.filter { $0.resolution != nil }.count
         let kind = op?.kind == .delete ? "DELETE" : "UPDATE"
         line("Conflict \(commit.selection + 1) of \(n) (\(resolved) resolved) · \(kind) '\(conflict.recordName)' (\(op?.recordType ?? "?")) · you edited from change tag \(op?.baseTag ?? "none") · \(conflict.code.rawValue): \(conflict.reason)", Theme.header)
-        guard let op else { return }
+        guard let op else { return view }
         var serverFields: [String: FieldValue] = [:]
         switch conflict.server {
         case .loading:
             line("fetching the server's current version…", Theme.dim)
-            return
+            return view
         case .failed(let why):
             line("The server's version could not be fetched: \(why)", Theme.error)
-            return
+            return view
         case .deleted:
             line(op.kind == .update ? "DELETED on the server since you read it. You updated it: re-create it with your version, or accept the deletion."
                  : "DELETED on the server since you read it, and you deleted it too: nothing is left to do but drop your delete.", Theme.stagedDelete)
@@ -301,52 +322,98 @@ extension Browser {
             if let m = server.modified { who += ", modified \(Format.utc(m.timestamp))" + (m.userRecordName.map { " by \(userName($0, state))" } ?? "") }
             line(who)
         }
-        y += 1
+        view.intro.append(("", .plain))
         let mine: [String: FieldValue]? = op.kind == .update ? op.resultingFields : nil
         let serverDeleted = conflict.server == .deleted
         var fields = Set(op.baseFields.keys).union(serverFields.keys).union(op.changes.keys).sorted()
         if let merge = conflict.merge { fields = merge.keys.sorted() }
-        let fieldWidth = 18
-        let merging = conflict.merge != nil
-        let columnCount = merging ? 4 : 3
-        let cellWidth = Layout(screen).room(after: fieldWidth + 2 + columnCount) / columnCount
-        var headers = ["FIELD", "BASE (you edited from)", "MINE", serverDeleted ? "SERVER NOW (deleted)" : "SERVER NOW"]
-        if merging { headers.append("TAKE") }
-        screen.put(" " + row(headers, [fieldWidth] + Array(repeating: cellWidth, count: columnCount)), x: 0, y: y, style: Theme.header)
-        y += 1
-        var unchanged = 0
-        for (index, field) in fields.enumerated() where y < Layout(screen).hint - 1 {
+        view.merging = conflict.merge != nil
+        let columnCount = view.merging ? 4 : 3
+        view.cellWidth = layout.room(after: conflictFieldWidth + 2 + columnCount) / columnCount
+        var headers = ["FIELD", "BASE", "MINE", serverDeleted ? "SERVER (deleted)" : "SERVER NOW"]
+        if view.merging { headers.append("TAKE") }
+        view.header = row(headers, [conflictFieldWidth] + Array(repeating: view.cellWidth, count: columnCount))
+        for (index, field) in fields.enumerated() {
             let base = op.baseFields[field]
             let mineValue = mine.map { $0[field] } ?? nil
             let serverValue = serverDeleted ? nil : serverFields[field]
             let mineChanged = op.kind == .delete || op.changes[field] != nil
             let serverChanged = serverDeleted || serverValue != base
-            if !mineChanged && !serverChanged && !merging {
-                unchanged += 1
+            if !mineChanged && !serverChanged && !view.merging {
+                view.unchanged += 1
                 continue
             }
             let both = mineChanged && serverChanged && !(op.kind == .update && mineValue == serverValue)
-            // Long values wrap within their column (up to 4 lines) so the three can be compared.
+            // Long values wrap within their column (up to 4 lines, the last ending in … when cut) so the
+            // three can be compared.
             let texts = [cell(base), op.kind == .delete ? "(deleted)" : cell(mineValue), serverDeleted ? "(deleted)" : cell(serverValue)]
-            let wrapped = texts.map { Array(TextWidth.wrap($0, to: cellWidth).prefix(4)) }
-            let styles: [Style] = [.plain, mineChanged ? Theme.staged : Theme.dim, serverChanged ? Theme.serverChanged : Theme.dim]
-            let rowHeight = max(1, wrapped.map(\.count).max() ?? 1)
-            for r in 0..<rowHeight where y + r < Layout(screen).hint {
-                if r == 0 { screen.put(TextWidth.fit(field, to: fieldWidth), x: 1, y: y, style: both ? Theme.bothChanged : .plain) }
-                var x = 1 + fieldWidth + 1
-                for c in 0..<3 {
-                    if r < wrapped[c].count { screen.put(wrapped[c][r], x: x, y: y + r, style: styles[c], maxWidth: cellWidth) }
-                    x += cellWidth + 1
-                }
-                if r == 0, let merge = conflict.merge {
-                    screen.put(merge[field] == true ? "mine" : "server", x: x, y: y, style: .plain)
-                    if index == conflict.fieldSelection { highlight(&screen, y: y) }
-                }
+            let wrapped = texts.map { text -> [String] in
+                let all = TextWidth.wrap(text, to: view.cellWidth)
+                guard all.count > 4 else { return all }
+                return Array(all.prefix(3)) + [TextWidth.truncate(all[3] + " …", to: view.cellWidth)]
             }
-            y += rowHeight
+            let styles: [Style] = [.plain, mineChanged ? Theme.staged : Theme.dim, serverChanged ? Theme.serverChanged : Theme.dim]
+            let height = max(1, wrapped.map(\.count).max() ?? 1)
+            var rows: [[(text: String, style: Style)]] = []
+            for r in 0..<height {
+                var cells = (0..<3).map { c in (r < wrapped[c].count ? wrapped[c][r] : "", styles[c]) }
+                if r == 0, let merge = conflict.merge { cells.append((merge[field] == true ? "mine" : "server", .plain)) }
+                rows.append(cells)
+            }
+            view.blocks.append((index, field, rows, both))
         }
-        if unchanged > 0 && y < Layout(screen).hint {
-            screen.put(" \(unchanged) field\(unchanged == 1 ? "" : "s") changed by nobody: not shown", x: 0, y: y, style: Theme.dim)
+        // The table's room: under its header, above the prompt (which wraps upwards from the hint line)
+        // and the line saying what is hidden.
+        view.room = max(1, commitPage(state).upperBound - 1 - (1 + view.intro.count + 1))
+        func fits(_ from: Int, _ to: Int) -> Bool { view.blocks[from...to].reduce(0) { $0 + $1.rows.count } <= view.room }
+        var first = max(0, min(conflict.fieldScroll, view.blocks.count - 1))
+        if view.merging, let selected = view.blocks.firstIndex(where: { $0.index == conflict.fieldSelection }) {
+            // The field being chosen is always in view.
+            if selected < first { first = selected }
+            while first < selected, !fits(first, selected) { first += 1 }
+        }
+        view.first = first
+        var shown = 0
+        while first + shown < view.blocks.count, fits(first, first + shown) { shown += 1 }
+        // A block taller than the whole table is shown cut rather than not at all.
+        view.shown = max(view.blocks.isEmpty ? 0 : 1, shown)
+        return view
+    }
+
+    static func drawConflict(_ screen: inout CellGrid, _ state: BrowserState) {
+        guard let view = conflictView(state), let commit = state.commit else { return }
+        let conflict = commit.conflicts[commit.selection]
+        let layout = Layout(screen)
+        var y = 1
+        for line in view.intro where y < layout.hint {
+            screen.put(" " + line.text, x: 0, y: y, style: line.style)
+            y += 1
+        }
+        guard let header = view.header else { return }
+        screen.put(" " + header, x: 0, y: y, style: Theme.header)
+        y += 1
+        let bottom = y + view.room
+        for block in view.blocks[view.first..<min(view.blocks.count, view.first + view.shown)] {
+            for (r, cells) in block.rows.enumerated() where y < bottom {
+                if r == 0 { screen.put(TextWidth.fit(block.field, to: conflictFieldWidth), x: 1, y: y, style: block.both ? Theme.bothChanged : .plain) }
+                var x = 1 + conflictFieldWidth + 1
+                for cell in cells {
+                    screen.put(cell.text, x: x, y: y, style: cell.style, maxWidth: view.cellWidth)
+                    x += view.cellWidth + 1
+                }
+                if r == 0, view.merging, block.index == conflict.fieldSelection { highlight(&screen, y: y) }
+                y += 1
+            }
+        }
+        // What is not shown is said, with the keys that show it.
+        var notes: [String] = []
+        let above = view.first, below = view.blocks.count - view.first - view.shown
+        if above > 0 { notes.append("↑ \(Format.plural(above, "field")) above") }
+        if below > 0 { notes.append("↓ \(Format.plural(below, "more field")) below") }
+        if above > 0 || below > 0 { notes.append(view.merging ? "j/k move" : "PgDn/PgUp scroll") }
+        if view.unchanged > 0 { notes.append("\(Format.plural(view.unchanged, "field")) changed by nobody: not shown") }
+        if !notes.isEmpty && y <= bottom {
+            screen.put(" " + TextWidth.truncate(notes.joined(separator: " · "), to: layout.innerWidth), x: 0, y: y, style: above > 0 || below > 0 ? Theme.staged : Theme.dim)
         }
     }
 

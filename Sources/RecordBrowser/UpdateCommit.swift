@@ -633,6 +633,17 @@ extension Browser {
             session.prompt = commit
             return advance(&session, &state)
         }
+        // The field table scrolls when it is taller than the screen: a page of fields at a time.
+        if key == .pageDown || key == .pageUp, let view = conflictView(state) {
+            let step = max(1, view.shown - 1)
+            conflict.fieldScroll = key == .pageDown ? min(max(0, view.blocks.count - 1), view.first + step) : max(0, view.first - step)
+            if conflict.merge != nil, let i = view.blocks.indices.contains(conflict.fieldScroll) ? view.blocks[conflict.fieldScroll].index : nil {
+                conflict.fieldSelection = i  // the selection moves with the page, so it stays in view
+            }
+            commit.conflicts[commit.selection] = conflict
+            session.prompt = commit
+            return []
+        }
         // Merge mode: choose mine or the server's per field.
         if var merge = conflict.merge {
             let fields = op.changes.keys.sorted()

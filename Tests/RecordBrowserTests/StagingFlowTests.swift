@@ -257,6 +257,35 @@ extension Harness {
         #expect(h.state.pane == .conflict && h.state.staged.operations.count == 2)
     }
 
+    /// A conflict over more fields than the screen holds: the table says what is below and scrolls
+    /// (PgDn), and in merge mode the field being chosen is always in view and highlighted.
+    @Test func aConflictTallerThanTheScreenScrollsAndKeepsTheMergeSelectionInView() throws {
+        var (h, _) = try conflicted()
+        h.state.size = (80, 24)
+        let long = String(repeating: "a long new title ", count: 6)
+        let mine: [String: FieldValue] = ["price": .double(1), "title": .string(long), "place": .string("x"), "thumbnail": .string("y"),
+                                          "tags": .stringList(["a", "b", "c", "d", "e"]), "acquired": .string("z")]
+        h.state.staged.stage(StagedOperation(kind: .update, database: .private, zoneID: Harness.gallery, base: Harness.detailRecord, changes: mine))
+        var server = Self.serverVersion
+        for (field, _) in mine { server.fields[field] = .string("their " + long) }
+        h.send(.conflictVersions(zoneKey(.private, Harness.gallery), .success([.record(server)])))
+        var text = h.screen.snapshot
+        #expect(text.contains("more fields below") && text.contains("PgDn/PgUp scroll"), "\(text)")
+        #expect(!text.contains(" year "), "year is below the fold")
+        for _ in 0..<6 { h.keys(.pageDown) }
+        text = h.screen.snapshot
+        #expect(text.contains(" year ") && text.contains("above"), "\(text)")
+        for _ in 0..<6 { h.keys(.pageUp) }
+        #expect(!h.screen.snapshot.contains("above"))
+        // Merge: j to the last field, which scrolls into view, highlighted, the cursor on it.
+        h.keys(.char("g"))
+        for _ in 0..<10 { h.keys(.char("j")) }
+        let screen = h.screen
+        let y = try #require(screen.cursor?.y)
+        #expect(screen.line(y).hasPrefix(" year"), "\(screen.snapshot)")
+        #expect(screen[1, y].style.reverse)
+    }
+
     @Test func takeTheServersForceAndMerge() throws {
         // Take the server's: my op is dropped and the view shows the server's version.
         var (h, _) = try conflicted()
