@@ -533,7 +533,8 @@ public enum Browser {
             return []
         case .char("b"):
             return openBatch(&state)
-        case .char("N"):
+        case .char("N") where !(state.stack.top.filter.map { !$0.isEmpty } ?? false):
+            // With a `/` filter on the screen, N is the previous match (n the next), as the help says.
             return openNotifications(&state)
         case .char("c"):
             return beginCommit(&state)

@@ -217,3 +217,40 @@ import Testing
         #expect(h.screen.snapshot.contains("✗ the private database has no zone 'Galery' (its zones:"), "\(h.screen.snapshot)")
     }
 }
+
+@Suite struct FilterStepTests {
+    /// With a `/` filter, n and N step through the matches (N is not the notifications then).
+    @Test func capitalNIsThePreviousMatchWhileAFilterIsOn() {
+        var h = Harness(width: 100, height: 30)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<20), token: "t", more: false)
+        h.keys(.char("/"))
+        h.type("artwork")
+        h.keys(.enter)
+        h.keys(.char("n"), .char("n"))
+        let after = h.state.list?.selection
+        h.keys(.char("N"))
+        #expect(h.state.pane == .records, "N did not open the notifications")
+        #expect(h.state.list?.selection == (after ?? 0) - 1)
+        // Without a filter, N opens the notifications as ever.
+        h.keys(.escape)
+        h.keys(.char("N"))
+        #expect(h.state.pane == .notifications)
+    }
+}
+
+@Suite struct AddOnAListTests {
+    /// `a` on a list's own row adds a field (as the help says); on one of its elements, an element after it.
+    @Test func aOnAListRowAddsAFieldAndOnAnElementAnElement() {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.select(field: "tags")
+        h.keys(.char("a"))
+        #expect(h.state.input?.mode == .addField && h.state.editor == nil)
+        h.keys(.escape)
+        h.keys(.char("j"))  // tags[0]
+        h.keys(.char("a"))
+        #expect(h.state.editor?.element == .insert(1) && h.state.input == nil)
+    }
+}
