@@ -41,6 +41,20 @@ extension Browser {
 
     /// Draws the whole frame for the current state.
     public static func render(_ state: BrowserState) -> CellGrid {
+        let (screen, hintTop) = renderOnce(state)
+        // A message wrapped upwards over the body's last rows would hide the selected row: the list is
+        // drawn that many rows further down while the message shows (its own scroll is not changed).
+        if let cursor = screen.cursor, cursor.y >= hintTop, cursor.y < Layout(screen).hint, state.modal == nil {
+            var shifted = state
+            shifted.stack.set(shifted.stack.count - 1, state.stack.top.scrolled(by: cursor.y - hintTop + 1))
+            let again = renderOnce(shifted).screen
+            if let moved = again.cursor, moved.y < hintTop { return again }
+        }
+        return screen
+    }
+
+    /// The frame, and the first row the hint line's content took (a message wraps upwards over the body).
+    static func renderOnce(_ state: BrowserState) -> (screen: CellGrid, hintTop: Int) {
         var screen = CellGrid(width: state.size.width, height: state.size.height)
         let (w, h) = state.size
         guard w >= minimumWidth, h >= minimumHeight else {
@@ -52,7 +66,7 @@ extension Browser {
                     screen.put(part, x: 0, y: max(0, h / 2 - 1 + i * 2 + j))
                 }
             }
-            return screen
+            return (screen, h)
         }
         drawTitle(&screen, state)
         // Each screen draws itself from its own state (and what is global).
@@ -80,14 +94,14 @@ extension Browser {
         if let editor = state.editor { drawEditor(&screen, editor, state) }
         // The status line first: an error it has no room for is read on the hint line instead.
         let errorInStatus = drawStatus(&screen, state)
-        drawHintLine(&screen, state, errorInStatus: errorInStatus)
+        let hintTop = drawHintLine(&screen, state, errorInStatus: errorInStatus)
         if state.showHelp { drawHelp(&screen, state) }
         if let notice = state.signInNotice { drawSignIn(&screen, notice, state) }
         if let legacy = state.legacyJournal { drawLegacyJournal(&screen, legacy, state) }
         // A view with no selection (raw JSON, a request, the preview) keeps the cursor on the hint
         // line, as a pager does.
         if screen.cursor == nil { screen.cursor = CursorPosition(x: 0, y: Layout(screen).hint) }
-        return screen
+        return (screen, hintTop)
     }
 
     static func drawTitle(_ screen: inout CellGrid, _ state: BrowserState) {
@@ -537,21 +551,24 @@ extension Browser {
 
     /// `errorInStatus`: false when the last error did not fit in the status line (then, with nothing
     /// else to show here, it is shown here in full, wrapped).
-    static func drawHintLine(_ screen: inout CellGrid, _ state: BrowserState, errorInStatus: Bool) {
+    /// Answers the first row its content took (a message wraps upwards over the body).
+    @discardableResult
+    static func drawHintLine(_ screen: inout CellGrid, _ state: BrowserState, errorInStatus: Bool) -> Int {
         let y = Layout(screen).hint
+        var top = y
         if let confirmation = state.confirmation {
             switch confirmation {
             case .abortConflicts:
-                putUpward(&screen, "Abort the commit and drop the resolutions chosen so far? Nothing was applied. y aborts · any other key returns", style: Theme.error)
+                top = putUpward(&screen, "Abort the commit and drop the resolutions chosen so far? Nothing was applied. y aborts · any other key returns", style: Theme.error)
             case .discardAll:
                 let n = state.staged.operations.count
-                putUpward(&screen, "Discard \(n == 1 ? "the staged operation" : "all \(Format.plural(n, "staged operation"))")? y discards · any other key keeps \(Format.agree(n, "it", "them"))", style: Theme.error)
+                top = putUpward(&screen, "Discard \(n == 1 ? "the staged operation" : "all \(Format.plural(n, "staged operation"))")? y discards · any other key keeps \(Format.agree(n, "it", "them"))", style: Theme.error)
             case .refusedQuery(_, _, let reason):
-                putUpward(&screen, "CloudKit will refuse this query: \(reason). y sends it anyway · any other key edits it", style: Theme.error, maxRows: 4)
+                top = putUpward(&screen, "CloudKit will refuse this query: \(reason). y sends it anyway · any other key edits it", style: Theme.error, maxRows: 4)
             }
         } else if let prompt = commitPrompt(state) {
             // Prompts wrap rather than lose their last keys at 80 columns.
-            putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style, caretAtEnd: prompt.caret)
+            top = putUpward(&screen, String(prompt.text.drop(while: { $0 == " " })), style: prompt.style, caretAtEnd: prompt.caret)
         } else if let input = state.input {
             if let hint = input.refusal.map(Browser.words) ?? input.hint {
                 // Why the text was refused, or Tab's candidates (or why there are none), stand above
@@ -559,6 +576,7 @@ extension Browser {
                 let style = input.refused ? Theme.error : Theme.dim
                 var rows = TextWidth.wrap(hint, to: Layout(screen).textWidth)
                 if rows.count > 3 { rows = Array(rows.prefix(3)); rows[2] = TextWidth.truncate(rows[2] + " …", to: Layout(screen).innerWidth) }
+                top = y - rows.count
                 for (i, row) in rows.enumerated() {
                     let line = y - rows.count + i
                     screen.fill(y: line, style: style)
@@ -574,18 +592,20 @@ extension Browser {
             screen.cursor = CursorPosition(x: line.caret, y: y)
         } else if let message = state.message {
             // A long message wraps upwards over the body (up to 4 rows), so it can be read in full.
-            putUpward(&screen, message, style: .plain, maxRows: 4, more: " (! shows all)")
+            top = putUpward(&screen, message, style: .plain, maxRows: 4, more: " (! shows all)")
         } else if !errorInStatus, let error = state.lastError {
-            putUpward(&screen, shortForm(error), style: Theme.error, maxRows: 3, more: " (! shows all)")
+            top = putUpward(&screen, shortForm(error), style: Theme.error, maxRows: 3, more: " (! shows all)")
         } else {
             screen.put(" " + fittedHints(hints(state), width: Layout(screen).innerWidth), x: 0, y: y, style: Theme.dim)
         }
+        return top
     }
 
     /// Text on the hint line that wraps upwards over the body (up to `maxRows` rows) instead of being
     /// cut; what does not fit ends in an ellipsis and `more`.
     /// `caretAtEnd`: the text is being typed; the cursor stands after it.
-    static func putUpward(_ screen: inout CellGrid, _ text: String, style: Style, maxRows: Int = 3, more: String = "", caretAtEnd: Bool = false) {
+    @discardableResult
+    static func putUpward(_ screen: inout CellGrid, _ text: String, style: Style, maxRows: Int = 3, more: String = "", caretAtEnd: Bool = false) -> Int {
         let y = Layout(screen).hint
         var rows = TextWidth.wrap(caretAtEnd ? text + String(Caret.mark) : text, to: Layout(screen).textWidth)
         var caret: (row: Int, column: Int)?
@@ -607,6 +627,7 @@ extension Browser {
             let column = row == caret.row ? caret.column : TextWidth.width(rows[row])
             screen.cursor = CursorPosition(x: min(1 + column, Layout(screen).rowWidth), y: y - (rows.count - 1) + row)
         }
+        return y - (rows.count - 1)
     }
 
     /// [server ›] container · environment (production in red) · database · zone · counts │ last error.

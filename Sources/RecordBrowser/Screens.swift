@@ -250,6 +250,26 @@ public enum Screen: Sendable {
 }
 
 extension Screen {
+    /// The same screen with its list drawn `delta` rows further down (what render does while a message
+    /// wrapped over the body's last rows would hide the selection).
+    func scrolled(by delta: Int) -> Screen {
+        var screen = self
+        switch screen {
+        case .records(var s):
+            s.list.scroll += delta
+            screen = .records(s)
+        case .detail(var s):
+            s.detail.scroll += delta
+            screen = .detail(s)
+        default:
+            if var position = screen.listPosition {
+                position.scroll += delta
+                screen.listPosition = position
+            }
+        }
+        return screen
+    }
+
     /// Still the screen `other` was, not another of its kind put in its place: a zone's records are
     /// replaced by a new list (a query, the list before it) with a new generation, a record's view by
     /// another record's.

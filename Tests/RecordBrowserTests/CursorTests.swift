@@ -123,3 +123,25 @@ private extension String {
         #expect(text.contains("E edits all as JSON, d deletes."), "\(text)")
     }
 }
+
+@Suite struct MessageOverSelectionTests {
+    /// A message that wraps upwards over the body's last rows never hides the selected row: the list
+    /// is drawn further down while it shows.
+    @Test func aWrappedMessageDoesNotHideTheSelectedRow() throws {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<60), token: "t", more: false)
+        h.keys(.char("G"))
+        // A report long enough to wrap over three rows at 80 columns.
+        h.state.say(.checkingPath("/tmp/" + String(repeating: "a-long-directory-name/", count: 8) + "out.jsonl"))
+        let screen = h.screen
+        let message = try #require(h.state.message)
+        let rows = TextWidth.wrap(message, to: Layout(screen).textWidth).count
+        #expect(rows >= 2, "the case needs a message of two rows or more: \(message)")
+        let y = try #require(screen.cursor?.y)
+        #expect(y < Layout(screen).hint - (rows - 1), "the selected row is above the message")
+        #expect(screen[3, y].style.reverse, "and highlighted")
+        #expect(screen.line(y).contains(h.state.list?.row(h.state.list?.selection ?? 0)?.recordName ?? "?"))
+    }
+}

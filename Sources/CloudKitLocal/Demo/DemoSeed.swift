@@ -31,7 +31,10 @@ public enum DemoSeed {
 
     /// Seeds once; later calls see the marker and return false.
     @discardableResult
-    public static func seedIfNeeded(_ service: LocalCloudKit, environment: CloudKitEnvironment = .development) async throws -> Bool {
+    /// `seeding` is called once, before anything is written, when the container is seeded now (a first
+    /// start takes seconds: the caller says so).
+    public static func seedIfNeeded(_ service: LocalCloudKit, environment: CloudKitEnvironment = .development,
+                                    seeding: (@Sendable () -> Void)? = nil) async throws -> Bool {
         // The development seed keeps the key earlier versions wrote.
         let key = environment == .development ? "seed:demo" : "seed:demo:\(environment.rawValue)"
         func seeded(_ key: String) async throws -> Bool {
@@ -51,6 +54,7 @@ public enum DemoSeed {
         }
         var didSeed = false
         if try await !seeded(key) {
+            seeding?()
             // Production takes the development schema by a deploy, as on CloudKit: seed development first.
             if environment != .development {
                 try await seedIfNeeded(service, environment: .development)

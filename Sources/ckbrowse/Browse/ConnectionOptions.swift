@@ -168,7 +168,10 @@ struct ConnectionOptions: ParsableArguments {
             guard let chosen = CloudKitEnvironment(rawValue: environmentName) else {
                 throw ValidationError("environment must be development or production, not '\(environmentName)'")
             }
-            try await DemoSeed.seedIfNeeded(service, environment: chosen)
+            // Before the terminal is taken over: a first start writes the demo for seconds, said on stderr.
+            try await DemoSeed.seedIfNeeded(service, environment: chosen) {
+                FileHandle.standardError.write(Data("ckbrowse: first start: writing the demo container \(DemoSeed.container) (\(chosen.rawValue)), a few seconds…\n".utf8))
+            }
             let guest = demoUser == DemoSeed.guestName
             guard demoUser == nil || guest || demoUser == DemoSeed.userName else {
                 throw ValidationError("--demo-user is \(DemoSeed.userName) or \(DemoSeed.guestName), not '\(demoUser ?? "")'")
