@@ -668,7 +668,9 @@ extension Browser {
         var tail = " · " + parts.joined(separator: " · ") + " "
         // The server, whenever it is not Apple's: the same container ID lives on several servers.
         let server = c.server.isAppleDefault ? "" : TextWidth.truncate(c.server.displayName, to: 22) + " › "
-        func fixed() -> Int { TextWidth.width(server) + TextWidth.width(c.environment.rawValue) + TextWidth.width(tail) + 4 }
+        // Development is the usual case and may shorten; production is always said in full (in red).
+        var environment = c.environment.rawValue
+        func fixed() -> Int { TextWidth.width(server) + TextWidth.width(environment) + TextWidth.width(tail) + 4 }
         if fixed() + 10 > screen.width {
             // Narrow: shorter words before anything is cut (the container keeps at least 10 cells).
             tail = tail.replacing(" · more coming", with: " · more…").replacing(" loaded", with: "")
@@ -677,10 +679,12 @@ extension Browser {
             // Narrower still: "200+" says more are coming in one cell.
             tail = tail.replacing(" · more…", with: "+")
         }
+        if fixed() + 10 > screen.width, c.environment == .development { environment = "dev" }
         let layout = Layout(screen)
-        let container = TextWidth.truncate(c.container, to: max(8, layout.room(after: fixed())))
+        // The container gives way before the counts (down to 6 cells: "iClou…").
+        let container = TextWidth.truncate(c.container, to: max(fixed() + 10 > screen.width ? 6 : 8, layout.room(after: fixed())))
         var x = screen.put(" \(server)\(container) · ", x: 0, y: y, style: Theme.status)
-        x += screen.put(c.environment.rawValue, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
+        x += screen.put(environment, x: x, y: y, style: c.environment == .production ? Theme.production : Theme.status)
         // Whatever still does not fit ends in an ellipsis, never mid-word without one.
         let room = Layout(screen).room(after: x)
         x += screen.put(TextWidth.width(tail) <= room ? tail : TextWidth.truncate(tail, to: max(1, room - 1)) + " ", x: x, y: y, style: Theme.status)
