@@ -66,8 +66,9 @@ extension Browser {
         guard let list = state.recordsScreen?.list, list.generation == generation else { return }
         var added = 0
         setMarks(&state) { added = $0.add(names) }
-        // `*` marks what is loaded; the rest of the zone is not known here.
-        let partial = list.moreComing && list.source != .awaitingQuery
+        // `*` marks what is loaded; the rest of the zone is not known here (a `V` range inside the loaded
+        // rows leaves nothing out: said only when the marks reached the last loaded row).
+        let partial = list.moreComing && list.source != .awaitingQuery && names.count + skipped >= list.matching
         state.say(.markedMore(added: added, total: marks(state).count, notLoadedLeft: partial, skippedDeleted: skipped))
     }
 

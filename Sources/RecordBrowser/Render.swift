@@ -244,8 +244,17 @@ extension Browser {
     static func drawRecords(_ screen: inout CellGrid, _ state: BrowserState) {
         guard let list = state.list else { return }
         if list.matching == 0 {
-            let text = list.loading || !list.opened ? " loading…" : (state.filter != nil ? " no loaded record matches the filter" : " no records")
-            screen.put(text, x: 0, y: 2, style: Theme.dim)
+            let empty: String
+            if list.loading || !list.opened {
+                empty = "loading…"
+            } else if state.filter != nil {
+                empty = list.moreComing ? "no loaded record matches the filter (G loads the rest · Esc clears the filter)" : "no record matches the filter (Esc clears it)"
+            } else if case .records(let records) = state.stack.top, records.query != nil {
+                empty = "no record matches the query (Esc goes back)"
+            } else {
+                empty = "no records in this zone (n makes one)"
+            }
+            drawNote(&screen, empty, y: 2)
             if let message = state.message, list.total == 0 {
                 // Wrapped, never cut: it tells a new user what to type next.
                 for (i, row) in TextWidth.wrap(message, to: Layout(screen).textWidth).prefix(Layout(screen).noteRows).enumerated() {

@@ -254,3 +254,18 @@ import Testing
         #expect(h.state.editor?.element == .insert(1) && h.state.input == nil)
     }
 }
+
+@Suite struct MarkNoteTests {
+    /// `V` inside the loaded rows says nothing of rows not loaded; `*` (everything loaded) does.
+    @Test func onlyAMarkReachingTheLastLoadedRowSaysTheRestIsNotMarked() {
+        var h = Harness()
+        h.openGallery(30, more: true)
+        h.keys(.char(" "), .char("j"), .char("j"), .char("V"))
+        h.answerFromCache()
+        #expect(h.marked.count == 4)
+        #expect(h.state.message?.contains("not loaded yet") == false, "\(h.state.message ?? "")")
+        h.keys(.char("*"))
+        h.answerFromCache()
+        #expect(h.state.message?.contains("records not loaded yet are not marked") == true, "\(h.state.message ?? "")")
+    }
+}
