@@ -171,8 +171,21 @@ extension Browser {
         return CommitRows(head: head, tail: wrapped(requestLines(commit.plan, state), width))
     }
 
+    /// Lines wrapped to `width`, each continuation indented under its line's text (as the batch's are).
     static func wrapped(_ lines: [(text: String, tone: Tone)], _ width: Int) -> [(text: String, tone: Tone)] {
-        lines.flatMap { line in TextWidth.wrap(line.text, to: width).map { ($0, line.tone) } }
+        var rows: [(text: String, tone: Tone)] = []
+        rows.reserveCapacity(lines.count)
+        for line in lines {
+            if TextWidth.width(line.text) <= width {
+                rows.append((line.text, line.tone))
+                continue
+            }
+            let indent = String(line.text.prefix { $0 == " " }) + "  "
+            for (i, part) in TextWidth.wrap(line.text, to: Layout.indentedWidth(width, indent: indent.count)).enumerated() {
+                rows.append((i == 0 ? part : indent + part, line.tone))
+            }
+        }
+        return rows
     }
 
     /// After every event: the open commit keeps its requests' rows for the width shown (built again

@@ -23,8 +23,8 @@ import Testing
         h.keys(.char("c"))
         let kept = try #require(h.state.commit?.requestRows)
         #expect(kept.width == Layout(h.state).textWidth && kept.rows.count > 450)
-        // What is drawn is what would be built: the preview, wrapped.
-        let built = Browser.previewLines(h.state).flatMap { line in TextWidth.wrap(line.text, to: kept.width).map { $0 } }
+        // What is drawn is what would be built: the preview, wrapped (continuations indented).
+        let built = Browser.wrapped(Browser.previewLines(h.state), kept.width).map(\.text)
         #expect(Browser.commitRows(h.state).map(\.text) == built)
         // A key does not build them again: a marker put in the kept rows stays (and is what is drawn).
         var commit = try #require(h.state.commit)
