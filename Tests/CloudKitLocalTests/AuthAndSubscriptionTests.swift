@@ -1,4 +1,5 @@
-import CloudKitLocal
+import Synchronization
+@testable import CloudKitLocal
 import CloudKitWeb
 import Crypto
 import Foundation
@@ -197,6 +198,12 @@ import Testing
         let service = try LocalCloudKit(store: try Store(directory: directory), configuration: configuration)
         #expect(try await DemoSeed.seedIfNeeded(service))
         #expect(try await DemoSeed.seedIfNeeded(service) == false, "seeding happens once")
+        // A seed killed half-way (its data written, not marked complete) is written again from nothing at
+        // the next start, not refused record by record (EXISTS) forever.
+        _ = try await service.store.pool.write { db in try db.execute(sql: "DELETE FROM setting WHERE key = 'seed:demo'") }
+        let said = Mutex(false)
+        #expect(try await DemoSeed.seedIfNeeded(service, seeding: { said.withLock { $0 = true } }), "seeded again over the half-written demo")
+        #expect(said.withLock { $0 }, "the caller is told a seed is starting (ckbrowse says so on the terminal)")
         let client = CloudKitClient(
             configuration: CloudKitConfiguration(serverURL: "http://in-process", container: DemoSeed.container),
             credentials: .apiToken(DemoSeed.apiToken, webAuthToken: DemoSeed.webAuthToken), transport: InProcessTransport(service: service))

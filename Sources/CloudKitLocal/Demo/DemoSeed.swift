@@ -55,6 +55,12 @@ public enum DemoSeed {
         var didSeed = false
         if try await !seeded(key) {
             seeding?()
+            // A seed stopped half-way (the process killed while it wrote) left some of the demo behind:
+            // it is written again from nothing, not refused record by record (EXISTS) at every start.
+            // Only the demo's own container and environment, and only while its seed is not complete.
+            _ = try await service.store.pool.write { db in
+                try LocalCloudKit.deleteData(db, container: container, environment: environment)
+            }
             // Production takes the development schema by a deploy, as on CloudKit: seed development first.
             if environment != .development {
                 try await seedIfNeeded(service, environment: .development)

@@ -170,7 +170,7 @@ struct ConnectionOptions: ParsableArguments {
             }
             // Before the terminal is taken over: a first start writes the demo for seconds, said on stderr.
             try await DemoSeed.seedIfNeeded(service, environment: chosen) {
-                FileHandle.standardError.write(Data("ckbrowse: first start: writing the demo container \(DemoSeed.container) (\(chosen.rawValue)), a few seconds…\n".utf8))
+                FileHandle.standardError.write(Data("ckbrowse: first start: writing the local demo (\(chosen.rawValue)), a few seconds…\n".utf8))
             }
             let guest = demoUser == DemoSeed.guestName
             guard demoUser == nil || guest || demoUser == DemoSeed.userName else {
