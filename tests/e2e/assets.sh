@@ -50,7 +50,7 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     keys C-u "scan.bin" Enter
     check "$size: the file is staged, shown as a file" "uploaded on commit"
     keys c
-    check "$size: the preview says the file goes first" "is uploaded first" 20
+    check_joined "$size: the preview says the file goes first" "is uploaded first" 20
     keys y
     check "$size: the commit applies it" "applied 1 operation" 30
     keys Escape

@@ -50,6 +50,16 @@ wait_gone() {
     return 1
 }
 check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else bad "$1 (waited for: $2)"; fi; }
+# check_joined NAME "text" [seconds]: as check, on the screen's rows joined by single spaces (for a
+# sentence the browser wraps, wherever its words fall).
+check_joined() {
+    local deadline=$((SECONDS + ${3:-15}))
+    while [ $SECONDS -lt $deadline ]; do
+        screen | python3 -c 'import sys; print(" ".join(l.strip() for l in sys.stdin.read().split("\n")))' | grep -qF -- "$2" && { ok "$1"; return 0; }
+        sleep 0.1
+    done
+    bad "$1 (waited for, rows joined: $2)"
+}
 # screen_caret: the screen with ▏ put where the terminal's cursor stands (only when it is shown):
 # the browser draws no caret glyph of its own, the terminal's cursor is the caret.
 screen_caret() {
