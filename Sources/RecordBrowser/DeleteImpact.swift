@@ -138,7 +138,8 @@ public struct DeleteImpact: Sendable, Hashable {
         var cascade = self.cascade, dangling = self.dangling, blocking = self.blocking
         var alsoStaged = 0
         if !batchDeletes.isEmpty {
-            for list in [cascade, dangling, blocking] { alsoStaged += list.reduce(0) { $0 + (batchDeletes.contains($1.key) ? 1 : 0) } }
+            // Records, not references: one referring by two fields (NONE and VALIDATE) is counted once.
+            alsoStaged = Set((cascade + dangling + blocking).map(\.key)).intersection(batchDeletes).count
             cascade.removeAll { batchDeletes.contains($0.key) }
             dangling.removeAll { batchDeletes.contains($0.key) }
             blocking.removeAll { batchDeletes.contains($0.key) }

@@ -66,7 +66,7 @@ public struct FiringForecast: Sendable, Hashable {
         let now = FilterPredicate.RecordState(record, zone: zone)
         let after = staged.map { states($0).after } ?? now
         // A staged create (a new record, or one re-created) is a create to a subscription: nothing before.
-        let creates = staged.map { $0.kind != .delete && change($0) == .created } ?? false
+        let creates = staged.map { change($0) == .created } ?? false
         return subscriptions.map { s in
             (s, creates ? FilterPredicate.evaluate(s, .created, before: nil, after: after) : FilterPredicate.evaluate(s, .updated, before: now, after: after),
              FilterPredicate.evaluate(s, .deleted, before: now, after: nil))

@@ -381,7 +381,7 @@ extension Browser {
     static func drawSubscriptions(_ screen: inout CellGrid, _ state: BrowserState) {
         let rows = subscriptionList(state)
         if rows.isEmpty {
-            let text = state.subscriptionsLoading ? " loading subscriptions…" : " no subscriptions in the \(state.connection.database.rawValue) database (n makes one)"
+            let text = state.subscriptionsLoading ? "loading subscriptions…" : "no subscriptions in the \(state.connection.database.rawValue) database (n makes one)"
             drawNote(&screen, text, y: 2)
             return
         }
@@ -428,8 +428,8 @@ extension Browser {
     static func drawShares(_ screen: inout CellGrid, _ list: SharesScreen, _ state: BrowserState) {
         let shares = list.shares.value
         if shares.isEmpty {
-            let text = list.shares.loading ? " loading shares…" : (state.connection.database == .shared
-                ? " nothing is shared with you here (:accept URL accepts a share)" : " nothing shared in this database (:share in a record or a zone's list shares it)")
+            let text = list.shares.loading ? "loading shares…" : (state.connection.database == .shared
+                ? "nothing is shared with you here (:accept URL accepts a share)" : "nothing shared in this database (:share in a record or a zone's list shares it)")
             drawNote(&screen, text, y: 2)
             return
         }
@@ -445,7 +445,7 @@ extension Browser {
     static func drawSchema(_ screen: inout CellGrid, _ state: BrowserState) {
         let rows = schemaRows(state)
         guard !rows.isEmpty else {
-            let text = state.schemaLoading ? " loading the schema…" : " no schema known yet (r loads it; :schema load FILE reads a .ckdb file)"
+            let text = state.schemaLoading ? "loading the schema…" : "no schema known yet (r loads it; :schema load FILE reads a .ckdb file)"
             drawNote(&screen, text, y: 2)
             return
         }
@@ -724,7 +724,7 @@ extension Browser {
 
     /// A note where a list would be (why it is empty, what makes it fill), wrapped so it is read whole.
     static func drawNote(_ screen: inout CellGrid, _ text: String, y: Int, style: Style = Theme.dim) {
-        let rows = TextWidth.wrap(String(text.drop(while: { $0 == " " })), to: Layout(screen).textWidth)
+        let rows = TextWidth.wrap(text, to: Layout(screen).textWidth)
         for (i, row) in rows.enumerated() { screen.put(" " + row, x: 0, y: y + i, style: style) }
     }
 

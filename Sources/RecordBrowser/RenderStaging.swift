@@ -27,11 +27,17 @@ extension Browser {
     /// One line of the batch, wrapped to `width` (continuation lines indented under its text; none
     /// wrapped at `Int.max`).
     static func appendWrapped(_ lines: inout [(op: Int, text: String, style: Style)], _ op: Int, _ text: String, _ style: Style, width: Int) {
-        guard width < Int.max else { return lines.append((op, text, style)) }
+        for row in hangingRows(text, width: width) { lines.append((op, row, style)) }
+    }
+
+    /// A line as drawn in `width` columns: whole when it fits, else wrapped with each continuation
+    /// indented under the line's text (the batch's lines and the commit preview's).
+    static func hangingRows(_ text: String, width: Int) -> [String] {
+        guard width < Int.max, TextWidth.width(text) > width else { return [text] }
         let indent = String(text.prefix { $0 == " " }) + "  "
         // Wrapped short of the width by the indent, so an indented continuation still fits (a wider
         // one lost its last characters at the screen's edge).
-        for (i, part) in TextWidth.wrap(text, to: Layout.indentedWidth(width, indent: indent.count)).enumerated() { lines.append((op, i == 0 ? part : indent + part, style)) }
+        return TextWidth.wrap(text, to: Layout.indentedWidth(width, indent: indent.count)).enumerated().map { i, part in i == 0 ? part : indent + part }
     }
 
     /// The batch's lines, long values wrapped to `width` (continuation lines indented).
@@ -176,14 +182,7 @@ extension Browser {
         var rows: [(text: String, tone: Tone)] = []
         rows.reserveCapacity(lines.count)
         for line in lines {
-            if TextWidth.width(line.text) <= width {
-                rows.append((line.text, line.tone))
-                continue
-            }
-            let indent = String(line.text.prefix { $0 == " " }) + "  "
-            for (i, part) in TextWidth.wrap(line.text, to: Layout.indentedWidth(width, indent: indent.count)).enumerated() {
-                rows.append((i == 0 ? part : indent + part, line.tone))
-            }
+            for row in hangingRows(line.text, width: width) { rows.append((row, line.tone)) }
         }
         return rows
     }
