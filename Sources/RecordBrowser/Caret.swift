@@ -9,9 +9,11 @@ enum Caret {
         -> (pieces: [(text: String, style: Style)], caret: Int)
     {
         var cells: [(text: String, width: Int, style: Style)] = []
-        for character in prompt { let c = TextWidth.cellText(character); cells.append((c.text, c.width, .plain)) }
+        // Each character as drawn: itself, or its visible escape (a control, bidi or invisible character
+        // typed or pasted shows as `\u{202E}`, never vanishes), as `put` and `wrap` draw it.
+        for character in prompt { let c = TextWidth.piece(character); cells.append((c.text, c.width, .plain)) }
         let caretIndex = cells.count + max(0, min(cursor, text.count))
-        for character in text { let c = TextWidth.cellText(character); cells.append((c.text, c.width, textStyle)) }
+        for character in text { let c = TextWidth.piece(character); cells.append((c.text, c.width, textStyle)) }
         // The last column is kept for the caret after the end of the text, and one before it for a
         // trailing `…` when text follows the caret.
         let room = max(3, Layout(width: width, height: 1).rowWidth)

@@ -91,7 +91,7 @@ public enum TextWidth {
     }
 
     /// One grapheme as drawn: itself, or its escape (`TerminalText.visible`), and the columns it takes.
-    static func piece(_ character: Character) -> (text: String, width: Int) {
+    public static func piece(_ character: Character) -> (text: String, width: Int) {
         if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F { return (String(character), 1) }
         let text = TerminalText.visible(String(character))
         var w = 0

@@ -54,6 +54,16 @@ import Testing
         #expect(!screen.line(22).contains("\u{FFFD}"))
     }
 
+    /// A bidi or invisible character typed or pasted on the line shows as its escape, never vanishes,
+    /// and the caret stands after it.
+    @Test func invisibleCharactersOnTheLineShowAsEscapes() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("/"))
+        h.type("a\u{202E}b\u{200B}")
+        #expect(h.screen.beforeCursor == "/a\\u{202E}b\\u{200B}", "\(h.screen.beforeCursor)")
+    }
+
     @Test func theCursorFollowsTheSelectedRow() {
         var h = Harness()
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
