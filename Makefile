@@ -62,26 +62,29 @@ SCALING ?= 2000,100000,1000000
 
 ## Every figure of PERFORMANCE.md in one run: issue 33's table (query scaling, pages against nginx, the
 ## fixture loop against moto, binary size and first frame), then the browser's and callgrind's counts.
-## SCALING=2000,100000 leaves out the 1,000,000-record rows (filling them takes minutes).
-bench-all: release
+## Every figure is of the binary that ships (scripts/build-static.sh, as scripts/package.sh builds it):
+## one release build serves them all. SCALING=2000,100000 leaves out the 1,000,000-record rows.
+BENCH_BIN = .build-static/release/ckbrowse
+bench-all: deps
+	@[ -x $(BENCH_BIN) ] && [ -z "$$REBUILD" ] || scripts/build-static.sh
 	@echo "== bench serve (modify batch, change feeds, query scaling at $(SCALING) records; changes page and lookup)"
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench serve --scaling $(SCALING)
+	$(BENCH_BIN) bench serve --scaling $(SCALING)
 	@echo "== pages against nginx serving the same bytes"
-	scripts/bench-nginx.sh 10 4 3
+	CKBROWSE_BIN=$(BENCH_BIN) scripts/bench-nginx.sh 10 4 3
 	@echo "== the server as a test fixture, against moto"
-	scripts/bench-fixture.sh 5 3
+	CKBROWSE_BIN=$(BENCH_BIN) scripts/bench-fixture.sh 5 3
 	@echo "== binary size and first frame (static build)"
-	scripts/bench-startup.sh 5
+	CKBROWSE_STATIC=$(BENCH_BIN) scripts/bench-startup.sh 5
 	@echo "== the browser"
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench decode
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench terminal
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench terminal --term tmux-256color
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench reopen
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench memory
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench network --delay-ms 150
-	"$$($(SWIFT) build -c release --show-bin-path)/ckbrowse" bench network --delay-ms 300
+	$(BENCH_BIN) bench decode
+	$(BENCH_BIN) bench terminal
+	$(BENCH_BIN) bench terminal --term tmux-256color
+	$(BENCH_BIN) bench reopen
+	$(BENCH_BIN) bench memory
+	$(BENCH_BIN) bench network --delay-ms 150
+	$(BENCH_BIN) bench network --delay-ms 300
 	@echo "== instructions per key press and per served page (callgrind, static build)"
-	scripts/bench-callgrind.sh
+	CKBROWSE_STATIC=$(BENCH_BIN) scripts/bench-callgrind.sh
 
 clean:
 	rm -rf .build

@@ -48,20 +48,82 @@ extension LocalCloudKit {
             if route.endpoint == .recordsAccept { courier.wakeAll() }
             return (200, .json(answer))
         }
-        let owner = route.scope == .public ? "" : (caller.userRecordName ?? "")
-        let key = DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
-        let dbID = try await databaseID(key)
-        var request = RequestContext(
-            route: route, caller: caller, key: key, dbID: dbID,
-            now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
-        request.stamp = stamp
-        let context = request
+        let key = databaseKey(route, caller: caller)
+        let context = requestContext(route, caller: caller, key: key, dbID: try await databaseID(key), stamp: stamp)
         if route.isWrite {
             let answer = try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
-            if route.endpoint == .recordsModify || route.endpoint == .zonesModify { courier.wakeAll() }
+            wroteAnswered(route.endpoint)
             return answer
         }
         return try await store.pool.read { db in try self.read(route.endpoint, db, context, body) }
+    }
+
+    /// The database a request reaches, as its caller names it.
+    func databaseKey(_ route: Route, caller: Caller) -> DatabaseKey {
+        let owner = route.scope == .public ? "" : (caller.userRecordName ?? "")
+        return DatabaseKey(container: route.container, environment: route.environment, scope: route.scope, owner: owner)
+    }
+
+    func requestContext(_ route: Route, caller: Caller, key: DatabaseKey, dbID: Int64, stamp: Int64?) -> RequestContext {
+        var context = RequestContext(
+            route: route, caller: caller, key: key, dbID: dbID,
+            now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))
+        context.stamp = stamp
+        return context
+    }
+
+    /// After a write's commit: long-polls waiting for a push learn of it.
+    func wroteAnswered(_ endpoint: Endpoint) {
+        if endpoint == .recordsModify || endpoint == .zonesModify { courier.wakeAll() }
+    }
+
+    /// The endpoints `answerWriteOnEventLoop` may answer: their work is one transaction on the store,
+    /// bounded by the request's size (at most 200 operations).
+    static let eventLoopWrites: Set<Endpoint> = [.recordsModify, .zonesModify, .subscriptionsModify]
+
+    /// A write answered on the calling thread (the HTTP server's event loop) when
+    /// `answersWritesOnEventLoop` is on: the same checks, transaction and answer as the full path
+    /// (`answer`), without its hops. Nil when the full path must answer: anything but a POST to one
+    /// of `eventLoopWrites` or a fixture reset, single-use web auth tokens (spent and given back by
+    /// the full path only), a request its authentication refuses (the full path says why), or a
+    /// database this server has not opened yet (its first write creates it there).
+    public func answerWriteOnEventLoop(_ request: ServerRequest) -> ServerResponse? {
+        guard configuration.answersWritesOnEventLoop, !configuration.singleUseWebAuthTokens, request.method == "POST",
+            request.body.count <= configuration.maximumBodyBytes, requestPolicyRefusal(request) == nil
+        else { return nil }
+        let uuid = Self.requestUUID()
+        if request.path.hasPrefix(Self.adminPathPrefix) {
+            guard let (container, environment) = try? adminReset(request) else { return nil }
+            answers.countSynchronousWrite()
+            do {
+                let report = try resetNow(container: container, environment: environment)
+                return withCORS(respond(200, Self.resetAnswer(report), uuid: uuid, extra: []), request)
+            } catch {
+                return withCORS(ServiceError.from(error).response(uuid: uuid, extraHeaders: []), request)
+            }
+        }
+        guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
+            route.isWrite, Self.eventLoopWrites.contains(route.endpoint)
+        else { return nil }
+        // Read before authentication and the transaction, as the full path does.
+        let stamp = store.changeStamp()
+        guard let caller = try? authenticate(request, route: route) else { return nil }
+        let key = databaseKey(route, caller: caller)
+        guard let dbID = databaseIDs.withLock({ $0[key] }) else { return nil }
+        answers.countSynchronousWrite()
+        var extra: [(String, String)] = []
+        if let user = caller.userName {
+            extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
+        }
+        do {
+            let body = try parseBody(request.body)
+            let context = requestContext(route, caller: caller, key: key, dbID: dbID, stamp: stamp)
+            let (status, reply) = try store.pool.write { db in try self.write(route.endpoint, db, context, body) }
+            wroteAnswered(route.endpoint)
+            return withCORS(respond(status, reply, uuid: uuid, extra: extra), request)
+        } catch {
+            return withCORS(ServiceError.from(error).response(uuid: uuid, extraHeaders: extra), request)
+        }
     }
 
     func databaseID(_ key: DatabaseKey) async throws -> Int64 {

@@ -148,6 +148,14 @@ public struct LocalServerConfiguration: Sendable {
     /// Queries are answered from the query index (`FieldIndex`) where it can answer them; false reads
     /// every candidate of the type, as earlier versions did (the tests' oracle).
     public var usesQueryIndexes = true
+    /// Writes (records/modify, zones/modify, subscriptions/modify and a fixture reset) are answered on
+    /// the HTTP server's event loop, as bounded reads are (`answerWriteOnEventLoop`), instead of hopping
+    /// into Swift concurrency, Hummingbird's responder and GRDB's writer queue and back. For a store in
+    /// RAM (`serve --in-memory`, a test fixture), where a commit waits for no disk: a test suite's
+    /// requests come one after another, so its rate is set by those hops more than by the writes.
+    /// A store on disk keeps its writes off the event loop (a commit there waits for fsync, and the
+    /// loop's other connections would wait with it).
+    public var answersWritesOnEventLoop = false
 
     public init() {}
 }

@@ -95,6 +95,7 @@ final class AnswerCache: Sendable {
     }
 
     func countSynchronousAnswer() { state.withLock { $0.counters.computedSynchronously += 1 } }
+    func countSynchronousWrite() { state.withLock { $0.counters.writtenSynchronously += 1 } }
 }
 
 /// What the answer cache did since the server started (tests and `bench serve` print it).
@@ -107,4 +108,6 @@ public struct AnswerCacheCounters: Sendable, Equatable {
     public var evicted = 0
     /// Reads computed on the HTTP server's event loop (`LocalCloudKit.answerOnEventLoop`).
     public var computedSynchronously = 0
+    /// Writes and fixture resets answered on the event loop (`LocalCloudKit.answerWriteOnEventLoop`).
+    public var writtenSynchronously = 0
 }

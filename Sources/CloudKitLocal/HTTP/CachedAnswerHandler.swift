@@ -22,6 +22,9 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Bodies above this pass on (records/changes and query bodies are a few hundred bytes).
     static let largestHeldBody = 64 * 1024
+    /// The same when writes are answered here too (`answersWritesOnEventLoop`): a records/modify of
+    /// 200 small records is some 40 KB.
+    static let largestHeldWrite = 1 << 20
 
     private enum State {
         case idle
@@ -36,16 +39,26 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var state = State.idle
     /// Requests passed on whose answer has not been written yet.
     private var awaitingAnswers = 0
+    private let answersWrites: Bool
+    private let largestHeld: Int
 
     init(service: LocalCloudKit, shared: CachedAnswerShared) {
         self.service = service
         self.shared = shared
+        answersWrites = service.configuration.answersWritesOnEventLoop
+        largestHeld = answersWrites ? Self.largestHeldWrite : Self.largestHeldBody
+    }
+
+    /// Whether a request to this path may be answered here.
+    private func holds(_ path: String?) -> Bool {
+        guard let path else { return false }
+        return path.hasPrefix("/database/1/") || (answersWrites && path.hasPrefix(LocalCloudKit.adminPathPrefix))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case (.head(let head), _):
-            if awaitingAnswers == 0, head.path?.hasPrefix("/database/1/") == true,
+            if awaitingAnswers == 0, holds(head.path),
                 head.headerFields[.connection]?.lowercased() != "close", head.headerFields[.expect] == nil
             {
                 state = .holding(head, nil)
@@ -54,7 +67,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 context.fireChannelRead(data)
             }
         case (.body(var part), .holding(let head, var body)):
-            if (body?.readableBytes ?? 0) + part.readableBytes > Self.largestHeldBody {
+            if (body?.readableBytes ?? 0) + part.readableBytes > largestHeld {
                 state = .passing
                 context.fireChannelRead(wrapInboundOut(.head(head)))
                 if let body { context.fireChannelRead(wrapInboundOut(.body(body))) }
@@ -96,7 +109,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let request = ServerRequest(
             method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority),
             body: body.map { Array(buffer: $0) } ?? [])
-        guard let answer = service.answerOnEventLoop(request) else { return nil }
+        guard let answer = service.answerOnEventLoop(request) ?? writeAnswer(request) else { return nil }
         let response = answer.response
         // A cached answer's buffer is shared by the requests it answers; a computed one is copied once
         // (kept among the shared buffers, it would only push out the cached ones).
@@ -105,6 +118,11 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         fields[.contentLength] = String(response.body.count)
         fields[.date] = shared.date()
         return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), body)
+    }
+
+    private func writeAnswer(_ request: ServerRequest) -> LocalCloudKit.EventLoopAnswer? {
+        guard answersWrites, let response = service.answerWriteOnEventLoop(request) else { return nil }
+        return LocalCloudKit.EventLoopAnswer(response: response, isCached: false)
     }
 }
 

@@ -16,6 +16,13 @@ extension LocalCloudKit {
     }
 
     func handleAdmin(_ request: ServerRequest, uuid: String) async throws -> ServerResponse {
+        let (container, environment) = try adminReset(request)
+        return respond(200, Self.resetAnswer(try await reset(container: container, environment: environment)), uuid: uuid, extra: [])
+    }
+
+    /// The container and environment a reset request names, once its path, method and caller are
+    /// checked.
+    func adminReset(_ request: ServerRequest) throws -> (container: String, environment: CloudKitEnvironment) {
         let parts = request.path.dropFirst(Self.adminPathPrefix.count).split(separator: "/").map(String.init)
         guard parts.count == 3, parts[2] == "reset", let container = PercentEncoding.decode(Substring(parts[0])) else {
             throw ServiceError(.notFound, "could not find handler for endpoint", status: 404)
@@ -29,12 +36,15 @@ extension LocalCloudKit {
             throw error
         }
         try checkOwnEndpointAccess(request, container: container)
-        let report = try await reset(container: container, environment: environment)
-        return respond(200, .object([
+        return (container, environment)
+    }
+
+    static func resetAnswer(_ report: SchemaChangeReport) -> JSON {
+        .object([
             "deleted": .object([
                 "records": .int(Int64(report.deletedRecords)), "zones": .int(Int64(report.deletedZones)), "subscriptions": .int(Int64(report.deletedSubscriptions)),
             ]),
-        ]), uuid: uuid, extra: [])
+        ])
     }
 
     /// Puts one container and environment back to the state the server started it in: every
@@ -46,12 +56,20 @@ extension LocalCloudKit {
     /// containers and environments, users, tokens and keys are kept.
     public func reset(container: String, environment: CloudKitEnvironment) async throws -> SchemaChangeReport {
         let starting = startingSchemas.withLock { $0 }
-        return try await store.pool.write { db in
-            var report = try Self.deleteData(db, container: container, environment: environment)
-            try starting.restore(db, container: container, environment: environment.rawValue)
-            report.removedTypes = [:]
-            return report
-        }
+        return try await store.pool.write { db in try Self.reset(db, to: starting, container: container, environment: environment) }
+    }
+
+    /// `reset` on the calling thread (`answerWriteOnEventLoop`).
+    func resetNow(container: String, environment: CloudKitEnvironment) throws -> SchemaChangeReport {
+        let starting = startingSchemas.withLock { $0 }
+        return try store.pool.write { db in try Self.reset(db, to: starting, container: container, environment: environment) }
+    }
+
+    static func reset(_ db: Database, to starting: SchemaRows, container: String, environment: CloudKitEnvironment) throws -> SchemaChangeReport {
+        var report = try deleteData(db, container: container, environment: environment)
+        try starting.restore(db, container: container, environment: environment.rawValue)
+        report.removedTypes = [:]
+        return report
     }
 
     /// Remembers every container's schema as it is now as the state a fixture reset returns to. The

@@ -15,7 +15,7 @@ struct Serve: AsyncParsableCommand {
     )
 
     @Option(help: "Directory for the SQLite database (created if missing).") var data: String?
-    @Flag(name: .customLong("in-memory"), help: "Keep the data in memory only (a RAM-backed temporary directory, removed on exit): for test runs.")
+    @Flag(name: .customLong("in-memory"), help: "Keep the data in memory only (a RAM-backed temporary directory, removed on exit): for test runs. Writes are then answered on the event loop, without thread hops.")
     var inMemory = false
     @Option(help: ArgumentHelp("Users, tokens, keys, the containers each may use, and allowed origins, from a TOML file (flags add to it).", valueName: "file.toml"))
     var config: String?
@@ -132,6 +132,8 @@ struct Serve: AsyncParsableCommand {
             return
         }
         var configuration = LocalServerConfiguration()
+        // In RAM a commit waits for no disk: writes are answered on the event loop, as reads are.
+        configuration.answersWritesOnEventLoop = inMemory
         let file = try config.map(ServeConfig.load)
         file?.apply(to: &configuration)
         let container = self.container ?? file?.container
