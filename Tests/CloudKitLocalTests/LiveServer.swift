@@ -6,7 +6,8 @@ import Logging
 import ServiceLifecycle
 
 /// A real `ckbrowse serve` stack (Hummingbird on a loopback port, SQLite in a temp directory) for one
-/// test. Stop it with `stop()`.
+/// test. Stop it with `stop()`, which removes the temp directory the server made for itself (a run of
+/// the suite left a hundred of them behind); a directory the test named stays the test's.
 final class LiveServer: Sendable {
     static let container = "iCloud.com.example.Tests"
     static let apiToken = "test-api-token"
@@ -14,6 +15,8 @@ final class LiveServer: Sendable {
     static let bob = (name: "bob", token: "bob-web-token")
 
     let directory: String
+    /// Whether `start` made `directory` (no directory was given), so `stop` removes it.
+    let ownsDirectory: Bool
     let service: LocalCloudKit
     let port: Int
     let task: Task<Void, any Error>
@@ -24,6 +27,7 @@ final class LiveServer: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }, notifications: NotificationSettings = NotificationSettings(),
         maximumBodyBytes: Int? = nil, configure: (inout LocalServerConfiguration) -> Void = { _ in }
     ) async throws -> LiveServer {
+        let ownsDirectory = directory == nil
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ckl-\(UUID().uuidString)").path
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = [apiToken]
@@ -49,11 +53,12 @@ final class LiveServer: Sendable {
             break
         }
         service.setBaseURL("http://127.0.0.1:\(port)")
-        return LiveServer(directory: directory, service: service, port: port, task: task, group: group)
+        return LiveServer(directory: directory, ownsDirectory: ownsDirectory, service: service, port: port, task: task, group: group)
     }
 
-    private init(directory: String, service: LocalCloudKit, port: Int, task: Task<Void, any Error>, group: ServiceGroup) {
+    private init(directory: String, ownsDirectory: Bool, service: LocalCloudKit, port: Int, task: Task<Void, any Error>, group: ServiceGroup) {
         self.directory = directory
+        self.ownsDirectory = ownsDirectory
         self.service = service
         self.port = port
         self.task = task
@@ -83,11 +88,13 @@ final class LiveServer: Sendable {
         "/database/1/\(Self.container)/\(environment)/\(database)/\(operation)"
     }
 
-    func stop() async {
+    /// `keepingData`: the test starts another server on `directory` afterwards (and removes it).
+    func stop(keepingData: Bool = false) async {
         // Long-polls would hold a graceful stop for their whole hold time: end them first, as serve does.
         service.closeLongPolls()
         await group.triggerGracefulShutdown()
         _ = try? await task.value
+        if ownsDirectory && !keepingData { try? FileManager.default.removeItem(atPath: directory) }
     }
 }
 

@@ -196,9 +196,9 @@ import Testing
         let db = first.client().database(.private)
         try await db.createZone("Keep")
         let saved = try #require(try await db.modify([.create(record("k", ["v": .int64(42)]))], zone: "Keep").results[0].record)
-        await first.stop()
+        await first.stop(keepingData: true)
         let second = try await LiveServer.start(directory: first.directory)
-        defer { Task { await second.stop() } }
+        defer { Task { await second.stop(); try? FileManager.default.removeItem(atPath: first.directory) } }
         let again = try #require(try await second.client().database(.private).lookup("k", zone: "Keep").record)
         #expect(again == saved)
     }
