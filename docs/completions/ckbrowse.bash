@@ -911,13 +911,13 @@ _ckbrowse_bench() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    decode|serve|terminal|memory|reopen|keypress|network)
+    decode|serve|terminal|memory|reopen|keypress|network|bulk)
         # Offer subcommand argument completions
         "_ckbrowse_bench_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'decode serve terminal memory reopen keypress network' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'decode serve terminal memory reopen keypress network bulk' -- "${cur}"))
         ;;
     esac
 }
@@ -1061,6 +1061,24 @@ _ckbrowse_bench_network() {
         return
         ;;
     '--rate')
+        return
+        ;;
+    esac
+}
+
+_ckbrowse_bench_bulk() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--deletions --exported)
+    __ckbrowse_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--deletions')
+        return
+        ;;
+    '--exported')
         return
         ;;
     esac

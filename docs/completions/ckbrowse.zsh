@@ -444,7 +444,7 @@ _ckbrowse_serve() {
     local -i ret=1
     local -ar arg_specs=(
         '--data[Directory for the SQLite database (created if missing).]:data:'
-        '--in-memory[Keep the data in memory only (a RAM-backed temporary directory, removed on exit)\: for test runs.]'
+        '--in-memory[Keep the data in memory only (a RAM-backed temporary directory, removed on exit)\: for test runs. Writes are then answered on the event loop, without thread hops.]'
         '--config[Users, tokens, keys, the containers each may use, and allowed origins, from a TOML file (flags add to it).]:file.toml:'
         '--import[Start from a snapshot (a directory --export-on-exit wrote) into an empty --data or --in-memory.]:dir:'
         '--export-on-exit[On SIGINT/SIGTERM, write a snapshot of all data to this directory.]:dir:'
@@ -503,12 +503,13 @@ _ckbrowse_bench() {
             'reopen:Reopen a 100k-record zone with 1% changed: requests and bytes against a cold open.'
             'keypress:Key presses in the browser core over a cache of N records (for callgrind).'
             'network:The browser with every answer delayed: PgDn held through a zone, and a cached zone reopened.'
+            'bulk:Mark and stage 10k deletions, commit them, export 100k records (time, requests, peak memory).'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        decode|serve|terminal|memory|reopen|keypress|network)
+        decode|serve|terminal|memory|reopen|keypress|network|bulk)
             "_ckbrowse_bench_${words[1]}" && ret=0
             ;;
         esac
@@ -611,6 +612,19 @@ _ckbrowse_bench_network() {
         '--delay-ms[Milliseconds added to every answer.]:delay-ms:'
         '--records[Records in the zone.]:records:'
         '--rate[PgDn presses a second.]:rate:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_ckbrowse_bench_bulk() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--deletions[Records marked, deleted and committed.]:deletions:'
+        '--exported[Records exported.]:exported:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
