@@ -89,11 +89,11 @@ extension LocalCloudKit {
     /// database this server has not opened yet (its first write creates it there).
     public func answerWriteOnEventLoop(_ request: ServerRequest) -> ServerResponse? {
         guard configuration.answersWritesOnEventLoop, !configuration.singleUseWebAuthTokens, request.method == "POST",
-            request.body.count <= configuration.maximumBodyBytes, requestPolicyRefusal(request) == nil
+            request.body.count <= configuration.maximumBodyBytes
         else { return nil }
         let uuid = Self.requestUUID()
         if request.path.hasPrefix(Self.adminPathPrefix) {
-            guard let (container, environment) = try? adminReset(request) else { return nil }
+            guard requestPolicyRefusal(request) == nil, let (container, environment) = try? adminReset(request) else { return nil }
             answers.countSynchronousWrite()
             do {
                 let report = try resetNow(container: container, environment: environment)
@@ -103,7 +103,7 @@ extension LocalCloudKit {
             }
         }
         guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
-            route.isWrite, Self.eventLoopWrites.contains(route.endpoint)
+            route.isWrite, Self.eventLoopWrites.contains(route.endpoint), requestPolicyRefusal(request) == nil
         else { return nil }
         // Read before authentication and the transaction, as the full path does.
         let stamp = store.changeStamp()
@@ -111,10 +111,7 @@ extension LocalCloudKit {
         let key = databaseKey(route, caller: caller)
         guard let dbID = databaseIDs.withLock({ $0[key] }) else { return nil }
         answers.countSynchronousWrite()
-        var extra: [(String, String)] = []
-        if let user = caller.userName {
-            extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
-        }
+        let extra = nextTokenHeader(caller)
         do {
             let body = try parseBody(request.body)
             let context = requestContext(route, caller: caller, key: key, dbID: dbID, stamp: stamp)

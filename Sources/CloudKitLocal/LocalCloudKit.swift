@@ -291,9 +291,7 @@ public final class LocalCloudKit: Sendable {
             if request.path.hasPrefix("/device/") {
                 let (status, json, caller) = try await handleDevice(request, uuid: uuid, spent: &spentToken)
                 // Every user-authenticated answer carries the next token (single-use tokens need it).
-                if let user = caller.userName {
-                    extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
-                }
+                extraHeaders += nextTokenHeader(caller)
                 return respond(status, json, uuid: uuid, extra: extraHeaders)
             }
             let route = try Route(path: request.path, method: request.method)
@@ -302,9 +300,7 @@ public final class LocalCloudKit: Sendable {
             let stamp = store.changeStamp()
             let caller = try authenticate(request, route: route)
             spentToken = caller.spentToken
-            if let user = caller.userName {
-                extraHeaders.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? "")))
-            }
+            extraHeaders += nextTokenHeader(caller)
             let body: JSON = try route.endpoint.method == .get ? .object([:]) : parseBody(request.body)
             let (status, reply) = try await dispatch(route, caller: caller, body: body, stamp: stamp)
             let bytes = reply.bytes
@@ -386,6 +382,12 @@ public final class LocalCloudKit: Sendable {
             let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp)
         else { return nil }
         return knownCallerAnswer(answer, user: user)
+    }
+
+    /// The next web auth token a signed-in caller's answer carries (none for a caller without a user).
+    func nextTokenHeader(_ caller: Caller) -> [(String, String)] {
+        guard let user = caller.userName else { return [] }
+        return [("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user, session: caller.session ?? ""))]
     }
 
     /// A 200 answer to a caller known at this stamp: its own request UUID and, for a signed-in user, a
