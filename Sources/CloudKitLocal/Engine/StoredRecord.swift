@@ -31,28 +31,28 @@ struct StoredRecord: Sendable {
     /// `fields` is empty): an answer copies it instead of parsing and encoding it again.
     var storedFieldsText: String?
 
-    /// A row selected with `StoredRecord.columns`.
-    init(row: Row, parsingFields: Bool = true) throws {
-        zone = row[0]
-        name = row[1]
-        type = row[2]
-        tag = row[3]
+    /// A row selected with `StoredRecord.columns` (a GRDB `Row`, or a statement on the row).
+    init(row: some ColumnReader, parsingFields: Bool = true) throws {
+        zone = row.text(0) ?? ""
+        name = row.text(1) ?? ""
+        type = row.text(2)
+        tag = row.text(3)
         fields = [:]
-        if let text: String = row[4] {
+        if let text = row.text(4) {
             if parsingFields { fields = try Record.decodeStoredFields(text) } else { storedFieldsText = text }
         }
-        if let ts: Int64 = row[5] {
-            created = RecordStamp(timestamp: ts, userRecordName: row[6], deviceID: row[7])
+        if let ts = row.integer(5) {
+            created = RecordStamp(timestamp: ts, userRecordName: row.text(6), deviceID: row.text(7))
         }
-        if let ts: Int64 = row[8] {
-            modified = RecordStamp(timestamp: ts, userRecordName: row[9], deviceID: row[10])
+        if let ts = row.integer(8) {
+            modified = RecordStamp(timestamp: ts, userRecordName: row.text(9), deviceID: row.text(10))
         }
-        shortGUID = row[11]
-        parent = row[12]
-        share = row[13]
-        deleted = (row[14] as Int64? ?? 0) != 0
-        seq = row[15]
-        hasAssets = (row[16] as Int64? ?? 0) != 0
+        shortGUID = row.text(11)
+        parent = row.text(12)
+        share = row.text(13)
+        deleted = (row.integer(14) ?? 0) != 0
+        seq = row.integer(15) ?? 0
+        hasAssets = (row.integer(16) ?? 0) != 0
     }
 
     init(zone: String, name: String, type: String?) {
@@ -65,14 +65,9 @@ struct StoredRecord: Sendable {
     }
 
     static func load(_ db: Database, dbID: Int64, zone: String, name: String, parsingFields: Bool = true) throws -> StoredRecord? {
-        // Through a cursor, whose rows read the statement's columns directly (fetchOne copies the row
-        // first); stepped to its end so the statement is finished.
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT \(columns) FROM record WHERE db = ? AND zone = ? AND name = ?"), arguments: [dbID, zone, name])
-        guard let row = try rows.next() else { return nil }
-        let record = try StoredRecord(row: row, parsingFields: parsingFields)
-        while try rows.next() != nil {}
-        return record
+        try db.firstRow("SELECT \(columns) FROM record WHERE db = ? AND zone = ? AND name = ?", { $0.add(dbID); $0.add(zone); $0.add(name) }) {
+            try StoredRecord(row: StatementRow(statement: $0), parsingFields: parsingFields)
+        }
     }
 
     /// Writes the record's row. `stored` is the row as read before this write (live or tombstone), nil
@@ -85,31 +80,51 @@ struct StoredRecord: Sendable {
     func save(_ db: Database, dbID: Int64, encodedFields: String? = nil, over stored: StoredRecord?) throws -> Data? {
         let fieldsText = deleted ? nil : (encodedFields ?? Record.encodeStoredFields(fields))
         let rendering = RecordWire.render(self, fieldsText: fieldsText)
-        var values: StatementArguments = [
-            tag, fieldsText, created?.timestamp, created?.userRecordName, created?.deviceID,
-            modified?.timestamp, modified?.userRecordName, modified?.deviceID, shortGUID, parent, share, deleted ? 1 : 0, seq,
-            !deleted && hasAssets ? 1 : 0, rendering,
-        ]
+        // The values of `set`, in its order, then the row's key (and its type, for a new row or a
+        // changed type).
+        func bindSet(_ values: inout Bindings) {
+            values.add(tag)
+            values.add(fieldsText)
+            values.add(created?.timestamp)
+            values.add(created?.userRecordName)
+            values.add(created?.deviceID)
+            values.add(modified?.timestamp)
+            values.add(modified?.userRecordName)
+            values.add(modified?.deviceID)
+            values.add(shortGUID)
+            values.add(parent)
+            values.add(share)
+            values.add(deleted)
+            values.add(seq)
+            values.add(!deleted && hasAssets)
+            values.add(rendering)
+        }
         let set = """
             tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
             modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?, wire = ?
             """
-        if let stored {
-            if stored.type == type {
-                values += [dbID, zone, name]
-                try db.cachedStatement(sql: "UPDATE record SET \(set) WHERE db = ? AND zone = ? AND name = ?").execute(arguments: values)
-            } else {
-                values += [type, dbID, zone, name]
-                try db.cachedStatement(sql: "UPDATE record SET \(set), type = ? WHERE db = ? AND zone = ? AND name = ?").execute(arguments: values)
+        if let stored, stored.type == type {
+            try db.run("UPDATE record SET \(set) WHERE db = ? AND zone = ? AND name = ?") { values in
+                bindSet(&values)
+                values.add(dbID)
+                values.add(zone)
+                values.add(name)
             }
         } else {
-            try db.cachedStatement(
-                sql: """
+            let sql = stored == nil
+                ? """
                     INSERT INTO record (tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
                       modified_device, short_guid, parent, share, deleted, seq, has_assets, wire, type, db, zone, name)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
-            ).execute(arguments: values + [type, dbID, zone, name])
+                : "UPDATE record SET \(set), type = ? WHERE db = ? AND zone = ? AND name = ?"
+            try db.run(sql) { values in
+                bindSet(&values)
+                values.add(type)
+                values.add(dbID)
+                values.add(zone)
+                values.add(name)
+            }
         }
         return rendering
     }

@@ -174,8 +174,14 @@ enum FieldIndex {
             if fields == nil {
                 try removeRecord(db, dbID: dbID, zone: zone, name: name)
             } else {
-                let delete = try db.cachedStatement(sql: "DELETE FROM field_index WHERE db = ? AND zone = ? AND name = ? AND field = ?")
-                for field in names { try delete.execute(arguments: [dbID, zone, name, field]) }
+                for field in names {
+                    try db.run("DELETE FROM field_index WHERE db = ? AND zone = ? AND name = ? AND field = ?") {
+                        $0.add(dbID)
+                        $0.add(zone)
+                        $0.add(name)
+                        $0.add(field)
+                    }
+                }
             }
         }
         guard !names.isEmpty else { return }
@@ -185,17 +191,21 @@ enum FieldIndex {
         for field in names.sorted() {
             for entry in entries(try values(field), spec.fields[field]!) { rows.append((field, entry)) }
         }
-        let db64 = dbID.databaseValue, zoneValue = zone.databaseValue, typeValue = type.databaseValue, nameValue = name.databaseValue
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(start + rowsPerInsert, rows.count)]
-            var arguments: [DatabaseValue] = []
-            arguments.reserveCapacity(chunk.count * 8)
-            for row in chunk {
-                arguments += [db64, zoneValue, typeValue, row.field.databaseValue, row.entry.kind.rawValue.databaseValue, row.entry.v,
-                              row.entry.w.databaseValue, nameValue]
+            try db.run(insertSQL(rows: chunk.count)) { values in
+                for row in chunk {
+                    values.add(dbID)
+                    values.add(zone)
+                    values.add(type)
+                    values.add(row.field)
+                    values.add(row.entry.kind.rawValue)
+                    values.add(row.entry.v)
+                    values.add(row.entry.w)
+                    values.add(name)
+                }
             }
-            try db.cachedStatement(sql: insertSQL(rows: chunk.count)).execute(arguments: StatementArguments(arguments))
             start += chunk.count
         }
     }
@@ -215,7 +225,11 @@ enum FieldIndex {
 
     /// Drops a record's rows (it was deleted).
     static func removeRecord(_ db: Database, dbID: Int64, zone: String, name: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM field_index WHERE db = ? AND zone = ? AND name = ?").execute(arguments: [dbID, zone, name])
+        try db.run("DELETE FROM field_index WHERE db = ? AND zone = ? AND name = ?") {
+            $0.add(dbID)
+            $0.add(zone)
+            $0.add(name)
+        }
     }
 
     /// The databases of a container and environment.
