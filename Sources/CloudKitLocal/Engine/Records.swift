@@ -388,11 +388,12 @@ extension LocalCloudKit {
         // The record type's fields, read once per request (field → type; "" is the type itself).
         if cache[recordType] == nil {
             var known: [String: String] = [:]
-            for row in try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT field, type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?"),
-                arguments: [context.container, env, recordType])
-            {
-                known[row["field"]] = row["type"]
+            try db.forEachRow("SELECT field, type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?", {
+                $0.add(context.container)
+                $0.add(env)
+                $0.add(recordType)
+            }) { row in
+                known[row.text(0) ?? ""] = row.text(1) ?? ""
             }
             cache[recordType] = known
         }

@@ -108,6 +108,18 @@ extension Database {
         }
     }
 
+    /// Calls `body` with the statement on each row of the cached statement `sql` in turn.
+    func forEachRow(_ sql: String, _ bind: (inout Bindings) -> Void, _ body: (StatementRow) throws -> Void) throws {
+        let statement = try prepared(sql, bind)
+        defer { sqlite3_reset(statement) }
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw failure(code, sql) }
+            try body(StatementRow(statement: statement))
+        }
+    }
+
     private func prepared(_ sql: String, _ bind: (inout Bindings) -> Void) throws -> SQLiteStatement {
         let statement = try cachedStatement(sql: sql).sqliteStatement
         sqlite3_reset(statement)

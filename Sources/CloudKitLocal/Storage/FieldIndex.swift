@@ -88,15 +88,18 @@ enum FieldIndex {
     /// One type's indexed user fields.
     static func spec(_ db: Database, container: String, environment: String, type: String) throws -> Spec {
         var spec = Spec()
-        for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT field, type, indexes FROM field_schema WHERE container = ? AND environment = ? AND record_type = ? AND field <> '' AND indexes <> ''"),
-            arguments: [container, environment, type])
-        {
-            let field: String = row[0]
-            guard !field.hasPrefix("___") else { continue }
-            let indexes = Set((row[2] as String).split(separator: " ").compactMap { SchemaIndex(rawValue: String($0)) })
-            guard !indexes.isEmpty else { continue }
-            spec.fields[field] = Spec.Field(wireType: row[1], indexes: indexes)
+        try db.forEachRow(
+            "SELECT field, type, indexes FROM field_schema WHERE container = ? AND environment = ? AND record_type = ? AND field <> '' AND indexes <> ''",
+            {
+                $0.add(container)
+                $0.add(environment)
+                $0.add(type)
+            }
+        ) { row in
+            guard let field = row.text(0), !field.hasPrefix("___") else { return }
+            let indexes = Set((row.text(2) ?? "").split(separator: " ").compactMap { SchemaIndex(rawValue: String($0)) })
+            guard !indexes.isEmpty else { return }
+            spec.fields[field] = Spec.Field(wireType: row.text(1) ?? "", indexes: indexes)
         }
         return spec
     }
