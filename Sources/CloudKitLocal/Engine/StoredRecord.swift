@@ -103,7 +103,33 @@ struct StoredRecord: Sendable {
             tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
             modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?, wire = ?
             """
-        if let stored, stored.type == type {
+        if let stored, !stored.deleted, !deleted, stored.type == type, stored.created == created {
+            // A live record changed: its type, creation and `deleted` stay as they are, and are left
+            // out of the SET, so SQLite leaves the indexes on them (record_type_created,
+            // record_type_name: `WHERE deleted = 0`) alone instead of replacing their entries with the
+            // same ones (SQLite updates every index on a column an UPDATE sets, changed or not).
+            try db.run(
+                """
+                UPDATE record SET tag = ?, fields = ?, modified_ts = ?, modified_user = ?, modified_device = ?, short_guid = ?,
+                  parent = ?, share = ?, seq = ?, has_assets = ?, wire = ? WHERE db = ? AND zone = ? AND name = ?
+                """
+            ) { values in
+                values.add(tag)
+                values.add(fieldsText)
+                values.add(modified?.timestamp)
+                values.add(modified?.userRecordName)
+                values.add(modified?.deviceID)
+                values.add(shortGUID)
+                values.add(parent)
+                values.add(share)
+                values.add(seq)
+                values.add(hasAssets)
+                values.add(rendering)
+                values.add(dbID)
+                values.add(zone)
+                values.add(name)
+            }
+        } else if let stored, stored.type == type {
             try db.run("UPDATE record SET \(set) WHERE db = ? AND zone = ? AND name = ?") { values in
                 bindSet(&values)
                 values.add(dbID)
