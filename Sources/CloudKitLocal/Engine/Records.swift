@@ -268,15 +268,16 @@ extension LocalCloudKit {
         try saveReferences(record, previous: existing, db, context)
         record.rendering = try record.save(db, dbID: context.dbID, encodedFields: encodedFields, over: stored)
         // The query index, in the same transaction: every indexed field of a new or replaced record,
-        // the indexed fields an update names (partial updates merged as text decode only those).
+        // the indexed fields an update names. A partial update merged as text stored exactly the values
+        // it names (typed by checkSchema; `.null` clears a field), so those are read from the request,
+        // not decoded from the text again.
         let spec = try indexSpec(recordType, db, context, log)
         let replacesAll = existing == nil || [.create, .replace, .forceReplace].contains(type)
         let touched: Set<String>? = replacesAll ? nil : Set(incoming.fields.keys).filter { spec.fields[$0] != nil }
         if touched?.isEmpty != true {
-            let fromText = merged != nil ? try FieldIndex.decodeFields(encodedFields, touched ?? Set(spec.fields.keys)) : nil
             try FieldIndex.write(
                 db, dbID: context.dbID, zone: zone.name, type: recordType, name: name, spec: spec, only: touched, isNew: existing == nil
-            ) { field in fromText.map { $0[field] } ?? record.fields[field] }
+            ) { field in merged != nil ? incoming.fields[field] : record.fields[field] }
         }
         record.storedFieldsText = encodedFields
         log.zoneSeqs[zone.name] = seq
