@@ -307,11 +307,16 @@ extension LocalCloudKit {
 
     /// Deletes a record: refuses while a VALIDATE reference points at it, cascades DELETE_SELF sources.
     func delete(_ record: StoredRecord, _ db: Database, _ context: RequestContext, _ zone: ZoneRow, cascadeDepth: Int, _ log: ChangeLog) throws {
-        let sources = try Row.fetchAll(
-            db, sql: "SELECT DISTINCT zone, source, action FROM reference WHERE db = ? AND target_zone = ? AND target = ?",
-            arguments: [context.dbID, zone.name, record.name])
-        if let validating = sources.first(where: { ($0["action"] as String) == "VALIDATE" && ($0["source"] as String) != record.name }) {
-            throw ItemError(.validatingReferenceError, "record '\(record.name)' is referenced with VALIDATE by '\(validating["source"] as String)'")
+        var sources: [(zone: String, source: String, action: String)] = []
+        try db.forEachRow("SELECT DISTINCT zone, source, action FROM reference WHERE db = ? AND target_zone = ? AND target = ?", {
+            $0.add(context.dbID)
+            $0.add(zone.name)
+            $0.add(record.name)
+        }) { row in
+            sources.append((row.text(0) ?? "", row.text(1) ?? "", row.text(2) ?? ""))
+        }
+        if let validating = sources.first(where: { $0.action == "VALIDATE" && $0.source != record.name }) {
+            throw ItemError(.validatingReferenceError, "record '\(record.name)' is referenced with VALIDATE by '\(validating.source)'")
         }
         let seq = try log.nextSeq(db, context.dbID)
         var tombstone = record
@@ -320,7 +325,11 @@ extension LocalCloudKit {
         tombstone.fields = [:]
         try tombstone.save(db, dbID: context.dbID, over: record)
         try FieldIndex.removeRecord(db, dbID: context.dbID, zone: record.zone, name: record.name)
-        try db.cachedStatement(sql: "DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?").execute(arguments: [context.dbID, zone.name, record.name])
+        try db.run("DELETE FROM reference WHERE db = ? AND zone = ? AND source = ?") {
+            $0.add(context.dbID)
+            $0.add(zone.name)
+            $0.add(record.name)
+        }
         log.zoneSeqs[zone.name] = seq
         log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))
         // A deleted share revokes its participants' access; a deleted shared root takes its share along.
@@ -329,10 +338,10 @@ extension LocalCloudKit {
             try delete(shareRecord, db, context, zone, cascadeDepth: cascadeDepth + 1, log)
         }
         guard cascadeDepth < 64 else { return }
-        for source in sources where (source["action"] as String) == "DELETE_SELF" {
-            let sourceZoneName: String = source["zone"]
+        for source in sources where source.action == "DELETE_SELF" {
+            let sourceZoneName = source.zone
             guard let sourceZone = try ZoneRow.load(db, context.dbID, sourceZoneName),
-                let sourceRecord = try StoredRecord.load(db, dbID: context.dbID, zone: sourceZoneName, name: source["source"]),
+                let sourceRecord = try StoredRecord.load(db, dbID: context.dbID, zone: sourceZoneName, name: source.source),
                 !sourceRecord.deleted
             else { continue }
             try delete(sourceRecord, db, context, sourceZone, cascadeDepth: cascadeDepth + 1, log)
