@@ -167,6 +167,8 @@ extension LocalCloudKit {
     }
 
     func mac(_ text: String) -> String {
-        Data(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: tokenKey)).base64EncodedString()
+        var mac = tokenMAC
+        mac.update(data: Array(text.utf8))
+        return Data(mac.finalize()).base64EncodedString()
     }
 }

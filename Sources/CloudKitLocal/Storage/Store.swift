@@ -1,6 +1,7 @@
 import CloudKitWeb
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The server's SQLite database: one file under the data directory, WAL mode, all migrations here.
 /// Every request that writes runs in exactly one transaction (see `LocalCloudKit`).
@@ -169,7 +170,8 @@ public final class Store: Sendable {
     /// never writes, so it sees them all. Runs on the calling thread (a few microseconds, no I/O in
     /// WAL mode). Nil if SQLite fails: callers then treat nothing as unchanged.
     public func changeStamp() -> Int64? {
-        try? stampReader.inDatabase { db in try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) }
+        // Read through the C API (`firstRow`): it is asked before every answer from the cache.
+        try? stampReader.inDatabase { db in try db.firstRow("PRAGMA data_version", { _ in }) { sqlite3_column_int64($0, 0) } }
     }
 
     static var migrator: DatabaseMigrator {
