@@ -124,8 +124,13 @@ struct SchemaRows: Sendable {
             let list = (["container", "environment"] + columns).map { "\"\($0)\"" }.joined(separator: ", ")
             let rows = try Row.fetchAll(db, sql: "SELECT \(list) FROM \(table)").map { row in (0..<row.count).map { row[$0] as DatabaseValue } }
             tables[table] = (["container", "environment"] + columns, rows)
+            for row in rows { kept[[row[0], row[1]], default: [:]][table, default: []].insert(row) }
         }
     }
+
+    /// The rows kept, per container and environment (`[container, environment]`) and table, as sets:
+    /// a fixture resets between every two tests of a suite, and `isCurrent` built these on every reset.
+    private var kept: [[DatabaseValue]: [String: Set<[DatabaseValue]>]] = [:]
 
     /// Replaces a container and environment's schema with the one kept, and the query index with
     /// what that schema indexes (the data is gone: see `reset`).
@@ -149,8 +154,8 @@ struct SchemaRows: Sendable {
     /// Whether a container and environment's schema tables hold exactly the rows kept.
     func isCurrent(_ db: Database, container: String, environment: String) throws -> Bool {
         for table in Self.tables {
-            let (columns, rows) = tables[table] ?? (["container", "environment"], [])
-            let kept = Set(rows.filter { $0[0] == container.databaseValue && $0[1] == environment.databaseValue })
+            let columns = tables[table]?.columns ?? ["container", "environment"]
+            let kept = self.kept[[container.databaseValue, environment.databaseValue]]?[table] ?? []
             let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
             let current = try Row.fetchAll(db.cachedStatement(sql: "SELECT \(list) FROM \(table) WHERE container = ? AND environment = ?"), arguments: [container, environment])
             guard current.count == kept.count, current.allSatisfy({ row in kept.contains((0..<row.count).map { row[$0] as DatabaseValue }) }) else {
