@@ -9,21 +9,31 @@ import GRDBSQLite
 /// its validation, a `Row` and a cursor per read, a lower-cased column name per named read. Here a
 /// value goes straight from its Swift type to `sqlite3_bind_*`, and a row is read by column position.
 ///
+/// Values are bound as GRDB binds them, so rows written here and rows written or queried through GRDB
+/// agree: text up to its first NUL character (GRDB passes SQLite a C string), an empty blob as an empty blob.
+///
 /// Errors are GRDB's `DatabaseError`, with the extended result code SQLite returned and its message,
 /// as GRDB throws them, so callers tell them apart the same way. Statements are left reset, with their
-/// bindings in place; GRDB rebinds when it runs the same cached statement with its own arguments.
+/// bindings in place; GRDB clears and rebinds when it runs the same cached statement itself.
 struct Bindings {
     let statement: SQLiteStatement
     private(set) var count: Int32 = 0
+    /// The first result code other than SQLITE_OK a bind returned (a value too big, out of memory):
+    /// the statement is not run then, rather than run with what the slot held before.
+    private(set) var failure: Int32?
 
     init(_ statement: SQLiteStatement) { self.statement = statement }
+
+    private mutating func check(_ code: Int32) {
+        if code != SQLITE_OK && failure == nil { failure = code }
+    }
 
     /// SQLite copies what it is given (`SQLITE_TRANSIENT`): the Swift value may go away at once.
     private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     mutating func add(_ value: Int64) {
         count += 1
-        sqlite3_bind_int64(statement, count, value)
+        check(sqlite3_bind_int64(statement, count, value))
     }
 
     mutating func add(_ value: Int) { add(Int64(value)) }
@@ -32,37 +42,35 @@ struct Bindings {
 
     mutating func add(_ value: Double) {
         count += 1
-        sqlite3_bind_double(statement, count, value)
+        check(sqlite3_bind_double(statement, count, value))
     }
 
-    /// The whole string, NUL characters included (its UTF-8 length is given, not read up to a NUL).
+    /// Text up to its first NUL character, as GRDB binds it.
     mutating func add(_ value: String) {
         count += 1
         var text = value
-        text.withUTF8 { bytes in
+        let code = text.withUTF8 { bytes -> Int32 in
             // An empty buffer may have no address, and a NULL pointer would bind NULL, not ''.
-            if let base = bytes.baseAddress, !bytes.isEmpty {
-                sqlite3_bind_text(statement, count, base, Int32(bytes.count), Self.transient)
-            } else {
-                sqlite3_bind_text(statement, count, "", 0, Self.transient)
-            }
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(statement, count, "", 0, Self.transient) }
+            let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? bytes.count
+            return sqlite3_bind_text(statement, count, base, Int32(length), Self.transient)
         }
+        check(code)
     }
 
+    /// Bytes; an empty value as an empty blob (not NULL), as GRDB binds it.
     mutating func add(_ value: Data) {
         count += 1
-        value.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress, !bytes.isEmpty {
-                sqlite3_bind_blob(statement, count, base, Int32(bytes.count), Self.transient)
-            } else {
-                sqlite3_bind_zeroblob(statement, count, 0)
-            }
+        let code = value.withUnsafeBytes { bytes -> Int32 in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(statement, count, 0) }
+            return sqlite3_bind_blob(statement, count, base, Int32(bytes.count), Self.transient)
         }
+        check(code)
     }
 
     mutating func addNull() {
         count += 1
-        sqlite3_bind_null(statement, count)
+        check(sqlite3_bind_null(statement, count))
     }
 
     mutating func add(_ value: Int64?) { if let value { add(value) } else { addNull() } }
@@ -84,12 +92,16 @@ struct Bindings {
 extension Database {
     /// Runs the cached statement `sql` to its end with the values `bind` adds (one per `?`, in order).
     func run(_ sql: String, _ bind: (inout Bindings) -> Void) throws {
-        let statement = try prepared(sql, bind)
+        let cached = try prepared(sql, bind)
+        let statement = cached.sqliteStatement
         defer { sqlite3_reset(statement) }
-        while true {
-            let code = sqlite3_step(statement)
-            if code == SQLITE_DONE { return }
-            if code != SQLITE_ROW { throw failure(code, sql) }
+        // The GRDB statement is held for the whole run: its cache owns the SQLite statement.
+        try withExtendedLifetime(cached) {
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { return }
+                if code != SQLITE_ROW { throw failure(code, sql) }
+            }
         }
     }
 
@@ -97,36 +109,38 @@ extension Database {
     /// that row (column values it reads are valid only there); nil when there is none. The statement is
     /// stepped to its end, so it is finished as GRDB's own fetches leave it.
     func firstRow<T>(_ sql: String, _ bind: (inout Bindings) -> Void, read: (SQLiteStatement) throws -> T) throws -> T? {
-        let statement = try prepared(sql, bind)
-        defer { sqlite3_reset(statement) }
         var first: T?
-        while true {
-            let code = sqlite3_step(statement)
-            if code == SQLITE_DONE { return first }
-            guard code == SQLITE_ROW else { throw failure(code, sql) }
-            if first == nil { first = try read(statement) }
+        try forEachRow(sql, bind) { row in
+            if first == nil { first = try read(row.statement) }
         }
+        return first
     }
 
     /// Calls `body` with the statement on each row of the cached statement `sql` in turn.
     func forEachRow(_ sql: String, _ bind: (inout Bindings) -> Void, _ body: (StatementRow) throws -> Void) throws {
-        let statement = try prepared(sql, bind)
+        let cached = try prepared(sql, bind)
+        let statement = cached.sqliteStatement
         defer { sqlite3_reset(statement) }
-        while true {
-            let code = sqlite3_step(statement)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else { throw failure(code, sql) }
-            try body(StatementRow(statement: statement))
+        try withExtendedLifetime(cached) {
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { return }
+                guard code == SQLITE_ROW else { throw failure(code, sql) }
+                try body(StatementRow(statement: statement))
+            }
         }
     }
 
-    private func prepared(_ sql: String, _ bind: (inout Bindings) -> Void) throws -> SQLiteStatement {
-        let statement = try cachedStatement(sql: sql).sqliteStatement
+    private func prepared(_ sql: String, _ bind: (inout Bindings) -> Void) throws -> Statement {
+        let cached = try cachedStatement(sql: sql)
+        let statement = cached.sqliteStatement
         sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
         var bindings = Bindings(statement)
         bind(&bindings)
         precondition(bindings.count == sqlite3_bind_parameter_count(statement), "\(bindings.count) values bound for: \(sql)")
-        return statement
+        if let code = bindings.failure { throw failure(code, sql) }
+        return cached
     }
 
     private func failure(_ code: Int32, _ sql: String) -> DatabaseError {
@@ -150,10 +164,10 @@ extension Row: ColumnReader {
 struct StatementRow: ColumnReader {
     let statement: SQLiteStatement
 
-    /// Text as GRDB reads it: invalid UTF-8 repaired; unlike GRDB, not cut at a NUL character.
+    /// Text as GRDB reads it: up to its first NUL character, invalid UTF-8 repaired.
     func text(_ column: Int32) -> String? {
         guard sqlite3_column_type(statement, column) != SQLITE_NULL, let bytes = sqlite3_column_text(statement, column) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
+        return String(cString: bytes)
     }
 
     func integer(_ column: Int32) -> Int64? {
