@@ -80,79 +80,56 @@ struct StoredRecord: Sendable {
     func save(_ db: Database, dbID: Int64, encodedFields: String? = nil, over stored: StoredRecord?) throws -> Data? {
         let fieldsText = deleted ? nil : (encodedFields ?? Record.encodeStoredFields(fields))
         let rendering = RecordWire.render(self, fieldsText: fieldsText)
-        // The values of `set`, in its order, then the row's key (and its type, for a new row or a
-        // changed type).
-        func bindSet(_ values: inout Bindings) {
+        // A live record changed keeps its type, creation and `deleted`: they are left out of the SET, so
+        // SQLite leaves the indexes on them (record_type_created, record_type_name: `WHERE deleted = 0`)
+        // alone instead of replacing their entries with the same ones (SQLite updates every index on a
+        // column an UPDATE sets, changed or not).
+        let live = stored.map { !$0.deleted && !deleted && $0.type == type && $0.created == created } ?? false
+        let typeChanges = stored.map { $0.type != type } ?? true
+        let sql = stored == nil ? Self.insertSQL : live ? Self.updateLiveSQL : typeChanges ? Self.updateWithTypeSQL : Self.updateSQL
+        try db.run(sql) { values in
+            // In `savedColumns`' order, without `keptWhenLive` for a live record.
             values.add(tag)
             values.add(fieldsText)
-            values.add(created?.timestamp)
-            values.add(created?.userRecordName)
-            values.add(created?.deviceID)
+            if !live {
+                values.add(created?.timestamp)
+                values.add(created?.userRecordName)
+                values.add(created?.deviceID)
+            }
             values.add(modified?.timestamp)
             values.add(modified?.userRecordName)
             values.add(modified?.deviceID)
             values.add(shortGUID)
             values.add(parent)
             values.add(share)
-            values.add(deleted)
+            if !live { values.add(deleted) }
             values.add(seq)
             values.add(!deleted && hasAssets)
             values.add(rendering)
-        }
-        let set = """
-            tag = ?, fields = ?, created_ts = ?, created_user = ?, created_device = ?, modified_ts = ?, modified_user = ?,
-            modified_device = ?, short_guid = ?, parent = ?, share = ?, deleted = ?, seq = ?, has_assets = ?, wire = ?
-            """
-        if let stored, !stored.deleted, !deleted, stored.type == type, stored.created == created {
-            // A live record changed: its type, creation and `deleted` stay as they are, and are left
-            // out of the SET, so SQLite leaves the indexes on them (record_type_created,
-            // record_type_name: `WHERE deleted = 0`) alone instead of replacing their entries with the
-            // same ones (SQLite updates every index on a column an UPDATE sets, changed or not).
-            try db.run(
-                """
-                UPDATE record SET tag = ?, fields = ?, modified_ts = ?, modified_user = ?, modified_device = ?, short_guid = ?,
-                  parent = ?, share = ?, seq = ?, has_assets = ?, wire = ? WHERE db = ? AND zone = ? AND name = ?
-                """
-            ) { values in
-                values.add(tag)
-                values.add(fieldsText)
-                values.add(modified?.timestamp)
-                values.add(modified?.userRecordName)
-                values.add(modified?.deviceID)
-                values.add(shortGUID)
-                values.add(parent)
-                values.add(share)
-                values.add(seq)
-                values.add(hasAssets)
-                values.add(rendering)
-                values.add(dbID)
-                values.add(zone)
-                values.add(name)
-            }
-        } else if let stored, stored.type == type {
-            try db.run("UPDATE record SET \(set) WHERE db = ? AND zone = ? AND name = ?") { values in
-                bindSet(&values)
-                values.add(dbID)
-                values.add(zone)
-                values.add(name)
-            }
-        } else {
-            let sql = stored == nil
-                ? """
-                    INSERT INTO record (tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
-                      modified_device, short_guid, parent, share, deleted, seq, has_assets, wire, type, db, zone, name)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-                : "UPDATE record SET \(set), type = ? WHERE db = ? AND zone = ? AND name = ?"
-            try db.run(sql) { values in
-                bindSet(&values)
-                values.add(type)
-                values.add(dbID)
-                values.add(zone)
-                values.add(name)
-            }
+            // Then the type of a new row or a changed one, and the row's key.
+            if typeChanges { values.add(type) }
+            values.add(dbID)
+            values.add(zone)
+            values.add(name)
         }
         return rendering
+    }
+
+    /// The columns `save` writes, in the order it binds them.
+    static let savedColumns = [
+        "tag", "fields", "created_ts", "created_user", "created_device", "modified_ts", "modified_user", "modified_device",
+        "short_guid", "parent", "share", "deleted", "seq", "has_assets", "wire",
+    ]
+    /// What a live record's update leaves as it is.
+    static let keptWhenLive: Set<String> = ["created_ts", "created_user", "created_device", "deleted"]
+    static let insertSQL =
+        "INSERT INTO record (\((savedColumns + ["type", "db", "zone", "name"]).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: savedColumns.count + 4).joined(separator: ", ")))"
+    static let updateSQL = "UPDATE record SET \(assignments(savedColumns)) WHERE db = ? AND zone = ? AND name = ?"
+    static let updateWithTypeSQL = "UPDATE record SET \(assignments(savedColumns)), type = ? WHERE db = ? AND zone = ? AND name = ?"
+    static let updateLiveSQL = "UPDATE record SET \(assignments(savedColumns.filter { !keptWhenLive.contains($0) })) WHERE db = ? AND zone = ? AND name = ?"
+
+    private static func assignments(_ columns: [String]) -> String {
+        columns.map { "\($0) = ?" }.joined(separator: ", ")
     }
 
     /// Writes `wire(zoneID:desiredKeys: nil, numbersAsStrings: false)` with the stored fields text

@@ -92,17 +92,7 @@ struct Bindings {
 extension Database {
     /// Runs the cached statement `sql` to its end with the values `bind` adds (one per `?`, in order).
     func run(_ sql: String, _ bind: (inout Bindings) -> Void) throws {
-        let cached = try prepared(sql, bind)
-        let statement = cached.sqliteStatement
-        defer { sqlite3_reset(statement) }
-        // The GRDB statement is held for the whole run: its cache owns the SQLite statement.
-        try withExtendedLifetime(cached) {
-            while true {
-                let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { return }
-                if code != SQLITE_ROW { throw failure(code, sql) }
-            }
-        }
+        try forEachRow(sql, bind) { _ in }
     }
 
     /// The first row of the cached statement `sql`, read by `read` from the statement while it is on

@@ -72,15 +72,15 @@ enum FieldIndex {
     /// The indexed user fields of every type of a container and environment.
     static func specs(_ db: Database, container: String, environment: String) throws -> [String: Spec] {
         var specs: [String: Spec] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT record_type, field, type, indexes FROM field_schema WHERE container = ? AND environment = ? AND field <> '' AND indexes <> ''",
-            arguments: [container, environment])
-        {
-            let type: String = row[0], field: String = row[1]
-            guard !field.hasPrefix("___") else { continue }
-            let indexes = Set((row[3] as String).split(separator: " ").compactMap { SchemaIndex(rawValue: String($0)) })
-            guard !indexes.isEmpty else { continue }
-            specs[type, default: Spec()].fields[field] = Spec.Field(wireType: row[2], indexes: indexes)
+        try db.forEachRow(
+            "SELECT record_type, field, type, indexes FROM field_schema WHERE container = ? AND environment = ? AND field <> '' AND indexes <> ''",
+            {
+                $0.add(container)
+                $0.add(environment)
+            }
+        ) { row in
+            guard let type = row.text(0), let (field, indexed) = indexedField(row, from: 1) else { return }
+            specs[type, default: Spec()].fields[field] = indexed
         }
         return specs
     }
@@ -96,12 +96,19 @@ enum FieldIndex {
                 $0.add(type)
             }
         ) { row in
-            guard let field = row.text(0), !field.hasPrefix("___") else { return }
-            let indexes = Set((row.text(2) ?? "").split(separator: " ").compactMap { SchemaIndex(rawValue: String($0)) })
-            guard !indexes.isEmpty else { return }
-            spec.fields[field] = Spec.Field(wireType: row.text(1) ?? "", indexes: indexes)
+            guard let (field, indexed) = indexedField(row, from: 0) else { return }
+            spec.fields[field] = indexed
         }
         return spec
+    }
+
+    /// A `field_schema` row's field, wire type and indexes (at `column` and the two after it), when it
+    /// is a user field with an index.
+    private static func indexedField(_ row: some ColumnReader, from column: Int32) -> (String, Spec.Field)? {
+        guard let field = row.text(column), !field.hasPrefix("___") else { return nil }
+        let indexes = Set((row.text(column + 2) ?? "").split(separator: " ").compactMap { SchemaIndex(rawValue: String($0)) })
+        guard !indexes.isEmpty else { return nil }
+        return (field, Spec.Field(wireType: row.text(column + 1) ?? "", indexes: indexes))
     }
 
     // MARK: Values
