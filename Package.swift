@@ -16,7 +16,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // Already in the graph through the packages above; named because our code imports their modules.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -44,14 +43,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // SQLite's C API, from the system's libsqlite3.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite connections, statements, rows, transactions, a WAL pool and migrations: the database
+        // layer of the server and of the browser's cache, on SQLite's C API alone (no Foundation beyond
+        // FoundationEssentials, so it brings no ICU into the binary).
+        .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
         // The local CloudKit-compatible server: SQLite storage, the service's semantics, HTTP adapter.
         .target(
             name: "CloudKitLocal",
             dependencies: [
                 "CloudKitWeb",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                // SQLite's C API, for writing change pages straight from column buffers (RowJSON).
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // SQLite, and its C API for writing change pages straight from column buffers (RowJSON).
+                "SQLiteDB", "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -71,7 +75,7 @@ let package = Package(
         .target(
             name: "BrowserRuntime",
             dependencies: [
-                "CloudKitWeb", "RecordBrowser", .product(name: "GRDB", package: "GRDB.swift"),
+                "CloudKitWeb", "RecordBrowser", "SQLiteDB",
                 // SHA-256 of the account in cache and journal file names.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -115,19 +119,20 @@ let package = Package(
         .testTarget(name: "ckbrowseTests", dependencies: ["ckbrowse", "CloudKitWeb", "CursesBackend", "TerminalUI"]),
         .testTarget(
             name: "BrowserRuntimeTests",
-            dependencies: ["BrowserRuntime", "BrowserRuntimeTesting", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["BrowserRuntime", "BrowserRuntimeTesting", "RecordBrowser", "CloudKitWeb", "CloudKitLocal", "SQLiteDB"]
         ),
         .testTarget(name: "RecordBrowserTests", dependencies: ["RecordBrowser", "TerminalUI", "CloudKitWeb", "BrowserRuntime"], exclude: ["Snapshots"]),
         .testTarget(
             name: "CloudKitLocalTests",
             dependencies: [
-                "CloudKitLocal", "CloudKitWeb", .product(name: "Crypto", package: "swift-crypto"),
+                "CloudKitLocal", "CloudKitWeb", "SQLiteDB", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ],
             // Read from the source tree (#filePath), as CloudKitWebTests reads its fixtures.
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 import RecordBrowser
 
 /// Marks, bulk reads and exports over the cached rows of a list.

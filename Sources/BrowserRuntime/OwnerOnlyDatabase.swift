@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Crypto
 import Foundation
-import GRDB
+import SQLiteDB
 import RecordBrowser
 
 /// Opens a SQLite file of the browser's own (cache, journal) in a folder only the user can enter, the

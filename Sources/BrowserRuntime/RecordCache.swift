@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 import RecordBrowser
 
 /// The browser's local cache: records fetched from a zone, with the zone's sync token, in SQLite under

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 import RecordBrowser
 
 /// Staged operations on disk (XDG state dir, owner-only), written on every change, so a crash, a

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// What a handler needs to know about the request it serves.
 struct RequestContext: Sendable {

@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Crypto
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// One HTTP exchange as the server sees it, independent of the HTTP library.
 public struct ServerRequest: Sendable {

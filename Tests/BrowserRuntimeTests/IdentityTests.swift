@@ -3,7 +3,7 @@ import BrowserRuntimeTesting
 import CloudKitLocal
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 import RecordBrowser
 import Testing
 

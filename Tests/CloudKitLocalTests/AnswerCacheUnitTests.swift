@@ -1,6 +1,6 @@
 import Foundation
 import CloudKitWeb
-import GRDB
+import SQLiteDB
 import Testing
 
 @testable import CloudKitLocal

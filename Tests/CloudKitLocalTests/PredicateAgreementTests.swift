@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 import Testing
 
 @testable import CloudKitLocal

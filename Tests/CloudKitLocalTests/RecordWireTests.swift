@@ -1,7 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
-import GRDBSQLite
+import SQLiteDB
 import Testing
 @testable import CloudKitLocal
 

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// Fills a custom zone with many records straight through SQL (for benchmarks of paging and caching:
 /// going through records/modify would take minutes for a million records). The rows are exactly what

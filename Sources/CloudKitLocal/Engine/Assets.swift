@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Crypto
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// Assets (reference §3.6, §4.16–4.18), end to end:
 ///

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// Where a query's page ended: the last record's sort keys, name and zone. The next page starts
 /// after it in the query's order (keyset paging), so a continuation page costs what the first one

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 extension LocalCloudKit {
     /// records/query. Filters are ANDed; records lacking a filtered field do not match. Queries here are

@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Foundation
-import GRDB
-import GRDBSQLite
+import CSQLite
+import SQLiteDB
 
 /// One stored rendering per record (issue 33): `record.wire` holds the bytes `RowJSON.writeRecord`
 /// writes for the row (the record dictionary as change pages and queries answer it, without a

@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Foundation
-import GRDB
-import GRDBSQLite
+import CSQLite
+import SQLiteDB
 
 extension LocalCloudKit {
     /// records/modify: operations in order, one per record, at most 200. In a zone with atomic

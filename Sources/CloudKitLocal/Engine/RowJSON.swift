@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Foundation
-import GRDB
-import GRDBSQLite
+import CSQLite
+import SQLiteDB
 
 /// Writes a change feed's record straight from the current row of a statement that selected
 /// `StoredRecord.columns`: the bytes `StoredRecord(row:parsingFields: false).write(into:)` writes, read

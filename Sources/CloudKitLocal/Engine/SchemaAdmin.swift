@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// What a schema import, deploy or reset changed.
 public struct SchemaChangeReport: Sendable, Hashable {

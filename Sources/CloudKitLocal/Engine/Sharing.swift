@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// What a participant may reach in one zone shared with them: the whole zone (a zone-wide share) or
 /// the records of shared hierarchies (a root, its `parent` descendants and the share record), each

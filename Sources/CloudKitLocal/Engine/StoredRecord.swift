@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// A record as stored: its current state (or tombstone) and the change that produced it.
 struct StoredRecord: Sendable {

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 extension LocalCloudKit {
     func listSubscriptions(_ db: Database, _ context: RequestContext) throws -> JSON {

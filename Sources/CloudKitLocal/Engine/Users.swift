@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// A user as others find them: the name they sign in with, their record name and look-up keys.
 struct UserInfo: Sendable, Hashable {

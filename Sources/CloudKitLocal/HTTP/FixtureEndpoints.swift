@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// What a test harness needs of the server, as with Firebase's emulators and DynamoDB Local:
 ///

@@ -1,5 +1,5 @@
 import CloudKitWeb
-import GRDB
+import SQLiteDB
 
 /// Our schema endpoint (CloudKit Web Services has none; Apple's is cktool's management API):
 ///

@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// Subscriptions that fire: evaluated on every committed records/modify, inside its transaction, so
 /// a rolled-back batch fires nothing (spec `cloudkit-notifications.md` §2 and §6).

@@ -1,5 +1,5 @@
 import CloudKitWeb
-import GRDB
+import SQLiteDB
 
 /// How the local server fires subscriptions and delivers their notifications. Each setting is one of
 /// the rules `cloudkit-notifications.md` marks unconfirmed; the defaults are the ones it states.

@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Crypto
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// Why a waiting long-poll was resumed.
 enum CourierWake: Equatable, Sendable {

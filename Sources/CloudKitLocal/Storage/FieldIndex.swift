@@ -1,6 +1,6 @@
 import CloudKitWeb
 import Foundation
-import GRDB
+import SQLiteDB
 
 /// The query index (issue 33): one table, `field_index`, holding for every live record and every
 /// indexed field of its type (a field with QUERYABLE, SORTABLE or SEARCHABLE in the schema) the values

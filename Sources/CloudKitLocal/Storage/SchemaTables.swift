@@ -1,5 +1,5 @@
 import CloudKitWeb
-import GRDB
+import SQLiteDB
 
 /// The schema of each container and environment in SQLite: `field_schema` (a row per record type,
 /// field "" being the type itself, a row per field with its wire type, indexes and declared type),

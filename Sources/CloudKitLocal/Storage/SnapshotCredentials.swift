@@ -1,4 +1,4 @@
-import GRDB
+import SQLiteDB
 
 /// The credentials a snapshot carries, when asked to (`serve --export-credentials`, `--import-credentials`):
 /// API tokens, users and server-to-server keys in the snapshot's own tables, and the secret that

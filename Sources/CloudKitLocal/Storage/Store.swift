@@ -1,7 +1,7 @@
 import CloudKitWeb
 import Foundation
-import GRDB
-import GRDBSQLite
+import CSQLite
+import SQLiteDB
 
 /// The server's SQLite database: one file under the data directory, WAL mode, all migrations here.
 /// Every request that writes runs in exactly one transaction (see `LocalCloudKit`).

@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
+import SQLiteDB
 import Testing
-@testable import CloudKitLocal
+
 
 /// `Bindings` (a write's statements bound through SQLite's C API) stores what GRDB stores for the same
 /// values, and `StatementRow` reads what GRDB's `Row` reads: rows written one way are found and read

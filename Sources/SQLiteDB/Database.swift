@@ -1,0 +1,245 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import CSQLite
+
+/// How a transaction takes its locks (SQLite's `BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`).
+public enum TransactionKind: String, Sendable {
+    case deferred = "DEFERRED", immediate = "IMMEDIATE", exclusive = "EXCLUSIVE"
+}
+
+/// What a transaction's or savepoint's body asks for at its end.
+public enum TransactionCompletion: Sendable { case commit, rollback }
+
+/// A column of a table, as `PRAGMA table_info` describes it.
+public struct ColumnInfo: Sendable {
+    public let name: String
+    public let type: String
+    public let isNotNull: Bool
+    public let primaryKeyIndex: Int
+}
+
+/// One SQLite connection. A `Database` is used by one thread at a time: a `DatabaseQueue` or
+/// `DatabasePool` hands it to the closures it runs and never to two at once.
+public final class Database {
+    /// The C connection, for code that steps statements itself.
+    public let sqliteConnection: SQLiteConnection?
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    private var commitHooks: [(Database) -> Void] = []
+    private var rollbackHooks: [(Database) -> Void] = []
+    private var isOpen = true
+
+    init(path: String, configuration: Configuration) throws {
+        self.path = path
+        var connection: OpaquePointer?
+        let flags = (configuration.readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close(connection)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+        }
+        sqliteConnection = connection
+        sqlite3_extended_result_codes(connection, 1)
+        switch configuration.busyMode {
+        case .immediateError: break
+        case .timeout(let seconds): sqlite3_busy_timeout(connection, Int32(min(seconds * 1000, Double(Int32.max))))
+        }
+        do {
+            if configuration.foreignKeysEnabled { try execute(sql: "PRAGMA foreign_keys = ON") }
+        } catch {
+            sqlite3_close(connection)
+            throw error
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()
+        if isOpen { sqlite3_close_v2(sqliteConnection) }
+    }
+
+    /// Finalizes the cached statements and closes the connection; an error leaves it open.
+    func close() throws {
+        statementCache.removeAll()
+        let code = sqlite3_close(sqliteConnection)
+        guard code == SQLITE_OK else { throw error(code, sql: nil) }
+        isOpen = false
+    }
+
+    /// The error SQLite reports for `code` on this connection.
+    func error(_ code: Int32, sql: String?) -> DatabaseError {
+        let message = sqliteConnection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+    }
+
+    // MARK: Statements
+
+    /// A new prepared statement of `sql` (one statement; trailing whitespace and semicolons allowed).
+    public func makeStatement(sql: String) throws -> Statement {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { sqlite3_prepare_v2(sqliteConnection, $0, -1, &statement, &tail) }
+        guard code == SQLITE_OK else { throw error(code, sql: sql) }
+        guard let statement else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement in SQL", sql: sql)
+        }
+        return Statement(database: self, sqliteStatement: statement, sql: sql)
+    }
+
+    /// The statement of `sql`, prepared once per connection and kept.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let cached = statementCache[sql] { return cached }
+        let statement = try makeStatement(sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs every statement of `sql` in turn; `arguments` are consumed in order, each statement taking
+    /// as many as it has parameters, and must all be used.
+    public func execute(sql: String, arguments: StatementArguments = []) throws {
+        var remaining = arguments.values[...]
+        try sql.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let cursor = next, cursor.pointee != 0 {
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(sqliteConnection, cursor, -1, &statement, &tail)
+                guard code == SQLITE_OK else { throw error(code, sql: sql) }
+                next = tail
+                guard let statement else { continue }  // whitespace or a comment
+                let prepared = Statement(database: self, sqliteStatement: statement, sql: String(cString: sqlite3_sql(statement)))
+                let count = Int(sqlite3_bind_parameter_count(statement))
+                guard remaining.count >= count else {
+                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments", sql: sql)
+                }
+                try prepared.execute(arguments: StatementArguments(remaining.prefix(count)))
+                remaining = remaining.dropFirst(count)
+            }
+        }
+        guard remaining.isEmpty else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(remaining.count) left unused", sql: sql)
+        }
+    }
+
+    /// Runs the cached statement `sql` to its end with the values `bind` adds (one per `?`, in order).
+    public func run(_ sql: String, _ bind: (inout Bindings) -> Void) throws {
+        try forEachRow(sql, bind) { _ in }
+    }
+
+    /// The first row of the cached statement `sql`, read by `read` from the statement while it is on
+    /// that row (column values it reads are valid only there); nil when there is none. The statement is
+    /// stepped to its end.
+    public func firstRow<T>(_ sql: String, _ bind: (inout Bindings) -> Void, read: (SQLiteStatement) throws -> T) throws -> T? {
+        var first: T?
+        try forEachRow(sql, bind) { row in
+            if first == nil { first = try read(row.statement) }
+        }
+        return first
+    }
+
+    /// Calls `body` with the statement on each row of the cached statement `sql` in turn.
+    public func forEachRow(_ sql: String, _ bind: (inout Bindings) -> Void, _ body: (StatementRow) throws -> Void) throws {
+        let cached = try cachedStatement(sql: sql)
+        let statement = cached.sqliteStatement
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        var bindings = Bindings(statement)
+        bind(&bindings)
+        precondition(bindings.count == sqlite3_bind_parameter_count(statement), "\(bindings.count) values bound for: \(sql)")
+        if let code = bindings.failure { throw error(code, sql: sql) }
+        defer { sqlite3_reset(statement) }
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw error(code, sql: sql) }
+            try body(StatementRow(statement: statement))
+        }
+    }
+
+    // MARK: State
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changesCount: Int { Int(sqlite3_changes(sqliteConnection)) }
+    /// Rows changed since the connection opened.
+    public var totalChangesCount: Int { Int(sqlite3_total_changes(sqliteConnection)) }
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+    /// True between BEGIN and COMMIT or ROLLBACK.
+    public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
+
+    public func tableExists(_ name: String) throws -> Bool {
+        try Int.fetchOne(self, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [name]) != nil
+    }
+
+    public func columns(in table: String) throws -> [ColumnInfo] {
+        try Row.fetchAll(self, sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", arguments: [table]).map {
+            ColumnInfo(name: $0[0], type: $0[1] ?? "", isNotNull: $0[2], primaryKeyIndex: $0[3])
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction, committed when it returns `.commit` and rolled back when it
+    /// returns `.rollback` or throws. Hooks registered with `afterNextTransaction` run after it ends.
+    public func inTransaction(_ kind: TransactionKind = .deferred, _ body: () throws -> TransactionCompletion) throws {
+        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        let completion: TransactionCompletion
+        do {
+            completion = try body()
+        } catch {
+            rollback()
+            throw error
+        }
+        switch completion {
+        case .commit: try commit()
+        case .rollback: rollback()
+        }
+    }
+
+    /// Runs `body` in a savepoint, kept when it returns `.commit` and rolled back when it returns
+    /// `.rollback` or throws; outside a transaction, the savepoint is one.
+    public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {
+        guard isInsideTransaction else { return try inTransaction(.deferred, body) }
+        try execute(sql: "SAVEPOINT nested")
+        let completion: TransactionCompletion
+        do {
+            completion = try body()
+        } catch {
+            try? execute(sql: "ROLLBACK TO SAVEPOINT nested")
+            try? execute(sql: "RELEASE SAVEPOINT nested")
+            throw error
+        }
+        if completion == .rollback { try execute(sql: "ROLLBACK TO SAVEPOINT nested") }
+        try execute(sql: "RELEASE SAVEPOINT nested")
+    }
+
+    /// Registers what runs after the current (or next) transaction commits, or rolls back. Only
+    /// transactions this module opens (`write`, `inTransaction`) run the hooks.
+    public func afterNextTransaction(onCommit: @escaping (Database) -> Void, onRollback: ((Database) -> Void)? = nil) {
+        commitHooks.append(onCommit)
+        if let onRollback { rollbackHooks.append(onRollback) }
+    }
+
+    func commit() throws {
+        do {
+            try cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        } catch {
+            rollback()
+            throw error
+        }
+        let hooks = commitHooks
+        commitHooks = []
+        rollbackHooks = []
+        for hook in hooks { hook(self) }
+    }
+
+    func rollback() {
+        if isInsideTransaction { try? cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
+        let hooks = rollbackHooks
+        commitHooks = []
+        rollbackHooks = []
+        for hook in hooks { hook(self) }
+    }
+}

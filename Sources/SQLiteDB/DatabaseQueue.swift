@@ -1,0 +1,76 @@
+import Dispatch
+
+/// What both `DatabaseQueue` and `DatabasePool` offer for writing, so a migrator runs on either.
+public protocol DatabaseWriter: AnyObject, Sendable {
+    func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
+}
+
+/// One connection, used by one closure at a time on a serial queue. Reads run in a deferred
+/// transaction (one consistent state), writes in an immediate one, committed unless the closure throws.
+public final class DatabaseQueue: DatabaseWriter, @unchecked Sendable {
+    private let database: Database
+    private let queue: DispatchQueue
+    private let key = DispatchSpecificKey<Bool>()
+    private var closed = false
+
+    /// A connection to the file at `path`, created if missing (unless read-only).
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        database = try Database(path: path, configuration: configuration)
+        queue = DispatchQueue(label: "SQLiteDB.DatabaseQueue")
+        queue.setSpecific(key: key, value: true)
+        for prepare in configuration.preparations { try prepare(database) }
+    }
+
+    /// A private in-memory database.
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    private func serialized<T>(_ body: (Database) throws -> T) throws -> T {
+        precondition(DispatchQueue.getSpecific(key: key) == nil, "DatabaseQueue is not reentrant: a read or write inside another")
+        return try queue.sync {
+            guard !closed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the connection is closed") }
+            return try body(database)
+        }
+    }
+
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try serialized { db in
+            var result: T?
+            try db.inTransaction(.deferred) {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try serialized { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try serialized(body)
+    }
+
+    /// Runs `body` on the connection outside any transaction (as `writeWithoutTransaction`).
+    public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        try serialized(body)
+    }
+
+    /// Closes the connection; later uses throw.
+    public func close() throws {
+        try queue.sync {
+            guard !closed else { return }
+            try database.close()
+            closed = true
+        }
+    }
+}

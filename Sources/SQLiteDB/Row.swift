@@ -1,0 +1,278 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import CSQLite
+
+/// A row's columns read by position, from a `Row` or straight from a statement on a row (see
+/// `Database.forEachRow`): one reader for both, so a type that reads rows reads them one way.
+public protocol ColumnReader {
+    func text(_ column: Int32) -> String?
+    func integer(_ column: Int32) -> Int64?
+}
+
+/// One result row. A row from `fetchAll`/`fetchOne` holds its values; a row from a cursor reads the
+/// statement it came from, and is valid only until the cursor moves (`copy()` keeps it).
+///
+/// Subscripts read a column by position or by name (exact, then ignoring case). Reading NULL or a value
+/// of another type as a non-optional value is a programming error and stops the process, as reading a
+/// column that does not exist; fetches that convert values (`String.fetchAll`) throw instead.
+public final class Row {
+    private enum Storage {
+        case values([DatabaseValue], names: [String])
+        case statement(Statement)
+    }
+
+    private let storage: Storage
+
+    init(copying statement: Statement) {
+        let raw = statement.sqliteStatement
+        storage = .values((0..<sqlite3_column_count(raw)).map { DatabaseValue(statement: raw, column: $0) }, names: statement.columnNames)
+    }
+
+    init(live statement: Statement) { storage = .statement(statement) }
+
+    /// A row that holds its values, for a row kept beyond its cursor's step.
+    public func copy() -> Row {
+        switch storage {
+        case .values: self
+        case .statement(let statement): Row(copying: statement)
+        }
+    }
+
+    /// The statement a cursor's row reads; nil for a row that holds its values.
+    public var statement: Statement? {
+        if case .statement(let statement) = storage { statement } else { nil }
+    }
+
+    public var count: Int {
+        switch storage {
+        case .values(let values, _): values.count
+        case .statement(let statement): statement.columnCount
+        }
+    }
+
+    public var columnNames: [String] {
+        switch storage {
+        case .values(_, let names): names
+        case .statement(let statement): statement.columnNames
+        }
+    }
+
+    /// The value at column `index`.
+    public func databaseValue(at index: Int) -> DatabaseValue {
+        precondition(index >= 0 && index < count, "row index out of range: \(index)")
+        switch storage {
+        case .values(let values, _): return values[index]
+        case .statement(let statement): return DatabaseValue(statement: statement.sqliteStatement, column: Int32(index))
+        }
+    }
+
+    private func index(of name: String) -> Int {
+        let found: Int?
+        switch storage {
+        case .values(_, let names):
+            found = names.firstIndex(of: name) ?? names.firstIndex { $0.lowercased() == name.lowercased() }
+        case .statement(let statement):
+            found = statement.index(ofColumn: name)
+        }
+        guard let found else { fatalError("no such column in row: \(name)") }
+        return found
+    }
+
+    private static func convert<Value: DatabaseValueConvertible>(_ value: DatabaseValue, _ column: String) -> Value {
+        guard let converted = Value.fromDatabaseValue(value) else {
+            fatalError("could not read \(Value.self) from \(value.isNull ? "NULL" : "a value of another type") in column \(column)")
+        }
+        return converted
+    }
+
+    @_disfavoredOverload
+    public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
+        Self.convert(databaseValue(at: index), String(index))
+    }
+
+    public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value? {
+        let value = databaseValue(at: index)
+        return value.isNull ? nil : Self.convert(value, String(index)) as Value
+    }
+
+    @_disfavoredOverload
+    public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
+        Self.convert(databaseValue(at: index(of: name)), name)
+    }
+
+    public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value? {
+        let value = databaseValue(at: index(of: name))
+        return value.isNull ? nil : Self.convert(value, name) as Value
+    }
+
+    public subscript(_ index: Int) -> DatabaseValue { databaseValue(at: index) }
+    public subscript(_ name: String) -> DatabaseValue { databaseValue(at: index(of: name)) }
+
+    /// The row's values, in column order.
+    public var databaseValues: [DatabaseValue] { (0..<count).map(databaseValue(at:)) }
+}
+
+extension Row: ColumnReader {
+    public func text(_ column: Int32) -> String? { self[Int(column)] }
+    public func integer(_ column: Int32) -> Int64? { self[Int(column)] }
+}
+
+/// A statement on a row, read in place.
+public struct StatementRow: ColumnReader {
+    public let statement: SQLiteStatement
+    public init(statement: SQLiteStatement) { self.statement = statement }
+
+    /// Text up to its first NUL character, invalid UTF-8 repaired.
+    public func text(_ column: Int32) -> String? {
+        guard sqlite3_column_type(statement, column) != SQLITE_NULL, let bytes = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: bytes)
+    }
+
+    public func integer(_ column: Int32) -> Int64? {
+        sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column)
+    }
+}
+
+/// Rows read one at a time (`while let row = try cursor.next()`). Each row reads the statement in
+/// place and is valid until the next call; the statement is reset at the end, and when the cursor goes
+/// away before it.
+public final class RowCursor {
+    public let statement: Statement
+    private var done = false
+
+    init(_ statement: Statement) { self.statement = statement }
+
+    deinit { if !done { sqlite3_reset(statement.sqliteStatement) } }
+
+    public func next() throws -> Row? {
+        guard !done else { return nil }
+        do {
+            if try statement.step() { return Row(live: statement) }
+        } catch {
+            done = true
+            throw error
+        }
+        done = true
+        return nil
+    }
+
+    /// Calls `body` with each remaining row.
+    public func forEach(_ body: (Row) throws -> Void) throws {
+        while let row = try next() { try body(row) }
+    }
+}
+
+/// Values of one type read one at a time from the first column.
+public final class ValueCursor<Value: DatabaseValueConvertible> {
+    private let rows: RowCursor
+
+    init(_ rows: RowCursor) { self.rows = rows }
+
+    public func next() throws -> Value? {
+        guard let row = try rows.next() else { return nil }
+        return try Value.decoded(row.databaseValue(at: 0), sql: rows.statement.sql)
+    }
+}
+
+extension DatabaseValueConvertible {
+    static func decoded(_ value: DatabaseValue, sql: String) throws -> Self {
+        guard let converted = fromDatabaseValue(value) else {
+            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "could not read \(Self.self) from \(value.isNull ? "NULL" : "a value of another type")", sql: sql)
+        }
+        return converted
+    }
+
+    /// The first column of the first row; nil when there is no row or it holds NULL.
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments = []) throws -> Self? {
+        try statement.setArguments(arguments)
+        defer { sqlite3_reset(statement.sqliteStatement) }
+        guard try statement.step() else { return nil }
+        let value = DatabaseValue(statement: statement.sqliteStatement, column: 0)
+        return value.isNull ? nil : try decoded(value, sql: statement.sql)
+    }
+
+    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> Self? {
+        try fetchOne(db.makeStatement(sql: sql), arguments: arguments)
+    }
+
+    /// The first column of every row.
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments = []) throws -> [Self] {
+        try statement.setArguments(arguments)
+        var values: [Self] = []
+        while try statement.step() {
+            values.append(try decoded(DatabaseValue(statement: statement.sqliteStatement, column: 0), sql: statement.sql))
+        }
+        return values
+    }
+
+    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Self] {
+        try fetchAll(db.makeStatement(sql: sql), arguments: arguments)
+    }
+
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments = []) throws -> ValueCursor<Self> {
+        try statement.setArguments(arguments)
+        return ValueCursor(RowCursor(statement))
+    }
+
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> ValueCursor<Self> {
+        try fetchCursor(db.makeStatement(sql: sql), arguments: arguments)
+    }
+}
+
+extension DatabaseValueConvertible where Self: Hashable {
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments = []) throws -> Set<Self> {
+        Set(try fetchAll(statement, arguments: arguments))
+    }
+
+    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> Set<Self> {
+        Set(try fetchAll(db, sql: sql, arguments: arguments))
+    }
+}
+
+extension Row {
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments = []) throws -> RowCursor {
+        try statement.setArguments(arguments)
+        return RowCursor(statement)
+    }
+
+    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> RowCursor {
+        try fetchCursor(db.makeStatement(sql: sql), arguments: arguments)
+    }
+
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments = []) throws -> [Row] {
+        try statement.setArguments(arguments)
+        var rows: [Row] = []
+        while try statement.step() { rows.append(Row(copying: statement)) }
+        return rows
+    }
+
+    public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Row] {
+        try fetchAll(db.makeStatement(sql: sql), arguments: arguments)
+    }
+
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments = []) throws -> Row? {
+        try statement.setArguments(arguments)
+        defer { sqlite3_reset(statement.sqliteStatement) }
+        return try statement.step() ? Row(copying: statement) : nil
+    }
+
+    public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> Row? {
+        try fetchOne(db.makeStatement(sql: sql), arguments: arguments)
+    }
+}
+
+extension Row: Equatable {
+    /// Rows are equal when they have the same column names and values, in order.
+    public static func == (lhs: Row, rhs: Row) -> Bool {
+        lhs.columnNames == rhs.columnNames && lhs.databaseValues == rhs.databaseValues
+    }
+}
+
+extension Row: CustomStringConvertible {
+    public var description: String {
+        "[" + zip(columnNames, databaseValues).map { "\($0):\($1)" }.joined(separator: " ") + "]"
+    }
+}
