@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // ckbrowse: a terminal record browser for CloudKit Web Services.
 // Layout and dependency rules: see ARCHITECTURE.md.
 import PackageDescription
@@ -16,7 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // No traits: the default FullFoundation trait compiles its form coders' DateFormatter support,
+        // Foundation proper, which links ICU's data (34 MB) into the binary; ckbrowse does not use it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Already in the graph through the packages above; named because our code imports their modules.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -53,7 +55,7 @@ let package = Package(
         .target(
             name: "CloudKitLocal",
             dependencies: [
-                "CloudKitWeb",
+                "CloudKitWeb", "CloudKitModels",
                 // SQLite, and its C API for writing change pages straight from column buffers (RowJSON).
                 "SQLiteDB", "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -82,7 +84,7 @@ let package = Package(
         ),
         // Test doubles of the runtime (HeadlessHost: a host without a terminal), for the tests and the
         // benchmarks, which run the browser headless; kept out of BrowserRuntime, which the app ships.
-        .target(name: "BrowserRuntimeTesting", dependencies: ["BrowserRuntime", "RecordBrowser"]),
+        .target(name: "BrowserRuntimeTesting", dependencies: ["BrowserRuntime", "RecordBrowser", "CloudKitModels"]),
         // ncursesw macros, globals and wide-character helpers Swift cannot import directly.
         .target(
             name: "CNcursesw",
@@ -105,6 +107,9 @@ let package = Package(
                 "CLibc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                // `serve` runs the server as a service (`runService`, `ServiceGroup.run`).
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
@@ -136,3 +141,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A file sees the members of the modules it imports, not those its dependencies import: without this,
+// Foundation's `StringProtocol.contains` (Foundation proper, which links ICU's data into the binary)
+// wins over the standard library's in any file, through Hummingbird's or TOMLKit's own imports.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

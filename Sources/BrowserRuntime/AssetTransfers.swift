@@ -1,5 +1,10 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import RecordBrowser
 
 /// The runner's asset work: checking a file to stage, downloading with progress, and uploading the
@@ -14,7 +19,7 @@ extension EffectRunner {
         var path = path
         if path == "~" || path.hasPrefix("~/") { path = (ProcessInfo.processInfo.environment["HOME"] ?? "") + path.dropFirst() }
         if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-        return (path as NSString).standardizingPath
+        return Paths.standardized(path)
     }
 
     /// Tab in a file prompt: the entries of the typed directory whose names start with the typed
@@ -28,26 +33,23 @@ extension EffectRunner {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         let matches = names.filter { $0.hasPrefix(partial) && (partial.hasPrefix(".") || !$0.hasPrefix(".")) }.sorted().prefix(200)
         return .pathsListed(typed: typed, matches.map { name in
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory)
-            return folderTyped + name + (isDirectory.boolValue ? "/" : "")
+            folderTyped + name + (FileManager.default.isDirectory(atPath: folder + "/" + name) == true ? "/" : "")
         })
     }
 
     func checkAssetFile(_ key: RecordKey, field: String, path: String) -> BrowserEvent {
         let absolute = Self.absolutePath(path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+        guard let isDirectory = FileManager.default.isDirectory(atPath: absolute) else {
             return .assetFileRefused(key, field: field, path: path, reason: "no file \(absolute)")
         }
-        guard !isDirectory.boolValue else { return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) is a directory") }
+        guard !isDirectory else { return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) is a directory") }
         guard FileManager.default.isReadableFile(atPath: absolute),
-            let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber
+            let size = integerAttribute((try? FileManager.default.attributesOfItem(atPath: absolute))?[.size]).map(Int64.init)
         else { return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) cannot be read") }
-        guard size.int64Value <= Self.maximumAssetFile else {
-            return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) has \(AssetProgress.bytes(size.int64Value)); an asset holds at most 50 MB")
+        guard size <= Self.maximumAssetFile else {
+            return .assetFileRefused(key, field: field, path: path, reason: "\(absolute) has \(AssetProgress.bytes(size)); an asset holds at most 50 MB")
         }
-        return .assetFileChecked(key, field: field, .success(LocalAssetFile(path: absolute, size: size.int64Value)))
+        return .assetFileChecked(key, field: field, .success(LocalAssetFile(path: absolute, size: size)))
     }
 
     /// Downloads to a new file (an existing one is never overwritten); progress goes to `host` at most
@@ -60,7 +62,7 @@ extension EffectRunner {
         let throttle = ProgressThrottle()
         let label = download.label
         do {
-            let bytes = try await client.downloadAsset(download.asset, to: path, fileName: (path as NSString).lastPathComponent) { done, total in
+            let bytes = try await client.downloadAsset(download.asset, to: path, fileName: Paths.lastComponent(path)) { done, total in
                 // The last report is the outcome's to give.
                 guard done != total, throttle.due() else { return }
                 Task { await host.deliver(.assetProgress(label: label, done: done, total: total)) }
@@ -102,7 +104,7 @@ extension EffectRunner {
 
 /// Lets progress through at most every 100 ms.
 final class ProgressThrottle: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var last: UInt64 = 0
 
     func due() -> Bool {

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RecordBrowser
 
 /// What only the program around the browser can do: the terminal's clipboard, `$EDITOR` with the

@@ -1,5 +1,16 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SQLiteDB
 import RecordBrowser
 
@@ -28,7 +39,7 @@ extension RecordCache {
     public func names(_ key: ListKey, filter: String?, sort: ListSort?, start: Int, count: Int) throws -> (names: [String], deleted: Int) {
         var (condition, arguments) = Self.matching(key, filter: filter)
         // Places are counted with the tombstones, as the window counts them.
-        condition = condition.replacingOccurrences(of: " AND deleted = 0", with: "")
+        condition = condition.replacing(" AND deleted = 0", with: "")
         let rows = try pool.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT name, deleted FROM record WHERE \(condition) ORDER BY \(Self.order(sort)) LIMIT ? OFFSET ?",
@@ -72,12 +83,11 @@ enum Exporter {
     /// is a directory.
     static func refusal(_ path: String) -> String? {
         let absolute = EffectRunner.absolutePath(path)
-        let directory = (absolute as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory.boolValue {
+        let directory = Paths.parent(absolute)
+        if FileManager.default.isDirectory(atPath: absolute) == true {
             return "\(path) is a directory"
         }
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.isDirectory(atPath: directory) == true else {
             return "the directory \(directory) does not exist"
         }
         guard FileManager.default.isWritableFile(atPath: directory) else { return "the directory \(directory) is not writable" }
@@ -89,11 +99,11 @@ enum Exporter {
     static func export(_ request: ExportRequest, cache: RecordCache) -> BrowserEvent {
         if let refused = refusal(request.path) { return .exported(request, .failure(BrowserFailure(message: refused))) }
         let absolute = EffectRunner.absolutePath(request.path)
-        let directory = (absolute as NSString).deletingLastPathComponent
-        let temporary = directory + "/.\((absolute as NSString).lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).part"
+        let directory = Paths.parent(absolute)
+        let temporary = directory + "/.\(Paths.lastComponent(absolute)).\(ProcessInfo.processInfo.processIdentifier).part"
         do {
             guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]),
-                let handle = FileHandle(forWritingAtPath: temporary)
+                let handle = FileOutput(forWritingAtPath: temporary)
             else { return .exported(request, .failure(BrowserFailure(message: "cannot create a file in \(directory)"))) }
             var written = 0
             do {
@@ -169,7 +179,7 @@ enum Exporter {
 enum CSV {
     static func line(_ cells: [String]) -> String {
         cells.map { cell in
-            cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : cell
+            cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + cell.replacing("\"", with: "\"\"") + "\"" : cell
         }.joined(separator: ",") + "\r\n"
     }
 

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RecordBrowser
 
 /// Runs the browser's effects against the service and the local cache, and turns each answer into

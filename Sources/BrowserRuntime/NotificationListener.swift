@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RecordBrowser
 
 /// The Notifications pane's listener: a push token from tokens/create, then the webcourier long-poll

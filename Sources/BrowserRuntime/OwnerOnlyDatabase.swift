@@ -1,6 +1,10 @@
 import CloudKitWeb
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 import RecordBrowser
 
@@ -14,7 +18,7 @@ enum OwnerOnlyDatabase {
         directory: String, prefix: String, account: Account, configuration: Configuration
     ) throws -> (pool: DatabasePool, path: String) {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = (directory as NSString).appendingPathComponent("\(prefix)\(safeName(account.container))-\(account.environment.rawValue)-\(hash(account)).sqlite")
+        let path = Paths.join(directory, "\(prefix)\(safeName(account.container))-\(account.environment.rawValue)-\(hash(account)).sqlite")
         // Created owner-only before SQLite opens it: its -wal and -shm files copy the database's mode.
         if !FileManager.default.fileExists(atPath: path) {
             _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
@@ -36,7 +40,7 @@ enum OwnerOnlyDatabase {
 
     /// The file an earlier version kept for a container and environment, whatever the server and user.
     static func legacyPath(directory: String, prefix: String, container: String, environment: CloudKitEnvironment) -> String {
-        (directory as NSString).appendingPathComponent("\(prefix)\(safeName(container))-\(environment.rawValue).sqlite")
+        Paths.join(directory, "\(prefix)\(safeName(container))-\(environment.rawValue).sqlite")
     }
 
     static func remove(_ path: String) {

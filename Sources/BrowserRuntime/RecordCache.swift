@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 import RecordBrowser
 
@@ -15,7 +19,7 @@ public final class RecordCache: Sendable {
     public let droppedLegacyFile: String?
 
     public static func defaultDirectory() -> String {
-        (XDG.cacheHome() as NSString).appendingPathComponent("ckbrowse")
+        Paths.join(XDG.cacheHome(), "ckbrowse")
     }
 
     /// Opens (or creates) the cache for an account.
@@ -300,7 +304,7 @@ public final class RecordCache: Sendable {
         let labelCases = labels.filter { FieldNames.isValid($0.value) }.sorted { $0.key < $1.key }
         if fields.isEmpty, !labelCases.isEmpty {
             func pick(_ part: String) -> String {
-                "CASE type " + labelCases.map { "WHEN '\($0.key.replacingOccurrences(of: "'", with: "''"))' THEN json_extract(CAST(json AS TEXT), '$.fields.\($0.value).\(part)')" }
+                "CASE type " + labelCases.map { "WHEN '\($0.key.replacing("'", with: "''"))' THEN json_extract(CAST(json AS TEXT), '$.fields.\($0.value).\(part)')" }
                     .joined(separator: " ") + " END"
             }
             extracted = [pick("value"), pick("type")]
@@ -350,7 +354,7 @@ public final class RecordCache: Sendable {
         case .null: return ""
         case .int64(let i): return type == "TIMESTAMP" ? Format.short(i) : String(i)
         case .double(let d): return d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d)
-        case .string(let s): return s.replacingOccurrences(of: "\n", with: "⏎")
+        case .string(let s): return s.replacing("\n", with: "⏎")
         case .blob(let data): return String(decoding: data, as: UTF8.self)
         }
     }

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 import RecordBrowser
 
@@ -15,7 +19,7 @@ public final class StagingJournal: Sendable {
     public let account: Account
 
     public static func defaultDirectory() -> String {
-        (XDG.stateHome() as NSString).appendingPathComponent("ckbrowse")
+        Paths.join(XDG.stateHome(), "ckbrowse")
     }
 
     public init(directory: String = StagingJournal.defaultDirectory(), account: Account) throws {

@@ -1,7 +1,12 @@
+import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The XDG base directories: `$XDG_*_HOME` when set and absolute, else under `$HOME` (Foundation's
-/// `NSHomeDirectory()` reads the passwd entry on Linux and ignores `$HOME`, so it is the last resort).
+/// home directory reads the passwd entry on Linux and ignores `$HOME`, so it is the last resort).
 public enum XDG {
     public static func cacheHome() -> String { base("XDG_CACHE_HOME", ".cache") }
     public static func stateHome() -> String { base("XDG_STATE_HOME", ".local/state") }
@@ -10,12 +15,12 @@ public enum XDG {
 
     public static func home() -> String {
         let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
-        return home.isEmpty ? NSHomeDirectory() : home
+        return home.isEmpty ? FileManager.default.homeDirectoryForCurrentUser.path : home
     }
 
     static func base(_ variable: String, _ fallback: String) -> String {
         // The spec: a relative path in the variable is invalid and ignored.
         if let value = ProcessInfo.processInfo.environment[variable], value.hasPrefix("/") { return value }
-        return (home() as NSString).appendingPathComponent(fallback)
+        return Paths.join(home(), fallback)
     }
 }

@@ -1,5 +1,10 @@
 import BrowserRuntime
+import CloudKitModels
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RecordBrowser
 
 /// A host without a terminal: copies are kept, quitting does nothing, and `$EDITOR` is not run —
@@ -7,7 +12,7 @@ import RecordBrowser
 /// out; nil: the file could not be read). The test double the headless runs use (`BrowserLoop.settle`
 /// in the tests and the benchmarks); the terminal app's host is its own.
 public final class HeadlessHost: EffectHost, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var copiedTexts: [String] = []
     private var late: [BrowserEvent] = []
     private var editedTexts: [String] = []

@@ -30,6 +30,8 @@ int clibc_wcwidth(uint32_t scalar) {
 
 void clibc_setup_utf8_locale(void) {
     setlocale(LC_ALL, "");
+    // Numbers are written the same in every locale (String(cFormat:) uses vsnprintf): a decimal point.
+    setlocale(LC_NUMERIC, "C");
     const char *codeset = nl_langinfo(CODESET);
     if (codeset == NULL || (strcmp(codeset, "UTF-8") != 0 && strcmp(codeset, "utf8") != 0)) {
         if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) setlocale(LC_CTYPE, "en_US.UTF-8");

@@ -1,6 +1,10 @@
 import CloudKitWeb
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 
 /// One HTTP exchange as the server sees it, independent of the HTTP library.
@@ -240,7 +244,7 @@ public final class LocalCloudKit: Sendable {
 
     /// The user record name of a user name: `_` and 32 hex digits, as the service's look.
     public static func userRecordName(for name: String) -> String {
-        "_" + SHA256.hash(data: Data(name.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        "_" + SHA256.hash(data: Data(name.utf8)).prefix(16).map { String(cFormat: "%02x", $0) }.joined()
     }
 
     /// The record name writes made with a server-to-server key are attributed to.
@@ -528,7 +532,7 @@ public final class LocalCloudKit: Sendable {
 
 /// A tiny lock-protected value (Swift 6's `Synchronization.Mutex` needs macOS 15).
 final class Mutex<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value: Value
     init(_ value: Value) { self.value = value }
     func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {

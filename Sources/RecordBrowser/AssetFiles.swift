@@ -1,5 +1,9 @@
 import CloudKitModels
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Assets as the browser handles them: progress text, and values staged from a local file.
 public enum AssetProgress {
@@ -13,7 +17,7 @@ public enum AssetProgress {
             value /= 1024
             unit += 1
         }
-        return (value < 10 ? String(format: "%.1f", value) : String(Int(value.rounded()))) + " " + units[unit]
+        return (value < 10 ? String(cFormat: "%.1f", value) : String(Int(value.rounded()))) + " " + units[unit]
     }
 
     /// `1.2 MB of 2.9 MB (41%)`, or `1.2 MB` when the total is unknown.
@@ -71,10 +75,10 @@ public enum AssetFileName {
         guard parts.count == 2 else { return nil }
         for item in parts[1].split(separator: "&") {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, let value = percentDecoded(String(pair[1]).replacingOccurrences(of: "+", with: " ")) else { continue }
+            guard pair.count == 2, let value = percentDecoded(String(pair[1]).replacing("+", with: " ")) else { continue }
             switch pair[0].lowercased() {
             case "response-content-type", "content-type", "contenttype", "rsct":
-                let mime = value.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+                let mime = value.split(separator: ";").first.map { $0.trimmingWhitespace().lowercased() } ?? ""
                 if let ext = mimeExtensions[mime] { return ext }
             default: continue
             }
@@ -87,7 +91,30 @@ public enum AssetFileName {
         return ext.lowercased()
     }
 
-    static func percentDecoded(_ s: String) -> String? { s.removingPercentEncoding }
+    /// `%XX` escapes decoded; nil when one is malformed or the bytes are not UTF-8 (as Foundation's
+    /// `removingPercentEncoding`, which is Foundation proper).
+    static func percentDecoded(_ s: String) -> String? {
+        var bytes: [UInt8] = []
+        var input = s.utf8.makeIterator()
+        while let byte = input.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 
     static let mimeExtensions: [String: String] = [
         "image/jpeg": "jpg", "image/png": "png", "image/gif": "gif", "image/webp": "webp", "image/heic": "heic",

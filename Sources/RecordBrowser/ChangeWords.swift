@@ -103,7 +103,7 @@ public enum ChangeWords {
             return "asset" + (a.size.map { " of \(Format.count(Int($0))) bytes" } ?? "") + (a.fileChecksum.map { " (checksum \($0))" } ?? "")
         default:
             if value.isList { return Format.items(value.listCount ?? 0) }
-            return Format.scalar(value).replacingOccurrences(of: "\n", with: "⏎")
+            return Format.scalar(value).replacing("\n", with: "⏎")
         }
     }
 

@@ -1,5 +1,9 @@
 import CloudKitModels
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why typed text is not a valid value for a field (shown in place; nothing is staged).
 public struct FieldInputError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -33,7 +37,7 @@ public enum FieldInput {
 
     static func value(_ raw: String, _ type: FieldType, original: FieldValue? = nil) throws -> FieldValue {
         if type.isList, let elementType = type.elementType { return try list(raw, elementType, type, original: original) }
-        let text = type == .string ? raw : raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = type == .string ? raw : raw.trimmingWhitespace()
         switch type {
         case .string: return .string(text)
         case .int64:
@@ -63,7 +67,7 @@ public enum FieldInput {
     static func list(_ text: String, _ elementType: FieldType, _ listType: FieldType, original: FieldValue? = nil) throws -> FieldValue {
         let originals = original?.isList == true ? original!.listElements : []
         var items: [String]
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         if trimmed.hasPrefix("[") {
             guard case .array(let elements)? = try? JSON(parsing: trimmed) else { throw FieldInputError("the list is not a valid JSON array") }
             items = elements.map { element in
@@ -187,7 +191,7 @@ public enum FieldInput {
     /// `48.8619, 2.3376 ± 5.0 alt 35.0 ± 2.0 course 90.0 speed 1.5 at 2024-03-01T11:06:40Z`: every part
     /// after the coordinates optional (`vacc N` is the vertical accuracy of a location without altitude).
     static func location(_ text: String) throws -> Location {
-        var tokens = text.replacingOccurrences(of: "+/-", with: "±").replacingOccurrences(of: "±", with: " ± ").replacingOccurrences(of: ",", with: " , ")
+        var tokens = text.replacing("+/-", with: "±").replacing("±", with: " ± ").replacing(",", with: " , ")
             .split(whereSeparator: \.isWhitespace).map(String.init)[...]
         func number(_ what: String) throws -> Double {
             guard let token = tokens.popFirst() else { throw FieldInputError("\(what) is missing: \(locationUsage)") }

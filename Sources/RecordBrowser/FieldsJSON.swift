@@ -14,7 +14,7 @@ public enum FieldsJSON {
     static func header(record: Record, error: String?) -> String {
         var lines: [String] = []
         if let error {
-            lines += ["// ERROR: " + error.replacingOccurrences(of: "\n", with: " "), "// Fix it and save again; quit without saving (or empty the file) to cancel.", "//"]
+            lines += ["// ERROR: " + error.replacing("\n", with: " "), "// Fix it and save again; quit without saving (or empty the file) to cancel.", "//"]
         }
         lines += [
             "// ckbrowse: the fields of \(record.recordType ?? "record") '\(record.recordName)' (change tag \(record.recordChangeTag ?? "none")).",

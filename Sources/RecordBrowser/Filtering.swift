@@ -116,7 +116,7 @@ extension Browser {
         guard let filter, !filter.isEmpty, y >= 0, y < screen.height else { return }
         // Lower-casing keeps the text's characters (and so their columns) for the scripts used here.
         let lowered = screen.line(y).lowercased()
-        guard let range = lowered.range(of: filter.lowercased()) else { return }
+        guard let range = lowered.firstRange(of: filter.lowercased()) else { return }
         let x = TextWidth.width(String(lowered[..<range.lowerBound]))
         let width = TextWidth.width(String(lowered[range]))
         guard x < screen.width else { return }

@@ -1,5 +1,9 @@
 import CloudKitModels
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TerminalUI
 
 /// How values read on screen.
@@ -12,7 +16,7 @@ public enum Format {
     }
 
     private final class ZoneBox: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = Lock()
         var zone: TimeZone = .current
     }
 
@@ -86,7 +90,7 @@ public enum Format {
     }
 
     static func hex(_ data: Data, limit: Int = 16) -> String {
-        let bytes = data.prefix(limit).map { String(format: "%02x", $0) }.joined(separator: " ")
+        let bytes = data.prefix(limit).map { String(cFormat: "%02x", $0) }.joined(separator: " ")
         return data.count > limit ? bytes + " …" : bytes
     }
 
@@ -116,7 +120,7 @@ public enum Format {
             if a.downloadURL == nil { parts.append("no download URL") }
             return parts.joined(separator: " · ")
         case .location(let l):
-            var text = String(format: "%.6f, %.6f", l.latitude, l.longitude)
+            var text = String(cFormat: "%.6f, %.6f", l.latitude, l.longitude)
             if let h = l.horizontalAccuracy { text += " ±\(h.description) m" }
             if let alt = l.altitude { text += " · alt \(alt.description) m" }
             if let v = l.verticalAccuracy { text += " ±\(v.description) m" }
@@ -179,7 +183,7 @@ extension Browser {
                 let old = record.fields[name].map { value in
                     value.isList ? "[" + value.listElements.prefix(20).map(Format.scalar).joined(separator: ", ") + ((value.listCount ?? 0) > 20 ? ", … \(Format.count((value.listCount ?? 0) - 20)) more" : "") + "]" : Format.scalar(value)
                 } ?? "unset (a new field)"
-                lines.append(DetailLine(field: "", type: "", text: "was: " + old.replacingOccurrences(of: "\n", with: "⏎"), owner: name, mark: .was))
+                lines.append(DetailLine(field: "", type: "", text: "was: " + old.replacing("\n", with: "⏎"), owner: name, mark: .was))
             }
         }
         lines.append(DetailLine(field: "SYSTEM", type: "", text: "", isHeading: true))

@@ -24,7 +24,7 @@ extension Browser {
         for (key, value) in n.recordFields?.pairs ?? [] {
             let text: String
             if case .string(let s) = value { text = s } else { text = value.text }
-            parts.append("\(key)=\(text.replacingOccurrences(of: "\n", with: "⏎"))")
+            parts.append("\(key)=\(text.replacing("\n", with: "⏎"))")
         }
         if let body = n.alertBody { parts.append("“\(body)”") }
         return parts.joined(separator: " ")

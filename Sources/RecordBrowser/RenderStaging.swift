@@ -21,7 +21,7 @@ extension Browser {
             let count = value.listCount ?? 0
             return Format.items(count) + " " + value.listElements.prefix(3).map(Format.scalar).joined(separator: ", ") + (count > 3 ? ", …" : "")
         }
-        return Format.scalar(value).replacingOccurrences(of: "\n", with: "⏎")
+        return Format.scalar(value).replacing("\n", with: "⏎")
     }
 
     /// One line of the batch, wrapped to `width` (continuation lines indented under its text; none
@@ -53,7 +53,7 @@ extension Browser {
             switch op.mode {
             case .force: head += " · FORCED (sent without the tag)"
             case .recreate: head += " · RE-CREATE (deleted on the server)"
-            case .create: head = head.replacingOccurrences(of: " · based on change tag none", with: " · a new record")
+            case .create: head = head.replacing(" · based on change tag none", with: " · a new record")
             case .conditional: break
             }
             add(i, head, op.kind == .delete ? Theme.stagedDelete : Theme.staged)

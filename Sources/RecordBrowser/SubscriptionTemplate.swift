@@ -84,7 +84,7 @@ public enum SubscriptionTemplate {
     static func header(_ s: Subscription, isNew: Bool, context: Context, error: String?) -> String {
         var lines: [String] = []
         if let error {
-            lines += ["// ERROR: " + error.replacingOccurrences(of: "\n", with: " "), "// Fix it and save again; quit without saving (or empty the file) to cancel.", "//"]
+            lines += ["// ERROR: " + error.replacing("\n", with: " "), "// Fix it and save again; quit without saving (or empty the file) to cancel.", "//"]
         }
         let what = isNew ? "a new \(s.subscriptionType.rawValue) subscription" : "subscription '\(s.subscriptionID ?? "?")'"
         lines += [

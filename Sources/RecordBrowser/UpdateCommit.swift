@@ -262,7 +262,7 @@ extension Browser {
                 state.clearNotice()
             case .enter where typing:
                 let expected = typedConfirmation(state, count)
-                guard commit.typed.replacingOccurrences(of: ",", with: "") == expected.replacingOccurrences(of: ",", with: "") else {
+                guard commit.typed.replacing(",", with: "") == expected.replacing(",", with: "") else {
                     state.say(production ? .typeToSend(expected: expected, count: count) : .notSent(.countMistyped(expected, count)))
                     return []
                 }

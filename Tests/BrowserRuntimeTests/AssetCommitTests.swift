@@ -5,6 +5,7 @@ import CloudKitWeb
 import Foundation
 import RecordBrowser
 import Testing
+import TerminalUI
 
 /// A file staged into an asset field goes through the real core, runner, client and local server:
 /// checked, uploaded at commit, saved with its receipt, and downloaded back byte for byte.

@@ -5,6 +5,7 @@ import CloudKitWeb
 import Foundation
 import RecordBrowser
 import Testing
+import TerminalUI
 
 /// Bulk edits through the real core, runner, cache, local server and journal: 450 deletions go out as
 /// 3 atomic requests once the count is typed; exports are written whole, or not at all.

@@ -5,6 +5,7 @@ import CloudKitWeb
 import Foundation
 import RecordBrowser
 import Testing
+import TerminalUI
 
 /// Commits through the real core, runner, client, local server and journal (in-process transport).
 @Suite struct CommitRoundTripTests {

@@ -5,6 +5,7 @@ import CloudKitWeb
 import Foundation
 import RecordBrowser
 import Testing
+import TerminalUI
 
 /// Issue 32, "a delete that deletes 170": what a staged delete does to the cached records that refer
 /// to it, the cascade counted recursively.

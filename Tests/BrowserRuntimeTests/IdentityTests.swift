@@ -6,6 +6,7 @@ import Foundation
 import SQLiteDB
 import RecordBrowser
 import Testing
+import TerminalUI
 
 /// Answers every records/modify with each operation's record saved, and records what was sent.
 final class RecordingModifyTransport: HTTPTransport, @unchecked Sendable {

@@ -5,6 +5,7 @@ import CloudKitWeb
 import Foundation
 import RecordBrowser
 import Testing
+import TerminalUI
 
 /// Subscriptions built in the browser: `n` and `$EDITOR`, `E`, `d`, `u`, `R`, staged into the batch and
 /// the journal and committed with subscriptions/modify, through the real core, runner, client and

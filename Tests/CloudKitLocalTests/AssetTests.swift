@@ -2,6 +2,7 @@ import CloudKitWeb
 import Foundation
 import Testing
 @testable import CloudKitLocal
+import SQLiteDB
 
 /// A clock tests move forward.
 final class TestClock: @unchecked Sendable {

@@ -4,6 +4,7 @@ import CloudKitWeb
 import Crypto
 import Foundation
 import Testing
+import SQLiteDB
 
 @Suite struct AuthTests {
     @Test func tokensAndUsersAreCheckedAsTheServiceChecksThem() async throws {

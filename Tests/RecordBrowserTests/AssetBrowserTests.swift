@@ -2,6 +2,7 @@ import CloudKitModels
 import Foundation
 import Testing
 @testable import RecordBrowser
+import TerminalUI
 
 /// Assets in the record detail: `o` asks where and downloads with progress; `e` on an asset field
 /// (or `a NAME ASSETID`) stages a checked local file, shown as such and uploaded on commit.

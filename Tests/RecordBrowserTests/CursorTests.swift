@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import RecordBrowser
 @testable import TerminalUI
+import CloudKitModels
 
 /// The terminal's cursor stands where the user is: at the caret of what is typed (never out of view,
 /// however long the line), else on the selected row, else (a view with no selection) on the hint line.

@@ -1,6 +1,7 @@
 import CloudKitWeb
 import Testing
 @testable import RecordBrowser
+import TerminalUI
 
 /// The hint line holds typed reports: what a key did is a value (read here), and its words come from
 /// one place (the screen shows them).

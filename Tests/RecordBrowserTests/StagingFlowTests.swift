@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import RecordBrowser
 @testable import TerminalUI
+import BrowserRuntime
 
 extension Harness {
     static let gallery = ZoneID(zoneName: "Gallery", ownerRecordName: owner, zoneType: .regularCustomZone)

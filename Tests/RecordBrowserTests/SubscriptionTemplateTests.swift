@@ -1,6 +1,7 @@
 import CloudKitWeb
 import Testing
 @testable import RecordBrowser
+import Foundation
 
 /// Issue 31: what the subscription editor refuses before anything is sent, each with its reason.
 @Suite struct SubscriptionTemplateTests {

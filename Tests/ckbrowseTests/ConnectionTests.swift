@@ -2,6 +2,7 @@ import CloudKitWeb
 import Foundation
 import Testing
 @testable import ckbrowse
+import ArgumentParser
 
 @Suite struct ProfileTests {
     @Test func parsesProfilesWithCommentsAndQuoting() throws {

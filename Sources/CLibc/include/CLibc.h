@@ -5,7 +5,8 @@
 /// wcwidth() evaluated in a private C.UTF-8 locale (per thread), so it is right in any process locale
 /// and from any thread. Returns -1 for control characters.
 int clibc_wcwidth(uint32_t scalar);
-/// setlocale(LC_ALL, ""), falling back to C.UTF-8 for LC_CTYPE when the result is not UTF-8.
+/// setlocale(LC_ALL, ""), falling back to C.UTF-8 for LC_CTYPE when the result is not UTF-8; LC_NUMERIC
+/// stays "C", so numbers formatted through libc have a decimal point in every locale.
 void clibc_setup_utf8_locale(void);
 int clibc_isatty(int fd);
 /// Installs a SIGWINCH handler that chains to the previous one and writes a byte to `fd`.

@@ -1,6 +1,10 @@
 import CloudKitWeb
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Authentication as the service does it (§2): `ckAPIToken` bound to a container, `ckWebAuthToken`
 /// (or its alias `ckSession`) naming a signed-in user, or a server-to-server key's signature. What is
@@ -157,7 +161,7 @@ extension LocalCloudKit {
     /// derived from the token itself.
     static func session(ofWebToken token: String) -> String {
         if let parts = OpaqueToken.decode(token), parts.count == 6, parts[0] == "w2" { return parts[2] }
-        return SHA256.hash(data: Data(token.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hash(data: Data(token.utf8)).prefix(8).map { String(cFormat: "%02x", $0) }.joined()
     }
 
     /// A raw (not yet percent-decoded) query value holding `+`, `/` or `=`, which a web auth token

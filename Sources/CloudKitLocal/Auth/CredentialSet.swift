@@ -1,6 +1,10 @@
 import CloudKitWeb
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Who may call the server: exactly what the flags and `--config` say at this start (SERVER.md, "Threat
 /// model"). Nothing of it is kept in the data directory, so an API token, user or key removed from the
@@ -39,7 +43,7 @@ struct CredentialSet: Sendable {
             let digest = SHA256.hash(data: Data(tokens.sorted().joined(separator: "\u{1F}").utf8))
             let user = User(
                 name: name, recordName: LocalCloudKit.userRecordName(for: name),
-                fingerprint: digest.prefix(12).map { String(format: "%02x", $0) }.joined())
+                fingerprint: digest.prefix(12).map { String(cFormat: "%02x", $0) }.joined())
             usersByName[name] = user
             for token in tokens { usersByToken[token] = (user, LocalCloudKit.session(ofWebToken: token)) }
         }

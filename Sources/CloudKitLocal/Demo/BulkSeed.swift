@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 
 /// Fills a custom zone with many records straight through SQL (for benchmarks of paging and caching:
@@ -36,7 +40,7 @@ public enum BulkSeed {
                 seq += 1
                 var fields: [String: FieldValue] = ["title": .string("Item \(i)"), "n": .int64(Int64(i)), "when": .timestamp(now - Int64(i))]
                 for (field, value) in extraFields { fields[field] = value(i) }
-                try insert.execute(arguments: [dbID, zoneName, String(format: "item-%07d", i), recordType, String(seq, radix: 36),
+                try insert.execute(arguments: [dbID, zoneName, String(cFormat: "item-%07d", i), recordType, String(seq, radix: 36),
                                                Record.encodeStoredFields(fields), now, owner, now, owner, seq])
             }
             try db.execute(sql: "UPDATE zone SET seq = ? WHERE db = ? AND name = ?", arguments: [seq, dbID, zoneName])

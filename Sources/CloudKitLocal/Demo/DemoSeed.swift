@@ -1,5 +1,10 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SQLiteDB
 
 /// The demo container: `iCloud.com.example.Gallery` (the reference's own example app), filled through
 /// the public API so seeding runs the same code paths as every client.
@@ -132,7 +137,7 @@ public enum DemoSeed {
         // Images and photos are real files, uploaded as a client does (assets/upload, then the bytes).
         let imageFor = (0..<1_700).filter { $0 % 11 == 0 }, photosFor = (0..<1_700).filter { $0 % 17 == 0 }
         var images: [Int: Asset] = [:], photos: [Int: Asset] = [:]
-        let wanted = imageFor.map { (String(format: "artwork-%04d", $0), "image", $0) } + photosFor.map { (String(format: "artwork-%04d", $0), "photos", $0) }
+        let wanted = imageFor.map { (String(cFormat: "artwork-%04d", $0), "image", $0) } + photosFor.map { (String(cFormat: "artwork-%04d", $0), "photos", $0) }
         for chunk in stride(from: 0, to: wanted.count, by: 200) {
             let part = wanted[chunk..<min(chunk + 200, wanted.count)]
             let tokens = try await privateDB.requestAssetUploads(
@@ -173,10 +178,10 @@ public enum DemoSeed {
                 fields["photos"] = photos[i].map { .assetList([$0]) }
                 fields["sites"] = .locationList([Location(latitude: 35.68, longitude: 139.76), Location(latitude: 51.5, longitude: -0.12)])
             }
-            ops.append(.create(Record(recordName: String(format: "artwork-%04d", i), recordType: "Artwork", fields: fields)))
+            ops.append(.create(Record(recordName: String(cFormat: "artwork-%04d", i), recordType: "Artwork", fields: fields)))
         }
         for i in 0..<150 {
-            let works = (0..<4).map { Reference(recordName: String(format: "artwork-%04d", (i * 11 + $0 * 3) % 1_700), action: .noAction) }
+            let works = (0..<4).map { Reference(recordName: String(cFormat: "artwork-%04d", (i * 11 + $0 * 3) % 1_700), action: .noAction) }
             ops.append(.create(Record(recordName: "exhibition-\(i)", recordType: "Exhibition", fields: [
                 "name": .string(i % 4 == 0 ? "展覧会 \(i): 浮世絵と現代" : "Exhibition \(i)"),
                 "opens": .timestamp(start + Int64(i) * 604_800_000), "works": .referenceList(works),
@@ -197,7 +202,7 @@ public enum DemoSeed {
         try check(await privateDB.modifyRecords(ModifyRecordsRequest(operations: deletions, zoneID: gallery)))
         // Some updated records, so change tags and modified times differ from created ones.
         let updates = (0..<25).map { i in
-            RecordOperation(.forceUpdate, Record(recordName: String(format: "artwork-%04d", i * 3), fields: ["onDisplay": .int64(1)]))
+            RecordOperation(.forceUpdate, Record(recordName: String(cFormat: "artwork-%04d", i * 3), fields: ["onDisplay": .int64(1)]))
         }
         try check(await privateDB.modifyRecords(ModifyRecordsRequest(operations: updates, zoneID: gallery)))
 
@@ -249,7 +254,7 @@ public enum DemoSeed {
     /// A small SVG picture of artwork `i` (a few hundred bytes to a few KB), different for each.
     static func picture(_ i: Int, photo: Bool) -> [UInt8] {
         var rng = SeedRandom(seed: UInt64(i * 2 + (photo ? 1 : 0)))
-        func color() -> String { String(format: "#%02x%02x%02x", Int(rng.unit() * 255), Int(rng.unit() * 255), Int(rng.unit() * 255)) }
+        func color() -> String { String(cFormat: "#%02x%02x%02x", Int(rng.unit() * 255), Int(rng.unit() * 255), Int(rng.unit() * 255)) }
         var svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240" viewBox="0 0 320 240">"#
         svg += #"<rect width="320" height="240" fill="\#(color())"/>"#
         for _ in 0..<(3 + i % 20) {

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encoded answers of read requests, kept while the store is unchanged.
 ///

@@ -1,6 +1,17 @@
 import CloudKitWeb
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SQLiteDB
 
 /// Assets (reference §3.6, §4.16–4.18), end to end:

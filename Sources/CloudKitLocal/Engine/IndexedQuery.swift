@@ -1,5 +1,16 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SQLiteDB
 
 /// Where a query's page ended: the last record's sort keys, name and zone. The next page starts
@@ -403,7 +414,7 @@ struct IndexedQuery {
     /// `SELECT` and `StoredRecord.columns` of `r`, then its rowid (made once: trimming each column name
     /// with Foundation was a third of a small query's page).
     static let select = "SELECT "
-        + StoredRecord.columns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+        + StoredRecord.columns.split(separator: ",").map { "r." + $0.trimmingWhitespace() }.joined(separator: ", ")
         + ", r.rowid FROM "
 
     /// Rows after `position` in (key, name) order, ties by name ascending whichever way the key goes.

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 
 /// What a participant may reach in one zone shared with them: the whole zone (a zone-wide share) or

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Opaque tokens handed to clients: zone sync tokens, database sync tokens and query continuation
 /// markers. Each names what it belongs to, so a token from another zone, an older incarnation of a

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 
 /// A user as others find them: the name they sign in with, their record name and look-up keys.

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 
 struct ZoneRow: Sendable {
@@ -197,7 +201,7 @@ extension LocalCloudKit {
         if name.isEmpty { return "it is empty" }
         if name.utf8.count > 255 { return "it is \(name.utf8.count) bytes long (at most 255)" }
         if let control = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            return "it holds the control character U+" + String(format: "%04X", control.value)
+            return "it holds the control character U+" + String(cFormat: "%04X", control.value)
         }
         return nil
     }

@@ -1,4 +1,16 @@
+import class CloudKitModels.Lock
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
@@ -132,7 +144,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 /// until the store changes, and an entry here keeps its array alive, so no other array can have that
 /// address meanwhile.
 final class CachedAnswerShared: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var entries: [(bytes: [UInt8], buffer: ByteBuffer)] = []
     private let capacity = 16
 

@@ -1,4 +1,9 @@
+import class CloudKitModels.Lock
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
@@ -130,7 +135,7 @@ struct ConnectionClock {
 
 /// The connections a server serves now, against its cap; shared by every connection's guard.
 final class ConnectionCount: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var open = 0
     let limit: Int
 

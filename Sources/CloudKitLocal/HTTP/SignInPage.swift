@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The sign-in page an `AUTHENTICATION_REQUIRED` answer's `redirectURL` points to (§2.2, §7.8): Apple
 /// shows its own; this server shows its users (names only, no passwords: it is a local stand-in) and
@@ -110,7 +114,7 @@ extension LocalCloudKit {
         }
         if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
         let separator = rest.contains("?") ? "&" : "?"
-        return url.origin + rest.replacingOccurrences(of: "\\", with: "/") + separator + "ckWebAuthToken=" + PercentEncoding.encodeQueryValue(token) + fragment
+        return url.origin + rest.replacing("\\", with: "/") + separator + "ckWebAuthToken=" + PercentEncoding.encodeQueryValue(token) + fragment
     }
 
     /// Sign-in answers: never cached, never framed, never sent as a Referer.
@@ -131,10 +135,10 @@ extension LocalCloudKit {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
     }
 
     /// JSON placed inside a `<script>`: `<` escaped, so no `</script>` can end it.
-    static func scriptSafe(_ json: String) -> String { json.replacingOccurrences(of: "<", with: "\\u003c") }
+    static func scriptSafe(_ json: String) -> String { json.replacing("<", with: "\\u003c") }
 }

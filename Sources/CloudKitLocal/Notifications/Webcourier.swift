@@ -1,6 +1,11 @@
 import CloudKitWeb
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import SQLiteDB
 
 /// Why a waiting long-poll was resumed.

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SQLiteDB
 
 /// The query index (issue 33): one table, `field_index`, holding for every live record and every
@@ -113,9 +117,11 @@ enum FieldIndex {
 
     // MARK: Values
 
-    /// Text as the index holds it: NFC (ASCII is already).
+    /// Text as the index holds it: NFC (ASCII is already). The standard library's own normalization
+    /// (`_nfcCodeUnits`, public though underscored), not Foundation's `precomposedStringWithCanonicalMapping`,
+    /// which is ICU's and would link ICU's data into the binary; a test holds the two equal.
     static func text(_ s: String) -> String {
-        s.utf8.allSatisfy { $0 < 0x80 } ? s : s.precomposedStringWithCanonicalMapping
+        s.utf8.allSatisfy { $0 < 0x80 } ? s : String(decoding: s._nfcCodeUnits, as: UTF8.self)
     }
 
     /// A scalar as the index holds it.
@@ -290,7 +296,7 @@ enum FieldIndex {
     static func buildAll(_ db: Database) throws {
         let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM record WHERE deleted = 0")) ?? 0
         let loud = total > 50_000
-        if loud { FileHandle.standardError.write(Data("building query indexes for \(total) records…\n".utf8)) }
+        if loud { FileOutput.standardError.write("building query indexes for \(total) records…\n") }
         var done = 0, reported = 0
         let pairs = try Row.fetchAll(db.cachedStatement(sql: "SELECT DISTINCT container, environment FROM ckdb"))
         for pair in pairs {
@@ -300,12 +306,12 @@ enum FieldIndex {
                     done += n
                     if loud, done * 10 / max(total, 1) > reported {
                         reported = done * 10 / max(total, 1)
-                        FileHandle.standardError.write(Data("  query indexes: \(min(reported * 10, 100)) % (\(done) records)\n".utf8))
+                        FileOutput.standardError.write("  query indexes: \(min(reported * 10, 100)) % (\(done) records)\n")
                     }
                 }
             }
         }
-        if loud { FileHandle.standardError.write(Data("query indexes built\n".utf8)) }
+        if loud { FileOutput.standardError.write("query indexes built\n") }
     }
 
     /// The named fields of a stored fields text, decoding only those (text this server did not

@@ -1,10 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import CloudKitModels
 
 /// Files that hold secrets (the token secret, users' data, push tokens, snapshots of them) are the
 /// owner's alone: directories 0700, files 0600, created so from the first byte (never widened later),
@@ -14,12 +19,11 @@ enum OwnerOnlyFiles {
     /// `marker`) to 0700. Another directory (`--data .` in a home directory) is left as it is: its
     /// files are owner-only all the same.
     static func prepareDirectory(_ directory: String, holding marker: String) throws {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+        guard let isDirectory = FileManager.default.isDirectory(atPath: directory) else {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return
         }
-        guard isDirectory.boolValue else { throw SnapshotError(message: "\(directory) is not a directory") }
+        guard isDirectory else { throw SnapshotError(message: "\(directory) is not a directory") }
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         if contents.isEmpty || contents.contains(marker) {
             chmod(directory, 0o700)
@@ -44,8 +48,8 @@ enum OwnerOnlyFiles {
         guard chmod(path, 0o600) == 0 else { throw SnapshotError(message: "cannot make \(path) owner-only: \(String(cString: strerror(errno)))") }
     }
 
+    /// True when `path` is a symbolic link (readlink succeeds only on one).
     static func isLink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
     }
 }

@@ -1,5 +1,9 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import CSQLite
 import SQLiteDB
 
@@ -12,7 +16,7 @@ public final class Store: Sendable {
     private let stampReader: DatabaseQueue
 
     public init(directory: String) throws {
-        path = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
+        path = Paths.join(directory, "cloudkit.sqlite")
         // The file holds the secret that signs tokens and asset URLs, users' data and push tokens:
         // owner-only, and never a link that would send the writes elsewhere.
         try OwnerOnlyFiles.prepareDirectory(directory, holding: "cloudkit.sqlite")
@@ -46,7 +50,7 @@ public final class Store: Sendable {
     /// --export-credentials`). Owner-only files, as the data directory's.
     public func exportSnapshot(to directory: String, credentials: SnapshotCredentials? = nil) throws {
         try OwnerOnlyFiles.prepareDirectory(directory, holding: "cloudkit.sqlite")
-        let target = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
+        let target = Paths.join(directory, "cloudkit.sqlite")
         let partial = target + ".partial"
         try? FileManager.default.removeItem(atPath: partial)
         try OwnerOnlyFiles.prepareFile(partial, companions: [])
@@ -65,8 +69,8 @@ public final class Store: Sendable {
         try copy.close()
         try? FileManager.default.removeItem(atPath: target)
         try FileManager.default.moveItem(atPath: partial, toPath: target)
-        let manifest = #"{"format":"ckbrowse-snapshot","version":1,"created":"\#(ISO8601DateFormatter().string(from: Date()))"}"# + "\n"
-        let manifestPath = (directory as NSString).appendingPathComponent(Self.snapshotManifest)
+        let manifest = #"{"format":"ckbrowse-snapshot","version":1,"created":"\#(ISO8601.string(from: Date()))"}"# + "\n"
+        let manifestPath = Paths.join(directory, Self.snapshotManifest)
         try? FileManager.default.removeItem(atPath: manifestPath)
         try OwnerOnlyFiles.prepareFile(manifestPath, companions: [])
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: manifestPath))
@@ -81,16 +85,16 @@ public final class Store: Sendable {
     /// they are returned, for the caller to accept as if the flags had named them.
     @discardableResult
     public static func importSnapshot(from snapshot: String, into directory: String, credentials: Bool = false) throws -> SnapshotCredentials? {
-        let manifestPath = (snapshot as NSString).appendingPathComponent(snapshotManifest)
+        let manifestPath = Paths.join(snapshot, snapshotManifest)
         guard let manifest = try? String(contentsOfFile: manifestPath, encoding: .utf8), manifest.contains(#""format":"ckbrowse-snapshot""#) else {
             throw SnapshotError(message: "\(snapshot) is not a ckbrowse snapshot (no \(snapshotManifest) naming the format)")
         }
-        let source = (snapshot as NSString).appendingPathComponent("cloudkit.sqlite")
+        let source = Paths.join(snapshot, "cloudkit.sqlite")
         guard FileManager.default.fileExists(atPath: source) else { throw SnapshotError(message: "\(snapshot) has no cloudkit.sqlite") }
-        for name in ["cloudkit.sqlite", "cloudkit.sqlite-wal", "cloudkit.sqlite-shm", snapshotManifest] where OwnerOnlyFiles.isLink((snapshot as NSString).appendingPathComponent(name)) {
+        for name in ["cloudkit.sqlite", "cloudkit.sqlite-wal", "cloudkit.sqlite-shm", snapshotManifest] where OwnerOnlyFiles.isLink(Paths.join(snapshot, name)) {
             throw SnapshotError(message: "\(snapshot)/\(name) is a symbolic link: a snapshot holds files, not links")
         }
-        let target = (directory as NSString).appendingPathComponent("cloudkit.sqlite")
+        let target = Paths.join(directory, "cloudkit.sqlite")
         guard !FileManager.default.fileExists(atPath: target), !OwnerOnlyFiles.isLink(target) else {
             throw SnapshotError(message: "\(directory) already holds data: import a snapshot into an empty --data directory or with --in-memory")
         }
@@ -343,16 +347,16 @@ public final class Store: Sendable {
             try db.execute(sql: RecordWire.migrationSQL)
             let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM record WHERE deleted = 0") ?? 0
             let loud = total > 50_000
-            if loud { FileHandle.standardError.write(Data("rendering \(total) records once for the answers…\n".utf8)) }
+            if loud { FileOutput.standardError.write("rendering \(total) records once for the answers…\n") }
             var done = 0, reported = 0
             try RecordWire.fillMissing(db) { n in
                 done += n
                 if loud, done * 10 / max(total, 1) > reported {
                     reported = done * 10 / max(total, 1)
-                    FileHandle.standardError.write(Data("  records rendered: \(min(reported * 10, 100)) % (\(done) records)\n".utf8))
+                    FileOutput.standardError.write("  records rendered: \(min(reported * 10, 100)) % (\(done) records)\n")
                 }
             }
-            if loud { FileHandle.standardError.write(Data("records rendered\n".utf8)) }
+            if loud { FileOutput.standardError.write("records rendered\n") }
         }
         return migrator
     }

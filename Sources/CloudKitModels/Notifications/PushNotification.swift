@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A CloudKit push as a web client receives it from the webcourier long-poll: the APNs payload's
 /// `aps` (the alert) and `ck` (CloudKit's short keys; `cloudkit-notifications.md` §3.3), mapped to

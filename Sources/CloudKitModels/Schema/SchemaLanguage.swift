@@ -307,7 +307,7 @@ public enum SchemaLanguage {
             fields.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
             let width = (fields.map { name($0.name).count }.max() ?? 0) + 1
             var elements: [String] = fields.map { field in
-                let padded = name(field.name).padding(toLength: width, withPad: " ", startingAt: 0)
+                let padded = name(field.name).padded(toLength: width)
                 let options = field.indexes.sorted().map(\.rawValue)
                 return ([padded + field.type.description] + options).joined(separator: " ")
             }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// ISO-8601 UTC without fractional seconds (`2016-01-25T22:15:43Z`), as the signing header needs.
 public enum ISO8601 {

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How requests authenticate.
 public enum Credentials: Sendable {
@@ -51,8 +55,8 @@ public struct ServerToServerKey: Sendable {
         } catch {
             throw fail("cannot read key file \(path): no such file or not accessible")
         }
-        if let permissions = attributes[.posixPermissions] as? NSNumber, permissions.intValue & 0o077 != 0 {
-            let mode = String(permissions.intValue & 0o777, radix: 8)
+        if let permissions = integerAttribute(attributes[.posixPermissions]), permissions & 0o077 != 0 {
+            let mode = String(permissions & 0o777, radix: 8)
             throw fail("key file \(path) is readable by other users (mode \(mode)); run: chmod 600 \(path)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {

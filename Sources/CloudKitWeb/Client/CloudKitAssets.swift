@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 
 /// Assets (reference §3.6, §4.16–4.18): uploads in three steps (an upload URL per field, the bytes
 /// POSTed there, the answered asset dictionary saved in the record), rereferencing, and downloads of
@@ -112,10 +117,10 @@ extension CloudKitClient {
         guard let template = asset.downloadURL, !template.isEmpty else {
             throw CloudKitError(kind: .invalidRequest, operation: operation, reason: "the asset has no downloadURL (fetch the record first)")
         }
-        let name = fileName ?? ((path as NSString).lastPathComponent.isEmpty ? "asset" : (path as NSString).lastPathComponent)
-        let url = template.replacingOccurrences(of: "${f}", with: PercentEncoding.encodeQueryValue(name))
+        let name = fileName ?? (Paths.lastComponent(path).isEmpty ? "asset" : Paths.lastComponent(path))
+        let url = template.replacing("${f}", with: PercentEncoding.encodeQueryValue(name))
         let temporary = path + ".part-\(UInt32.random(in: 0...UInt32.max))"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
+        guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileOutput(forWritingAtPath: temporary) else {
             throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path)")
         }
         let writer = AssetFileWriter(handle: handle, expected: asset.size, progress: progress)
@@ -165,14 +170,14 @@ extension CloudKitClient {
 
 /// Appends a download's pieces to a file and counts them (pieces arrive one at a time, in order).
 final class AssetFileWriter: @unchecked Sendable {
-    let handle: FileHandle
+    let handle: FileOutput
     let expected: Int64?
     let progress: (@Sendable (Int64, Int64?) -> Void)?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var count: Int64 = 0
     private var closed = false
 
-    init(handle: FileHandle, expected: Int64?, progress: (@Sendable (Int64, Int64?) -> Void)?) {
+    init(handle: FileOutput, expected: Int64?, progress: (@Sendable (Int64, Int64?) -> Void)?) {
         self.handle = handle
         self.expected = expected
         self.progress = progress

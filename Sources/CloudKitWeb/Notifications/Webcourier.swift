@@ -1,11 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CloudKitClient {
     /// One GET of a `webcourierURL` (from `tokens/create`). No CloudKit authentication is added; the
     /// URL is the credential, so it never appears in errors or the request log. An explicit `:443`
     /// is removed, as clients of the live service do.
     public func pollWebcourier(_ url: String, timeout: Double = 90) async throws -> WebcourierAnswer {
-        let cleaned = url.replacingOccurrences(of: ":443/", with: "/")
+        let cleaned = url.replacing(":443/", with: "/")
         let started = Date()
         let response: HTTPResponse
         do {

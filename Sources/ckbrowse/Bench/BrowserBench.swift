@@ -3,7 +3,18 @@ import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
 import CursesBackend
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 import TerminalUI
 
@@ -16,7 +27,7 @@ struct BenchContainer {
     let traffic: Counter
 
     final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Lock()
         private var _requests = 0, _bytes = 0
         func add(_ record: RequestRecord) { lock.withLock { _requests += 1; _bytes += record.bytesReceived } }
         var snapshot: (requests: Int, bytes: Int) { lock.withLock { (_requests, _bytes) } }
@@ -47,7 +58,7 @@ struct BenchContainer {
         let db = client.database(.private)
         for chunk in stride(from: 0, to: count, by: 200) {
             let ops = (chunk..<min(chunk + 200, count)).map { i in
-                RecordOperation(.forceUpdate, Record(recordName: String(format: "item-%07d", i * (records / max(count, 1))), fields: ["title": .string("changed \(i)")]))
+                RecordOperation(.forceUpdate, Record(recordName: String(cFormat: "item-%07d", i * (records / max(count, 1))), fields: ["title": .string("changed \(i)")]))
             }
             _ = try await db.modifyRecords(ModifyRecordsRequest(operations: ops, zoneID: ZoneID(zoneName: "Big")))
         }
@@ -74,7 +85,7 @@ struct MemoryBench: AsyncParsableCommand {
         defer { container.remove() }
         var (browser, _) = try await container.browser()
         let before = residentBytes()
-        print(String(format: "resident before opening the zone: %.1f MB", Double(before) / 1e6))
+        print(String(cFormat: "resident before opening the zone: %.1f MB", Double(before) / 1e6))
         var marks = [10_000, 100_000, 1_000_000].filter { $0 <= records }
         let started = Date()
         await browser.open(zone: "Big")
@@ -82,7 +93,7 @@ struct MemoryBench: AsyncParsableCommand {
             if case .pageApplied(_, .success(let outcome)) = event, let mark = marks.first, outcome.total >= mark {
                 marks.removeFirst()
                 let rss = residentBytes()
-                print(String(format: "after %9d records: resident %7.1f MB (%+.1f MB since opening), %.1f s", outcome.total, Double(rss) / 1e6, Double(rss - before) / 1e6, Date().timeIntervalSince(started)))
+                print(String(cFormat: "after %9d records: resident %7.1f MB (%+.1f MB since opening), %.1f s", outcome.total, Double(rss) / 1e6, Double(rss - before) / 1e6, Date().timeIntervalSince(started)))
             }
         }
         let list = browser.state.list
@@ -108,7 +119,7 @@ struct ReopenBench: AsyncParsableCommand {
         await cold.send(.key(.char("G")))
         let coldTraffic = container.traffic.snapshot
         let coldTime = Date().timeIntervalSince(start)
-        print(String(format: "cold open to the end: %d records, %d requests, %.1f MB, %.1f s", cold.state.list?.total ?? 0, coldTraffic.requests, Double(coldTraffic.bytes) / 1e6, coldTime))
+        print(String(cFormat: "cold open to the end: %d records, %d requests, %.1f MB, %.1f s", cold.state.list?.total ?? 0, coldTraffic.requests, Double(coldTraffic.bytes) / 1e6, coldTime))
 
         let changes = Int(Double(records) * changedPercent / 100)
         try await container.change(changes, of: records)
@@ -118,8 +129,8 @@ struct ReopenBench: AsyncParsableCommand {
         await warm.open(zone: "Big")
         await warm.send(.key(.char("G")))
         let warmTraffic = container.traffic.snapshot
-        print(String(format: "reopen with %d changed: %d records shown, %d requests, %.3f MB, %.2f s", changes, warm.state.list?.total ?? 0, warmTraffic.requests, Double(warmTraffic.bytes) / 1e6, Date().timeIntervalSince(start)))
-        print(String(format: "reopen / cold: requests %.4f, bytes %.4f (target: bytes ≤ 1/50 = 0.02)", Double(warmTraffic.requests) / Double(max(1, coldTraffic.requests)), Double(warmTraffic.bytes) / Double(max(1, coldTraffic.bytes))))
+        print(String(cFormat: "reopen with %d changed: %d records shown, %d requests, %.3f MB, %.2f s", changes, warm.state.list?.total ?? 0, warmTraffic.requests, Double(warmTraffic.bytes) / 1e6, Date().timeIntervalSince(start)))
+        print(String(cFormat: "reopen / cold: requests %.4f, bytes %.4f (target: bytes ≤ 1/50 = 0.02)", Double(warmTraffic.requests) / Double(max(1, coldTraffic.requests)), Double(warmTraffic.bytes) / Double(max(1, coldTraffic.bytes))))
     }
 }
 
@@ -146,7 +157,7 @@ struct TerminalBench: AsyncParsableCommand {
             await action()
             terminal.present(Browser.render(browser.state))
             let bytes = terminal.bytesWritten - before
-            print(label.padding(toLength: 46, withPad: " ", startingAt: 0) + String(format: "%6d bytes", bytes))
+            print(label.padded(toLength: 46) + String(cFormat: "%6d bytes", bytes))
             return bytes
         }
         _ = await measure("first paint") {}
@@ -157,10 +168,10 @@ struct TerminalBench: AsyncParsableCommand {
         let scroll = await measure("j at the bottom: the list scrolls one line") { await browser.send(.key(.char("j"))) }
         if showBytes, let data = FileManager.default.contents(atPath: output) {
             let bytes = data.dropFirst(offset).prefix(scroll)
-            print(bytes.map { $0 == 0x1B ? "\\e" : ($0 < 0x20 || $0 > 0x7E ? String(format: "\\x%02x", $0) : String(UnicodeScalar($0))) }.joined())
+            print(bytes.map { $0 == 0x1B ? "\\e" : ($0 < 0x20 || $0 > 0x7E ? String(cFormat: "\\x%02x", $0) : String(UnicodeScalar($0))) }.joined())
         }
         let full = await measure("full redraw (as Ctrl-L)") { terminal.forceFullRedraw() }
-        print(String(format: "one-line scroll / full redraw: %.3f (target ≤ 0.100); highlight move / full redraw: %.3f", Double(scroll) / Double(full), Double(move) / Double(full)))
+        print(String(cFormat: "one-line scroll / full redraw: %.3f (target ≤ 0.100); highlight move / full redraw: %.3f", Double(scroll) / Double(full), Double(move) / Double(full)))
     }
 }
 
@@ -186,7 +197,7 @@ struct KeypressBench: AsyncParsableCommand {
             var next = listState.count
             while next < records {
                 let chunk = (next..<min(records, next + 5_000)).map { i -> RecordResult in
-                    var r = Record(recordName: String(format: "R%07d", i), recordType: "Item", recordChangeTag: String(i, radix: 36))
+                    var r = Record(recordName: String(cFormat: "R%07d", i), recordType: "Item", recordChangeTag: String(i, radix: 36))
                     r.fields = ["title": .string("Item \(i)"), "n": .int64(Int64(i))]
                     r.modified = RecordStamp(timestamp: 1_700_000_000_000 + Int64(i), userRecordName: "_bench", deviceID: "1")
                     return .record(r)
@@ -214,7 +225,7 @@ struct KeypressBench: AsyncParsableCommand {
             state = start
             rows = benchKeypresses(&state, cache, presses)
         }
-        print(String(format: "%d key presses over %d records: %.1f µs per press (median of 5); %d rows drawn", presses, listState.count, seconds / Double(presses) * 1e6, rows))
+        print(String(cFormat: "%d key presses over %d records: %.1f µs per press (median of 5); %d rows drawn", presses, listState.count, seconds / Double(presses) * 1e6, rows))
     }
 }
 

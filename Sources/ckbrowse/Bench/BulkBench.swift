@@ -1,7 +1,18 @@
 import ArgumentParser
 import BrowserRuntime
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 import TerminalUI
 
@@ -31,7 +42,7 @@ struct BulkBench: AsyncParsableCommand {
         start = Date()
         await browser.send(.key(.char("d")))
         let stageTime = Date().timeIntervalSince(start)
-        print(String(format: "* marked %d records in %.0f ms; d staged %d deletions in %.0f ms (one cache read, the delete impact scan included)",
+        print(String(cFormat: "* marked %d records in %.0f ms; d staged %d deletions in %.0f ms (one cache read, the delete impact scan included)",
                      marked, markTime * 1000, browser.state.staged.operations.count, stageTime * 1000))
 
         await browser.send(.key(.char("c")))
@@ -41,8 +52,8 @@ struct BulkBench: AsyncParsableCommand {
         for c in String(browser.state.staged.operations.count) { await browser.send(.key(.char(c))) }
         await browser.send(.key(.enter))
         let commitTime = Date().timeIntervalSince(start)
-        print(String(format: "commit: %d atomic requests of at most 200 (%d requests sent), %.2f s; %d left staged; %@",
-                     requests, small.traffic.snapshot.requests, commitTime, browser.state.staged.operations.count, browser.state.message ?? ""))
+        print(String(cFormat: "commit: %d atomic requests of at most 200 (%d requests sent), %.2f s; %d left staged; ",
+                     requests, small.traffic.snapshot.requests, commitTime, browser.state.staged.operations.count) + (browser.state.message ?? ""))
 
         print("filling a zone with \(exported) records…")
         let big = try await BenchContainer.make(records: exported)
@@ -61,8 +72,8 @@ struct BulkBench: AsyncParsableCommand {
             await exporter.send(.key(.enter))
             let time = Date().timeIntervalSince(start)
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            print(String(format: "%@: %@ in %.2f s, %.1f MB written; resident %.1f MB before, peak %.1f MB during (%+.1f MB)",
-                         name, exporter.state.message ?? "?", time, Double(size) / 1e6, Double(before) / 1e6, Double(peakBytes()) / 1e6,
+            print("\(name): \(exporter.state.message ?? "?")" + String(cFormat: " in %.2f s, %.1f MB written; resident %.1f MB before, peak %.1f MB during (%+.1f MB)",
+                         time, Double(size) / 1e6, Double(before) / 1e6, Double(peakBytes()) / 1e6,
                          Double(peakBytes() - before) / 1e6))
         }
     }

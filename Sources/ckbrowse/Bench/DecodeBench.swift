@@ -1,6 +1,18 @@
 import ArgumentParser
+import CLibc
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Decodes a 200-record records/changes page with the fast decoder and with Foundation's JSONDecoder,
 /// and runs CPython's `json.loads` on the same bytes in the same run.
@@ -55,14 +67,14 @@ struct DecodeBench: AsyncParsableCommand {
         for (name, seconds) in rows {
             let mbps = megabytes / seconds
             let rps = Double(records) / seconds
-            print(pad(name, 46) + pad(String(format: "%8.1f MB/s", mbps), 14) + String(format: "%12.0f records/s", rps))
+            print(pad(name, 46) + pad(String(cFormat: "%8.1f MB/s", mbps), 14) + String(cFormat: "%12.0f records/s", rps))
         }
         if let pythonSeconds {
-            print(String(format: "ratio fast decoder / CPython json.loads: %.2fx (target ≥ 1.00)", pythonSeconds / fastSeconds))
+            print(String(cFormat: "ratio fast decoder / CPython json.loads: %.2fx (target ≥ 1.00)", pythonSeconds / fastSeconds))
         } else {
             print("CPython not found: comparison skipped")
         }
-        print(String(format: "ratio fast decoder / JSONDecoder: %.2fx", foundationSeconds / fastSeconds))
+        print(String(cFormat: "ratio fast decoder / JSONDecoder: %.2fx", foundationSeconds / fastSeconds))
     }
 
     func pad(_ s: String, _ width: Int) -> String {
@@ -89,17 +101,12 @@ struct DecodeBench: AsyncParsableCommand {
             times.sort()
             print(times[len(times) // 2])
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, "-c", script, file.path, String(runs), String(iterations)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let seconds = Double(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let scriptFile = dir.appendingPathComponent("loads.py"), outputFile = dir.appendingPathComponent("seconds.txt")
+        try Data(script.utf8).write(to: scriptFile)
+        func quoted(_ s: String) -> String { "'" + s.replacing("'", with: "'\\''") + "'" }
+        let command = (["/usr/bin/env", python, scriptFile.path, file.path, String(runs), String(iterations)].map(quoted) + [">", quoted(outputFile.path), "2>/dev/null"]).joined(separator: " ")
+        guard clibc_run_shell(command) == 0, let output = FileManager.default.contents(atPath: outputFile.path),
+            let seconds = Double(String(decoding: output, as: UTF8.self).trimmingWhitespace())
         else { throw ValidationError("python failed") }
         return seconds
     }

@@ -1,7 +1,18 @@
 import BrowserRuntime
 import BrowserRuntimeTesting
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 import TerminalUI
 

@@ -2,7 +2,18 @@ import ArgumentParser
 import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 import TerminalUI
 
@@ -55,9 +66,9 @@ struct NetworkBench: AsyncParsableCommand {
         let elapsed = Date().timeIntervalSince(started)
         let reached = await first.selection
         let limit = 200 / delay
-        print(String(format: "PgDn held at %.0f/s with %d ms per answer: %d rows in %.1f s = %.0f rows/s (the feed's limit: 200 rows a round trip = %.0f/s; %.2f of it)",
+        print(String(cFormat: "PgDn held at %.0f/s with %d ms per answer: %d rows in %.1f s = %.0f rows/s (the feed's limit: 200 rows a round trip = %.0f/s; %.2f of it)",
                      rate, delayMs, reached + 1, elapsed, Double(reached + 1) / elapsed, limit, Double(reached + 1) / elapsed / limit))
-        print(String(format: "presses: %d; frames showing a row not loaded yet: %d (%d rows); presses whose move waited longer than a frame (33 ms): %d, the longest %.0f ms",
+        print(String(cFormat: "presses: %d; frames showing a row not loaded yet: %d (%d rows); presses whose move waited longer than a frame (33 ms): %d, the longest %.0f ms",
                      frames, unloadedFrames, unloadedRows, late, longest * 1000))
         await first.stop()
 
@@ -66,8 +77,8 @@ struct NetworkBench: AsyncParsableCommand {
         try await container.change(changes, of: records)
         let second = await LiveBrowser(client: client, cacheDirectory: cacheDirectory)
         let (firstRows, firstAnswer) = await second.openZoneTimed("Big")
-        print(String(format: "reopen with %d changed: first frame with rows after %.1f ms, first answer from the server after %.1f ms (%@)",
-                     changes, firstRows * 1000, firstAnswer * 1000, firstRows < firstAnswer ? "drawn before any round trip" : "NOT before the first round trip"))
+        print(String(cFormat: "reopen with %d changed: first frame with rows after %.1f ms, first answer from the server after %.1f ms (",
+                     changes, firstRows * 1000, firstAnswer * 1000) + (firstRows < firstAnswer ? "drawn before any round trip" : "NOT before the first round trip") + ")")
         await second.stop()
     }
 }

@@ -1,5 +1,16 @@
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A deterministic records/changes page with mixed field types, about 650–700 bytes a record on the wire.
 enum SamplePage {
@@ -11,12 +22,12 @@ enum SamplePage {
         let titles = ["Groceries", "Sunset over Kyoto 京都", "Meeting notes", "Café au lait ☕️", "Draft: roadmap", "Mei Chen"]
         for i in 0..<count {
             if i % 25 == 24 {
-                results.append(.deleted(recordName: String(format: "REC-%06d", i), zoneID: nil))
+                results.append(.deleted(recordName: String(cFormat: "REC-%06d", i), zoneID: nil))
                 continue
             }
             let created = 1_709_290_000_000 + Int64(i) * 61_000
             var record = Record(
-                recordName: String(format: "REC-%06d-%08X", i, UInt32(truncatingIfNeeded: generator.next())),
+                recordName: String(cFormat: "REC-%06d-%08X", i, UInt32(truncatingIfNeeded: generator.next())),
                 recordType: i % 3 == 0 ? "Artwork" : "Note",
                 recordChangeTag: String(generator.next() % 2_000_000_000, radix: 36))
             record.fields = [

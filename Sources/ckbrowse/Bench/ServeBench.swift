@@ -1,7 +1,19 @@
 import ArgumentParser
 import CloudKitLocal
 import CloudKitWeb
+import ServiceLifecycle
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Figures for the local server over loopback: change pages served per second, and one 200-operation
 /// atomic records/modify against the same 200 operations sent one request each.
@@ -38,7 +50,7 @@ struct ServeBench: AsyncParsableCommand {
     @Flag(help: "Print only the query-scaling table.") var scalingOnly = false
 
     func run() async throws {
-        let sizes = scaling.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+        let sizes = scaling.split(separator: ",").compactMap { Int($0.trimmingWhitespace()) }.filter { $0 > 0 }
         if !sizes.isEmpty { try await QueryScaling(sizes: sizes, runs: runs).run() }
         if scalingOnly { return }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-bench-\(getpid())").path
@@ -63,7 +75,7 @@ struct ServeBench: AsyncParsableCommand {
         for start in stride(from: 0, to: records, by: 200) {
             let ops = (start..<min(start + 200, records)).map { i -> RecordOperation in
                 var record = sample[i % sample.count]
-                record.recordName = String(format: "R%07d", i)
+                record.recordName = String(cFormat: "R%07d", i)
                 record.recordChangeTag = nil
                 record.created = nil
                 record.modified = nil
@@ -78,7 +90,7 @@ struct ServeBench: AsyncParsableCommand {
             for try await _ in db.recordChangePages(zoneID: zone, resultsLimit: 200) {}
         }
         let pages = Double((records + 199) / 200)
-        print(String(format: "records/changes, 1 client:  %8.1f pages/s  %10.0f records/s  (%d pages in %.3f s, median of %d)", pages / pageTimes, Double(records) / pageTimes, Int(pages), pageTimes, runs))
+        print(String(cFormat: "records/changes, 1 client:  %8.1f pages/s  %10.0f records/s  (%d pages in %.3f s, median of %d)", pages / pageTimes, Double(records) / pageTimes, Int(pages), pageTimes, runs))
         // 2. The same with several clients at once.
         let concurrentTime = try await medianSeconds(runs) {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -88,10 +100,10 @@ struct ServeBench: AsyncParsableCommand {
                 try await group.waitForAll()
             }
         }
-        print(String(format: "records/changes, %d clients: %8.1f pages/s  %10.0f records/s  (aggregate)", clients, pages * Double(clients) / concurrentTime, Double(records * clients) / concurrentTime))
+        print(String(cFormat: "records/changes, %d clients: %8.1f pages/s  %10.0f records/s  (aggregate)", clients, pages * Double(clients) / concurrentTime, Double(records * clients) / concurrentTime))
 
         // 3. One atomic 200-operation modify against 200 single-operation requests.
-        var current = try await db.lookupRecords((0..<200).map { String(format: "R%07d", $0) }, zoneID: zone).compactMap(\.record)
+        var current = try await db.lookupRecords((0..<200).map { String(cFormat: "R%07d", $0) }, zoneID: zone).compactMap(\.record)
         var round: Int64 = 0
         let batchTime = try await medianSeconds(runs) {
             round += 1
@@ -111,7 +123,7 @@ struct ServeBench: AsyncParsableCommand {
             }
             current = next
         }
-        print(String(format: "records/modify: one 200-op atomic request %.1f ms; 200 single requests %.1f ms; ratio %.1fx", batchTime * 1000, singleTime * 1000, singleTime / batchTime))
+        print(String(cFormat: "records/modify: one 200-op atomic request %.1f ms; 200 single requests %.1f ms; ratio %.1fx", batchTime * 1000, singleTime * 1000, singleTime / batchTime))
 
         // 4. records/query pages (200 records, by an indexed field), with the schema's index rules
         //    and, from a second server on the same data, without them (`serve --no-index-rules`).
@@ -133,7 +145,7 @@ struct ServeBench: AsyncParsableCommand {
         let checkedTime = try await medianSeconds(runs) { _ = try await queryAll(db) }
         let uncheckedTime = try await medianSeconds(runs) { _ = try await queryAll(uncheckedDB) }
         let queryPages = Double((queried + 199) / 200)
-        print(String(format: "records/query, 1 client: %8.1f pages/s with the schema's index rules, %.1f without (serve --no-index-rules): ratio %.3f  (%d records)",
+        print(String(cFormat: "records/query, 1 client: %8.1f pages/s with the schema's index rules, %.1f without (serve --no-index-rules): ratio %.3f  (%d records)",
                      queryPages / checkedTime, queryPages / uncheckedTime, uncheckedTime / checkedTime, queried))
 
         // 5. A shared zone's change feed read by a participant (shared database) against the owner's own.
@@ -146,7 +158,7 @@ struct ServeBench: AsyncParsableCommand {
         let sharedZone = ZoneID(zoneName: "Bench", ownerRecordName: owner)
         let ownerTime = try await medianSeconds(runs) { for try await _ in db.recordChangePages(zoneID: zone, resultsLimit: 200) {} }
         let participantTime = try await medianSeconds(runs) { for try await _ in guest.database(.shared).recordChangePages(zoneID: sharedZone, resultsLimit: 200) {} }
-        print(String(format: "records/changes of a shared zone: owner %.1f pages/s, participant (shared database) %.1f pages/s: ratio %.3f",
+        print(String(cFormat: "records/changes of a shared zone: owner %.1f pages/s, participant (shared database) %.1f pages/s: ratio %.3f",
                      pages / ownerTime, pages / participantTime, ownerTime / participantTime))
     }
 }
@@ -208,7 +220,7 @@ struct QueryScaling {
                 service, container: "iCloud.bench", userName: "bench", zoneName: "Q", count: size, recordType: "Item",
                 extraFields: ["cat": { .string("c\($0 % 5)") }])
             try await service.addSystemIndexes(container: "iCloud.bench", environment: .development)
-            FileHandle.standardError.write(Data(String(format: "filled %d records (with their index) in %.1f s\n", size, Date().timeIntervalSince(started)).utf8))
+            FileOutput.standardError.write(String(cFormat: "filled %d records (with their index) in %.1f s\n", size, Date().timeIntervalSince(started)))
             var scanConfiguration = configuration
             scanConfiguration.usesQueryIndexes = false
             let scanService = try LocalCloudKit(store: store, configuration: scanConfiguration)
@@ -242,16 +254,16 @@ struct QueryScaling {
                     guard scanned.records.compactMap(\.recordName) == first.records.compactMap(\.recordName) else {
                         throw ValidationError("\(item.label): the scan and the index disagree")
                     }
-                    scan = String(format: "%.2f", try await medianSeconds(runs) { _ = try await scanDB.query(request) } * 1000)
+                    scan = String(cFormat: "%.2f", try await medianSeconds(runs) { _ = try await scanDB.query(request) } * 1000)
                 }
                 if base[item.label] == nil { base[item.label] = firstTime }
-                let figures = String(format: "%.2f | %.2f | %.2f", firstTime * 1000, firstTime / base[item.label]!, nextTime * 1000)
+                let figures = String(cFormat: "%.2f | %.2f | %.2f", firstTime * 1000, firstTime / base[item.label]!, nextTime * 1000)
                 print("| \(size) | \(item.label) | \(figures) | \(scan) |")
             }
             // The first records/changes page of 200 (the feed's order, an index walk like any page of
             // it), and a lookup of one record.
             let page = try await db.recordChanges(RecordChangesRequest(zoneID: zone, resultsLimit: 200))
-            let name = String(format: "item-%07d", size / 3)
+            let name = String(cFormat: "item-%07d", size / 3)
             guard page.records.count == 200, try await db.lookupRecords([name], zoneID: zone).first?.record?.recordName == name else {
                 throw ValidationError("changes or lookup: wrong answer")
             }
@@ -260,7 +272,7 @@ struct QueryScaling {
             }
             let lookupTime = try await medianSeconds(runs, warmUp: true) { _ = try await db.lookupRecords([name], zoneID: zone) }
             if base["changes"] == nil { (base["changes"], base["lookup"]) = (changesTime, lookupTime) }
-            others.append(String(format: "| %d | %.2f | %.2f | %.2f | %.2f |", size, changesTime * 1000, changesTime / base["changes"]!, lookupTime * 1000, lookupTime / base["lookup"]!))
+            others.append(String(cFormat: "| %d | %.2f | %.2f | %.2f | %.2f |", size, changesTime * 1000, changesTime / base["changes"]!, lookupTime * 1000, lookupTime / base["lookup"]!))
         }
         print("")
         print("first records/changes page (200 records) and one lookup, computed; ratio to \(sizes[0]) records")

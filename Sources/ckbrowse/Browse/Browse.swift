@@ -2,7 +2,18 @@ import ArgumentParser
 import BrowserRuntime
 import CLibc
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 
 /// `ckbrowse` (the default): the full-screen browser.
@@ -26,7 +37,7 @@ struct Browse: AsyncParsableCommand {
     /// `CKBrowse.main`.
     static func run(_ options: ConnectionOptions.Settings) async throws {
         guard clibc_isatty(1) != 0, clibc_isatty(0) != 0 else {
-            FileHandle.standardError.write(Data("ckbrowse: standard input and output must be a terminal for the browser; use a headless command (ckbrowse --help) in scripts\n".utf8))
+            FileOutput.standardError.write("ckbrowse: standard input and output must be a terminal for the browser; use a headless command (ckbrowse --help) in scripts\n")
             throw ExitCode(1)
         }
         let reference = AppReference()

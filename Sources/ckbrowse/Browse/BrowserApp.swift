@@ -3,7 +3,11 @@ import CloudKitWeb
 import BrowserRuntime
 import CursesBackend
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import RecordBrowser
 import TerminalUI
 
@@ -149,7 +153,7 @@ final class BrowserApp {
     private func restoreJournal() {
         if let journalProblem { state.say(journalProblem) }
         if let dropped = cache?.droppedLegacyFile {
-            state.say(.cacheDropped(file: (dropped as NSString).lastPathComponent))
+            state.say(.cacheDropped(file: Paths.lastComponent(dropped)))
         }
         live.restoreJournal()
         live.restoreHistory()
@@ -193,13 +197,13 @@ final class BrowserApp {
         guard let terminal, terminal.active else { return nil }
         let directory = StagingJournal.defaultDirectory()
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = (directory as NSString).appendingPathComponent("edit-\(UUID().uuidString).json")
+        let path = Paths.join(directory, "edit-\(UUID().uuidString).json")
         guard FileManager.default.createFile(atPath: path, contents: Data(edit.text.utf8), attributes: [.posixPermissions: 0o600]) else {
             return .notice(.nothingStaged(.editorFileNotWritten(path: path)))
         }
         let env = ProcessInfo.processInfo.environment
         let editor = [env["VISUAL"], env["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-        let command = "\(editor) '\(path.replacingOccurrences(of: "'", with: "'\\''"))'"
+        let command = "\(editor) '\(path.replacing("'", with: "'\\''"))'"
         var status: Int32 = 0
         let written = Self.modified(path)
         inputSource?.suspend()

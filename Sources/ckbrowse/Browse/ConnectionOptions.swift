@@ -2,7 +2,18 @@ import ArgumentParser
 import BrowserRuntime
 import CloudKitLocal
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 
 /// How to reach a container: flags, then environment variables, then a profile. Shared by the browser
@@ -132,7 +143,7 @@ struct ConnectionOptions: ParsableArguments {
                 guard let keyFile = pick(keyFile, "CLOUDKIT_KEY_FILE", "key-file") else {
                     throw MissingCredentials(description: "the server-to-server key \(keyID) needs its private key file: --key-file (or CLOUDKIT_KEY_FILE, or key-file in the profile)")
                 }
-                credentials = .serverToServer(try ServerToServerKey.load(keyID: keyID, file: (keyFile as NSString).expandingTildeInPath))
+                credentials = .serverToServer(try ServerToServerKey.load(keyID: keyID, file: Paths.expandingTilde(keyFile)))
             } else if let token = pick(apiToken, "CLOUDKIT_API_TOKEN", "api-token") {
                 credentials = .apiToken(token, webAuthToken: pick(webAuthToken, "CLOUDKIT_WEB_AUTH_TOKEN", "web-auth-token"))
             } else {
@@ -157,7 +168,7 @@ struct ConnectionOptions: ParsableArguments {
 
         /// The embedded demo container, in-process, with its data in the user's data directory.
         func demo(observer: (@Sendable (RequestRecord) -> Void)?, recordsExchanges: Bool = false) async throws -> Resolved {
-            let directory = (XDG.dataHome() as NSString).appendingPathComponent("ckbrowse/demo")
+            let directory = Paths.join(XDG.dataHome(), "ckbrowse/demo")
             var configuration = LocalServerConfiguration()
             DemoSeed.configure(&configuration)
             configuration.baseURL = "http://in-process"
@@ -170,7 +181,7 @@ struct ConnectionOptions: ParsableArguments {
             }
             // Before the terminal is taken over: a first start writes the demo for seconds, said on stderr.
             try await DemoSeed.seedIfNeeded(service, environment: chosen) {
-                FileHandle.standardError.write(Data("ckbrowse: first start: writing the local demo (\(chosen.rawValue)), a few seconds…\n".utf8))
+                FileOutput.standardError.write("ckbrowse: first start: writing the local demo (\(chosen.rawValue)), a few seconds…\n")
             }
             let guest = demoUser == DemoSeed.guestName
             guard demoUser == nil || guest || demoUser == DemoSeed.userName else {

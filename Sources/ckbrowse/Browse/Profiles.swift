@@ -1,5 +1,17 @@
 import BrowserRuntime
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CloudKitWeb
 import TOMLKit
 
 /// Profiles from `$XDG_CONFIG_HOME/ckbrowse/config.toml`:
@@ -23,7 +35,7 @@ struct ProfileFile {
     var profiles: [String: [String: String]] = [:]
 
     static var defaultPath: String {
-        (XDG.configHome() as NSString).appendingPathComponent("ckbrowse/config.toml")
+        Paths.join(XDG.configHome(), "ckbrowse/config.toml")
     }
 
     static func load(path: String = defaultPath) throws -> ProfileFile {

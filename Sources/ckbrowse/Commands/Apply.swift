@@ -1,6 +1,17 @@
 import ArgumentParser
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Exit statuses of the headless commands: scripts can tell outcomes apart.
 enum ExitStatus {
@@ -80,7 +91,7 @@ struct Apply: AsyncParsableCommand {
         guard !result.isCompleteSuccess else { return }
         let codes = Set(result.failures.map(\.serverErrorCode))
         if result.isAtomicFailure {
-            FileHandle.standardError.write(Data("ckbrowse: the atomic batch failed; nothing was applied\n".utf8))
+            FileOutput.standardError.write("ckbrowse: the atomic batch failed; nothing was applied\n")
         }
         if codes.contains(.conflict) { throw ExitCode(ExitStatus.conflict) }
         if codes.contains(.notFound) { throw ExitCode(ExitStatus.notFound) }
@@ -89,6 +100,6 @@ struct Apply: AsyncParsableCommand {
 
     func fail(_ message: String, _ status: Int32) {
         Out.error("ckbrowse: \(message)")
-        Foundation.exit(status)
+        exitProcess(status)
     }
 }

@@ -1,7 +1,18 @@
 import ArgumentParser
 import CLibc
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 import TerminalUI
 
@@ -28,7 +39,7 @@ struct OutputOptions: ParsableArguments {
 enum Out {
     /// The bytes of an input file the commands read (`-`: standard input); nil when it cannot be read.
     static func input(_ file: String) -> Data? {
-        file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file)
+        file == "-" ? Data(FileOutput.readStandardInput()) : FileManager.default.contents(atPath: file)
     }
 
     /// One line of text on standard output; `allowing: .lines` keeps newlines and tabs (multi-line text).
@@ -43,7 +54,7 @@ enum Out {
 
     /// A line on standard error (a warning, a failure: `ckbrowse: …`).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((TerminalText.visible(text) + "\n").utf8))
+        FileOutput.standardError.write(TerminalText.visible(text) + "\n")
     }
 }
 
@@ -133,12 +144,12 @@ struct Progress {
 
     func update(_ text: String) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(TerminalText.visible(text))".utf8))
+        FileOutput.standardError.write("\r\u{1B}[K\(TerminalText.visible(text))")
     }
 
     func done() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        FileOutput.standardError.write("\r\u{1B}[K")
     }
 }
 
@@ -146,7 +157,7 @@ enum Cells {
     static func record(_ result: RecordResult) -> [String] {
         switch result {
         case .record(let r):
-            let fields = r.fields.keys.sorted().map { "\($0)=\(Format.scalar(r.fields[$0]!).replacingOccurrences(of: "\n", with: "⏎"))" }.joined(separator: " ")
+            let fields = r.fields.keys.sorted().map { "\($0)=\(Format.scalar(r.fields[$0]!).replacing("\n", with: "⏎"))" }.joined(separator: " ")
             return [r.recordName, r.recordType ?? "", r.recordChangeTag ?? "", Format.short(r.modified?.timestamp), fields]
         case .deleted(let name, _):
             return [name, "", "", "deleted", ""]
@@ -195,6 +206,17 @@ enum Failure {
             status = ExitStatus.failure
         }
         Out.error("ckbrowse: \(message)")
-        Foundation.exit(status)
+        exitProcess(status)
     }
+}
+
+/// Ends the process with `status` (libc's `exit`, which a command's own `exit` method would hide).
+func exitProcess(_ status: Int32) -> Never {
+    #if canImport(Glibc)
+    Glibc.exit(status)
+    #elseif canImport(Musl)
+    Musl.exit(status)
+    #else
+    Darwin.exit(status)
+    #endif
 }

@@ -1,6 +1,17 @@
 import ArgumentParser
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RecordBrowser
 
 /// Exit statuses of the read commands, in every command's help.
@@ -231,15 +242,23 @@ extension Get {
             let toStandardOutput = output == "-"
             let path = toStandardOutput ? FileManager.default.temporaryDirectory.appendingPathComponent("ckbrowse-asset-\(UUID().uuidString)").path : output
             let progress = Progress()
-            let name = toStandardOutput ? "\(record.recordName)-\(field)" : (output as NSString).lastPathComponent
+            let name = toStandardOutput ? "\(record.recordName)-\(field)" : Paths.lastComponent(output)
             let written = try await resolved.client.downloadAsset(chosen, to: path, fileName: name) { done, total in
                 progress.update(AssetProgress.describe(done: done, total: total))
             }
             progress.done()
             if toStandardOutput {
                 defer { try? FileManager.default.removeItem(atPath: path) }
-                guard let handle = FileHandle(forReadingAtPath: path) else { throw BrowserFailure(message: "cannot read the downloaded file") }
-                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { FileHandle.standardOutput.write(chunk) }
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw BrowserFailure(message: "cannot read the downloaded file") }
+                defer { close(fd) }
+                var chunk = [UInt8](repeating: 0, count: 1 << 20)
+                while true {
+                    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    try FileOutput.standardOutput.write(contentsOf: chunk[0..<n])
+                }
             } else {
                 Out.error("wrote \(written) bytes to \(output)")
             }

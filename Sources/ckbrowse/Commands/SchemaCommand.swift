@@ -3,7 +3,19 @@ import BrowserRuntime
 import CLibc
 import CloudKitLocal
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TerminalUI
 
 /// `ckbrowse schema export | import | validate | deploy | reset`: schemas in the CloudKit Schema
 /// Language (`.ckdb`, as cktool reads and writes them), through `ckbrowse serve`'s schema endpoint,
@@ -26,7 +38,7 @@ struct SchemaCommand: AsyncParsableCommand {
 
         func client() async throws -> CloudKitClient {
             guard let data else { return try await connection.resolve().client }
-            guard FileManager.default.fileExists(atPath: (data as NSString).appendingPathComponent("cloudkit.sqlite")) else {
+            guard FileManager.default.fileExists(atPath: Paths.join(data, "cloudkit.sqlite")) else {
                 throw ValidationError("no ckbrowse data in \(data)")
             }
             // An in-process server on the directory, with a token of its own for this run.

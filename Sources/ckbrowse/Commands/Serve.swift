@@ -1,7 +1,20 @@
 import ArgumentParser
 import CloudKitLocal
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+import Hummingbird
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `ckbrowse serve`: the local CloudKit-compatible server.
 struct Serve: AsyncParsableCommand {
@@ -119,7 +132,7 @@ struct Serve: AsyncParsableCommand {
         if text.hasPrefix("file:") {
             let path = String(text.dropFirst(5))
             guard let value = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("\(flag): cannot read \(path)") }
-            let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = value.trimmingWhitespace()
             guard !trimmed.isEmpty else { throw ValidationError("\(flag): \(path) is empty") }
             return trimmed
         }
@@ -201,8 +214,8 @@ struct Serve: AsyncParsableCommand {
             directory = data
         } else {
             let shm = "/dev/shm"
-            let base = FileManager.default.isWritableFile(atPath: shm) ? shm : NSTemporaryDirectory()
-            directory = (base as NSString).appendingPathComponent("ckbrowse-serve-\(UUID().uuidString)")
+            let base = FileManager.default.isWritableFile(atPath: shm) ? shm : FileManager.default.temporaryDirectory.path
+            directory = Paths.join(base, "ckbrowse-serve-\(UUID().uuidString)")
         }
         defer { if inMemory { try? FileManager.default.removeItem(atPath: directory) } }
         if let importSnapshot {
@@ -213,7 +226,7 @@ struct Serve: AsyncParsableCommand {
             print("imported the snapshot \(importSnapshot)" + (importCredentials ? " with its credentials" : ""))
         }
         if configuration.apiTokens.isEmpty {
-            FileHandle.standardError.write(Data("warning: no API token given (--api-token, --config or --seed demo): every request will be refused\n".utf8))
+            FileOutput.standardError.write("warning: no API token given (--api-token, --config or --seed demo): every request will be refused\n")
         }
         let store = try Store(directory: directory)
         // The base URL is known once the port is; redirect URLs are built from it.
@@ -252,7 +265,7 @@ struct Serve: AsyncParsableCommand {
         // What a fixture reset (POST /admin/1/…/reset) returns a container to: this start's schema.
         try service.markStartingState()
         if !["127.0.0.1", "localhost", "::1"].contains(host) {
-            FileHandle.standardError.write(Data("warning: binding \(host), not loopback: other machines can reach this server\n".utf8))
+            FileOutput.standardError.write("warning: binding \(host), not loopback: other machines can reach this server\n")
         }
         // On SIGINT/SIGTERM the HTTP server drains its requests; long-polls would hold it for up to
         // --hold-seconds, so they are ended first (libdispatch lets several sources share a signal).
@@ -274,7 +287,7 @@ struct Serve: AsyncParsableCommand {
         Self.fixMmapThreshold(256 * 1024)
         var limits = ConnectionLimits.forFileLimit(fileLimit, wanted: maxConnections ?? ConnectionLimits().maximumConnections)
         if let maxConnections, maxConnections > limits.maximumConnections {
-            FileHandle.standardError.write(Data("warning: --max-connections \(maxConnections) lowered to \(limits.maximumConnections): the open-files limit is \(fileLimit)\n".utf8))
+            FileOutput.standardError.write("warning: --max-connections \(maxConnections) lowered to \(limits.maximumConnections): the open-files limit is \(fileLimit)\n")
         }
         limits.headerTimeout = headerTimeout
         limits.idleTimeout = idleTimeout

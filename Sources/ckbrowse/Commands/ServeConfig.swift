@@ -1,6 +1,18 @@
 import ArgumentParser
 import CloudKitLocal
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CloudKitWeb
 import TOMLKit
 
 /// `serve --config FILE.toml`: many users, tokens, keys and the containers each may use, in one file
@@ -89,7 +101,7 @@ struct ServeConfig {
             let source = try string(table, "public-key", in: what)!
             var pem = source
             if !source.contains("-----BEGIN") {
-                let file = source.hasPrefix("/") ? source : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(source)
+                let file = source.hasPrefix("/") ? source : Paths.join(Paths.parent(path), source)
                 do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch { throw fail("\(what).public-key: cannot read \(file)") }
             }
             guard pem.contains("BEGIN PUBLIC KEY") else { throw fail("\(what).public-key is not a PEM public key (openssl ec -in eckey.pem -pubout)") }

@@ -1,6 +1,17 @@
 import ArgumentParser
 import CloudKitWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `ckbrowse subscriptions [ID]`, `ckbrowse subscriptions create FILE…`, `ckbrowse subscriptions delete ID…`:
 /// read a database's subscriptions, and move them between environments or servers (what `--json`
@@ -145,6 +156,6 @@ struct Subscriptions: AsyncParsableCommand {
 
     func fail(_ message: String, _ status: Int32) {
         Out.error("ckbrowse: \(message)")
-        Foundation.exit(status)
+        exitProcess(status)
     }
 }

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+@testable import CloudKitLocal
+
+/// The query index holds text in NFC through the standard library's own normalization; Foundation's
+/// (ICU's) gives the same text for the same input, so an index written by an earlier version, which used
+/// Foundation's, is found by the same values.
+@Suite struct NormalizationTests {
+    @Test func theIndexNormalizesAsFoundationDoes() {
+        var samples = [
+            "plain", "", "e\u{301}", "é", "A\u{30A}ngstr\u{F6}m", "\u{212B}", "\u{1E9B}\u{323}", "가", "\u{1100}\u{1161}\u{11A8}",
+            "ﬁ ligature stays", "Ω\u{2126}", "q\u{307}\u{323}", "🧑‍🎨 e\u{301}", "\u{0958}", "ｶﾞ", "a\u{0}b", "\u{1100}\u{1161}",
+        ]
+        // Random sequences of scalars from blocks with combining marks, precomposed letters and Hangul.
+        var rng = SystemRandomNumberGenerator()
+        let pools: [ClosedRange<UInt32>] = [0x41...0x7A, 0xC0...0x17F, 0x300...0x36F, 0x1E00...0x1EFF, 0xAC00...0xAC40, 0x1100...0x1175]
+        for _ in 0..<500 {
+            var text = ""
+            for _ in 0..<Int.random(in: 1...8, using: &rng) {
+                let pool = pools.randomElement(using: &rng)!
+                if let scalar = Unicode.Scalar(UInt32.random(in: pool, using: &rng)) { text.unicodeScalars.append(scalar) }
+            }
+            samples.append(text)
+        }
+        #expect(FieldIndex.text("\u{AC00}\u{11A8}") == "\u{AC01}")
+        for text in samples {
+            let ours = FieldIndex.text(text)
+            #expect(Array(ours.unicodeScalars) == Array(text.precomposedStringWithCanonicalMapping.unicodeScalars), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+}
