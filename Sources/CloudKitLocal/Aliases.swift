@@ -1,5 +1,5 @@
 import CloudKitWeb
 
-// GRDB and Foundation export types with these names; in this module they mean the wire models.
+// Foundation and other modules export types with these names; in this module they mean the wire models.
 typealias Record = CloudKitWeb.Record
 typealias SortDescriptor = CloudKitWeb.SortDescriptor

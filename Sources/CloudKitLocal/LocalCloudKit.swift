@@ -154,7 +154,7 @@ public struct LocalServerConfiguration: Sendable {
     public var usesQueryIndexes = true
     /// Writes (records/modify, zones/modify, subscriptions/modify and a fixture reset) are answered on
     /// the HTTP server's event loop, as bounded reads are (`answerWriteOnEventLoop`), instead of hopping
-    /// into Swift concurrency, Hummingbird's responder and GRDB's writer queue and back. For a store in
+    /// into Swift concurrency, Hummingbird's responder and the pool's writer queue and back. For a store in
     /// RAM (`serve --in-memory`, a test fixture), where a commit waits for no disk: a test suite's
     /// requests come one after another, so its rate is set by those hops more than by the writes.
     /// A store on disk keeps its writes off the event loop (a commit there waits for fsync, and the
@@ -432,7 +432,7 @@ public final class LocalCloudKit: Sendable {
     }
 
     /// A read answered on the calling thread (the HTTP server's event loop), without the hops into
-    /// Swift concurrency and GRDB's queues that the full path takes (on a page, those hops cost more
+    /// Swift concurrency and the database pool's queues that the full path takes (on a page, those hops cost more
     /// than the page): from the answer cache when the store has not changed since the answer was
     /// computed, else computed from SQLite when the work is bounded. Only when authentication needs
     /// nothing SQLite must tell (the request's tokens were found valid at this change stamp) and the

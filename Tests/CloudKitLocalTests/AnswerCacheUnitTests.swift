@@ -248,7 +248,7 @@ import Testing
         }
     }
 
-    /// Text another program stored that is not valid UTF-8 is repaired as GRDB's `String` repairs it,
+    /// Text another program stored that is not valid UTF-8 is repaired as `Row`'s `String` conversion repairs it,
     /// so the answer is still valid JSON; a NULL fields column is an empty dictionary.
     @Test func invalidUTF8IsRepairedAndNullFieldsAreEmpty() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rowjson-\(UUID().uuidString)").path

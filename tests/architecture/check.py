@@ -3,7 +3,7 @@
 
 Reads `swift package dump-package` and every `import` line under Sources/, and fails when:
   1. RecordBrowser or TerminalUI (the pure core) depend, transitively, on a module that does I/O:
-     any external package product (AsyncHTTPClient, NIO, GRDB, Hummingbird, ...) or one of our
+     any external package product (AsyncHTTPClient, NIO, Hummingbird, ...) or one of our
      modules that uses one (CloudKitWeb, CloudKitLocal, BrowserRuntime, BrowserRuntimeTesting, CursesBackend,
      ckbrowse);
   2. a target imports a module it does not declare in Package.swift (it would build only because a

@@ -26,7 +26,7 @@ import SQLiteDB
 /// rendering, so a stale one cannot be answered. A record holding uploaded assets has its download
 /// URLs spliced into the rendering on the way out, as into its fields text. Not kept (NULL):
 /// tombstones (answered from their name), shares (their answer adds share keys), and records with a
-/// NUL character in a text column (GRDB binds text up to the NUL, so the row would not say what the
+/// NUL character in a text column (text is bound up to the NUL, so the row would not say what the
 /// rendering says).
 enum RecordWire {
     /// Column position in `StoredRecord.columns`.

@@ -21,8 +21,8 @@ import SQLiteDB
 /// request spent about a third of their time doing that.
 ///
 /// Text is checked on the way: valid UTF-8 (all this server writes) is copied as it is; anything else
-/// goes through `String(decoding:)`, which replaces invalid UTF-8 as GRDB's `String` conversion does. One deliberate
-/// difference: a name with a NUL character is written whole (escaped), where GRDB's C-string conversion
+/// goes through `String(decoding:)`, which replaces invalid UTF-8 as `Row`'s `String` conversion does. One deliberate
+/// difference: a name with a NUL character is written whole (escaped), where `Row`'s C-string conversion
 /// would cut it at the NUL.
 enum RowJSON {
     /// Column positions in `StoredRecord.columns`.

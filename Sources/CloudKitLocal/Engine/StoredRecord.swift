@@ -25,8 +25,8 @@ struct StoredRecord: Sendable {
     /// The rendering `save` stored (`RecordWire`), for the write's own answer.
     var rendering: Data?
 
-    /// The columns `init(row:)` reads, in its order (read by position: by name GRDB lower-cases each
-    /// column name, which showed up in profiles of change pages).
+    /// The columns `init(row:)` reads, in its order (read by position: a read by name compares
+    /// column names, which showed up in profiles of change pages).
     static let columns = """
         zone, name, type, tag, fields, created_ts, created_user, created_device, modified_ts, modified_user,
         modified_device, short_guid, parent, share, deleted, seq, has_assets, wire
@@ -35,7 +35,7 @@ struct StoredRecord: Sendable {
     /// `fields` is empty): an answer copies it instead of parsing and encoding it again.
     var storedFieldsText: String?
 
-    /// A row selected with `StoredRecord.columns` (a GRDB `Row`, or a statement on the row).
+    /// A row selected with `StoredRecord.columns` (a `Row`, or a statement on the row).
     init(row: some ColumnReader, parsingFields: Bool = true) throws {
         zone = row.text(0) ?? ""
         name = row.text(1) ?? ""

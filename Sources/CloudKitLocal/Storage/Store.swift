@@ -407,7 +407,7 @@ extension Database {
     }
 
     /// Runs `body` in a savepoint inside the current transaction, kept when it returns true and rolled
-    /// back when it returns false or throws. GRDB's `inSavepoint` compiles its SQL on every call; a
+    /// back when it returns false or throws. `Database.inSavepoint` runs its SQL through `execute`, compiled on every call; a
     /// records/modify batch opens one per operation, so these statements are cached.
     func inOperationSavepoint(_ body: () throws -> Bool) throws {
         try cachedStatement(sql: "SAVEPOINT operation").execute()
