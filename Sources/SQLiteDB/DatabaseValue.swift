@@ -55,6 +55,15 @@ public protocol DatabaseValueConvertible {
     var databaseValue: DatabaseValue { get }
     /// The value `dbValue` holds, or nil when it holds no such value (NULL included).
     static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self?
+    /// The value of column `column` of a statement on a row, read in place (the types rows are read
+    /// as most often skip making a `DatabaseValue` first); nil as `fromDatabaseValue`.
+    static func fromStatement(_ statement: SQLiteStatement, column: Int32) -> Self?
+}
+
+extension DatabaseValueConvertible {
+    public static func fromStatement(_ statement: SQLiteStatement, column: Int32) -> Self? {
+        fromDatabaseValue(DatabaseValue(statement: statement, column: column))
+    }
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
@@ -64,6 +73,13 @@ extension DatabaseValue: DatabaseValueConvertible {
 
 extension Int64: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(self)) }
+    public static func fromStatement(_ statement: SQLiteStatement, column: Int32) -> Int64? {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: sqlite3_column_int64(statement, column)
+        case SQLITE_FLOAT: Int64(exactly: sqlite3_column_double(statement, column))
+        default: nil
+        }
+    }
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int64? {
         switch dbValue.storage {
         case .int64(let value): value
@@ -75,6 +91,9 @@ extension Int64: DatabaseValueConvertible {
 
 extension Int: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(Int64(self))) }
+    public static func fromStatement(_ statement: SQLiteStatement, column: Int32) -> Int? {
+        Int64.fromStatement(statement, column: column).flatMap { Int(exactly: $0) }
+    }
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int? { Int64.fromDatabaseValue(dbValue).flatMap { Int(exactly: $0) } }
 }
 
@@ -107,6 +126,12 @@ extension Double: DatabaseValueConvertible {
 
 extension String: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(self)) }
+    public static func fromStatement(_ statement: SQLiteStatement, column: Int32) -> String? {
+        guard sqlite3_column_type(statement, column) == SQLITE_TEXT else {
+            return fromDatabaseValue(DatabaseValue(statement: statement, column: column))
+        }
+        return sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+    }
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> String? {
         switch dbValue.storage {
         case .string(let value): value

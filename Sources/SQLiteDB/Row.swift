@@ -81,31 +81,43 @@ public final class Row {
         return found
     }
 
-    private static func convert<Value: DatabaseValueConvertible>(_ value: DatabaseValue, _ column: String) -> Value {
-        guard let converted = Value.fromDatabaseValue(value) else {
-            fatalError("could not read \(Value.self) from \(value.isNull ? "NULL" : "a value of another type") in column \(column)")
+    /// Column `index` as a `Value`; nil for NULL when `orNil`, and a stop for anything else that is not one.
+    private func convert<Value: DatabaseValueConvertible>(_ index: Int, orNil: Bool, _ column: @autoclosure () -> String) -> Value? {
+        let converted: Value?
+        let isNull: Bool
+        switch storage {
+        case .values(let values, _):
+            precondition(index >= 0 && index < values.count, "row index out of range: \(index)")
+            isNull = values[index].isNull
+            converted = isNull && orNil ? nil : Value.fromDatabaseValue(values[index])
+        case .statement(let statement):
+            let raw = statement.sqliteStatement
+            precondition(index >= 0 && index < sqlite3_column_count(raw), "row index out of range: \(index)")
+            isNull = sqlite3_column_type(raw, Int32(index)) == SQLITE_NULL
+            converted = isNull && orNil ? nil : Value.fromStatement(raw, column: Int32(index))
+        }
+        if converted == nil && !(isNull && orNil) {
+            fatalError("could not read \(Value.self) from \(isNull ? "NULL" : "a value of another type") in column \(column())")
         }
         return converted
     }
 
     @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
-        Self.convert(databaseValue(at: index), String(index))
+        convert(index, orNil: false, String(index))!
     }
 
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value? {
-        let value = databaseValue(at: index)
-        return value.isNull ? nil : Self.convert(value, String(index)) as Value
+        convert(index, orNil: true, String(index))
     }
 
     @_disfavoredOverload
     public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
-        Self.convert(databaseValue(at: index(of: name)), name)
+        convert(index(of: name), orNil: false, name)!
     }
 
     public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value? {
-        let value = databaseValue(at: index(of: name))
-        return value.isNull ? nil : Self.convert(value, name) as Value
+        convert(index(of: name), orNil: true, name)
     }
 
     public subscript(_ index: Int) -> DatabaseValue { databaseValue(at: index) }
@@ -142,15 +154,20 @@ public struct StatementRow: ColumnReader {
 public final class RowCursor {
     public let statement: Statement
     private var done = false
+    /// The one row every step answers: it reads the statement, wherever the statement is.
+    private let row: Row
 
-    init(_ statement: Statement) { self.statement = statement }
+    init(_ statement: Statement) {
+        self.statement = statement
+        row = Row(live: statement)
+    }
 
     deinit { if !done { sqlite3_reset(statement.sqliteStatement) } }
 
     public func next() throws -> Row? {
         guard !done else { return nil }
         do {
-            if try statement.step() { return Row(live: statement) }
+            if try statement.step() { return row }
         } catch {
             done = true
             throw error
