@@ -35,6 +35,11 @@ check "ldd lists no Swift library" "! echo \"\$LIBS\" | grep -qi swift"
 EXTRA=$(echo "$LIBS" | awk '{print $1}' | grep -vE '^(linux-vdso|libc\.so|libm\.so|libgcc_s\.so|/lib64/ld-linux|ld-linux|libncursesw\.so|libtinfo\.so|libsqlite3\.so)' || true)
 check "it needs nothing but libc, ncursesw and SQLite${EXTRA:+ (also: $(echo $EXTRA))}" "[ -z \"\$EXTRA\" ]"
 SIZE=$(stat -c %s dist/ckbrowse)
+# No module uses Foundation proper, which would link ICU's data (34 MB) in (ARCHITECTURE.md); the
+# unstripped build still names what it linked.
+ICU=$(nm .build-static/release/ckbrowse 2>/dev/null | grep -cE 'icudt[0-9]+_dat|_ZN6icu_' || true)
+check "ICU is not linked (found $ICU ICU symbols)" "[ \"\$ICU\" = 0 ]"
+check "the stripped binary is at most 50 MB ($SIZE bytes)" "[ \"\$SIZE\" -le 50000000 ]"
 
 # A bare root: the binary, the libraries ldd names, /bin/sh for tmux, a terminfo entry. No Swift.
 ROOT=$(mktemp -d); trap '$SUDO umount "$ROOT/proc" 2>/dev/null || true; $SUDO rm -rf "$ROOT"; tmux -L ckb-pkg kill-server 2>/dev/null || true' EXIT
