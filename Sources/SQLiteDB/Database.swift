@@ -51,7 +51,9 @@ public final class Database {
         do {
             if configuration.foreignKeysEnabled { try execute(sql: "PRAGMA foreign_keys = ON") }
         } catch {
+            // deinit runs for a throwing init once every property is set: it must not close again.
             sqlite3_close(connection)
+            isOpen = false
             throw error
         }
     }
@@ -143,6 +145,7 @@ public final class Database {
     /// Calls `body` with the statement on each row of the cached statement `sql` in turn.
     public func forEachRow(_ sql: String, _ bind: (inout Bindings) -> Void, _ body: (StatementRow) throws -> Void) throws {
         let cached = try cachedStatement(sql: sql)
+        cached.generation &+= 1
         let statement = cached.sqliteStatement
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)

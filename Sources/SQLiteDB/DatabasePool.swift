@@ -20,6 +20,8 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
     private let lock = DispatchSemaphore(value: 1)
     private let available: DispatchSemaphore
     private let readQueue = DispatchQueue(label: "SQLiteDB.DatabasePool.read", attributes: .concurrent)
+    /// Set by `close()`; guarded by `lock` (readers) and the writer's queue (the writer).
+    private var closed = false
 
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
@@ -44,7 +46,10 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
 
     private func onWriter<T>(_ body: (Database) throws -> T) throws -> T {
         precondition(DispatchQueue.getSpecific(key: writerKey) == nil, "DatabasePool.write is not reentrant: a write inside another")
-        return try writerQueue.sync { try body(writer) }
+        return try writerQueue.sync {
+            guard !closed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database pool is closed") }
+            return try body(writer)
+        }
     }
 
     private static func transaction<T>(_ db: Database, _ kind: TransactionKind, _ body: (Database) throws -> T) throws -> T {
@@ -67,7 +72,10 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             writerQueue.async {
-                continuation.resume(with: Result { try Self.transaction(self.writer, .immediate, body) })
+                continuation.resume(with: Result {
+                    guard !self.closed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database pool is closed") }
+                    return try Self.transaction(self.writer, .immediate, body)
+                })
             }
         }
     }
@@ -77,6 +85,11 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
     private func acquireReader() throws -> Database {
         available.wait()
         lock.wait()
+        if closed {
+            lock.signal()
+            available.signal()
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database pool is closed")
+        }
         if let reader = idleReaders.popLast() {
             lock.signal()
             return reader
@@ -86,6 +99,8 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
         do {
             var reading = configuration
             reading.readonly = true
+            // A reader waits rather than fail in WAL's rare busy moments (a recovery after a crash).
+            if case .immediateError = reading.busyMode { reading.busyMode = .timeout(10) }
             let reader = try Database(path: path, configuration: reading)
             for prepare in configuration.preparations { try prepare(reader) }
             return reader
@@ -100,7 +115,7 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
 
     private func release(_ reader: Database) {
         lock.wait()
-        idleReaders.append(reader)
+        if closed { try? reader.close() } else { idleReaders.append(reader) }
         lock.signal()
         available.signal()
     }
@@ -119,13 +134,16 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
         }
     }
 
-    /// Closes every connection; the pool must not be used afterwards.
+    /// Closes every connection (a reader in use when its read ends); later uses throw.
     public func close() throws {
         try writerQueue.sync {
+            guard !closed else { return }
             lock.wait()
-            defer { lock.signal() }
-            for reader in idleReaders { try reader.close() }
+            closed = true
+            let readers = idleReaders
             idleReaders = []
+            lock.signal()
+            for reader in readers { try? reader.close() }
             try writer.close()
         }
     }

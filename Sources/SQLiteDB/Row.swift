@@ -157,15 +157,22 @@ public final class RowCursor {
     /// The one row every step answers: it reads the statement, wherever the statement is.
     private let row: Row
 
+    private let generation: Int
+
     init(_ statement: Statement) {
         self.statement = statement
         row = Row(live: statement)
+        generation = statement.generation
     }
 
-    deinit { if !done { sqlite3_reset(statement.sqliteStatement) } }
+    deinit { if !done && statement.generation == generation { sqlite3_reset(statement.sqliteStatement) } }
 
     public func next() throws -> Row? {
         guard !done else { return nil }
+        guard statement.generation == generation else {
+            done = true
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a cursor read after its statement ran again", sql: statement.sql)
+        }
         do {
             if try statement.step() { return row }
         } catch {
@@ -218,6 +225,8 @@ extension DatabaseValueConvertible {
     /// The first column of every row.
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments = []) throws -> [Self] {
         try statement.setArguments(arguments)
+        // Reset however the loop ends: a statement left on a row holds its read transaction open.
+        defer { sqlite3_reset(statement.sqliteStatement) }
         var values: [Self] = []
         while try statement.step() {
             values.append(try decoded(DatabaseValue(statement: statement.sqliteStatement, column: 0), sql: statement.sql))
@@ -261,6 +270,7 @@ extension Row {
 
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments = []) throws -> [Row] {
         try statement.setArguments(arguments)
+        defer { sqlite3_reset(statement.sqliteStatement) }
         var rows: [Row] = []
         while try statement.step() { rows.append(Row(copying: statement)) }
         return rows

@@ -22,6 +22,8 @@ public final class Statement {
     public let sqliteStatement: SQLiteStatement
     public let sql: String
     unowned let database: Database
+    /// Counts the statement's uses, so a cursor of an earlier use does not reset a later one.
+    var generation = 0
 
     init(database: Database, sqliteStatement: SQLiteStatement, sql: String) {
         self.database = database
@@ -49,6 +51,7 @@ public final class Statement {
 
     /// Resets the statement and binds `arguments`, one per parameter: too few or too many is an error.
     public func setArguments(_ arguments: StatementArguments) throws {
+        generation &+= 1
         sqlite3_reset(sqliteStatement)
         sqlite3_clear_bindings(sqliteStatement)
         let expected = Int(sqlite3_bind_parameter_count(sqliteStatement))

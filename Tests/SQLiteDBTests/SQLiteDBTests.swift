@@ -145,6 +145,46 @@ import Testing
     }
 }
 
+extension SQLiteDBTests {
+    @Test func aFetchThatFailsLeavesNoReadOpen() throws {
+        let pool = try DatabasePool(path: try Self.temporaryPath())
+        try pool.write { db in try db.execute(sql: "CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('a'), (NULL), ('c')") }
+        try pool.read { db throws in
+            let statement = try db.cachedStatement(sql: "SELECT v FROM t ORDER BY rowid")
+            #expect(throws: DatabaseError.self) { try String.fetchAll(statement) }
+            #expect(sqlite3_stmt_busy(statement.sqliteStatement) == 0)
+        }
+        // The reader goes back to the pool without an open snapshot: it sees the next commit.
+        try pool.write { db in try db.execute(sql: "INSERT INTO t VALUES ('d')") }
+        #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 4)
+    }
+
+    @Test func aCursorOfAnEarlierUseThrowsAndLeavesTheLaterOneAlone() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (v INTEGER)")
+            for i in 0..<5 { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i]) }
+            let statement = try db.cachedStatement(sql: "SELECT v FROM t ORDER BY v")
+            var first: RowCursor? = try Row.fetchCursor(statement)
+            _ = try first?.next()
+            let second = try Row.fetchCursor(statement)
+            #expect(try second.next().map { $0[0] as Int } == 0)
+            #expect(throws: DatabaseError.self) { _ = try first?.next() }
+            first = nil  // its end must not reset the statement under `second`
+            #expect(try second.next().map { $0[0] as Int } == 1)
+        }
+    }
+
+    @Test func aClosedPoolRefusesWork() throws {
+        let pool = try DatabasePool(path: try Self.temporaryPath())
+        try pool.write { db in try db.execute(sql: "CREATE TABLE t (v INTEGER)") }
+        _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }
+        try pool.close()
+        #expect(throws: DatabaseError.self) { try pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") } }
+        #expect(throws: DatabaseError.self) { try pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") } }
+    }
+}
+
 /// Strings appended from hooks, which may run on the writer's queue.
 final class Outcomes: @unchecked Sendable {
     private var items: [String] = []
