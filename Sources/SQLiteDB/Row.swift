@@ -120,6 +120,22 @@ public final class Row {
         convert(index(of: name), orNil: true, name)
     }
 
+    // The types rows are read as, each a subscript of its own: a call of the generic subscripts from
+    // another module is not specialized, and made the Swift runtime look up `Optional<Value>`'s
+    // metadata on every read (400 k instructions of a 200-record query page).
+    public subscript(_ index: Int) -> String { convert(index, orNil: false, String(index))! }
+    public subscript(_ index: Int) -> String? { convert(index, orNil: true, String(index)) }
+    public subscript(_ index: Int) -> Int64 { convert(index, orNil: false, String(index))! }
+    public subscript(_ index: Int) -> Int64? { convert(index, orNil: true, String(index)) }
+    public subscript(_ index: Int) -> Int { convert(index, orNil: false, String(index))! }
+    public subscript(_ index: Int) -> Int? { convert(index, orNil: true, String(index)) }
+    public subscript(_ index: Int) -> Double { convert(index, orNil: false, String(index))! }
+    public subscript(_ index: Int) -> Double? { convert(index, orNil: true, String(index)) }
+    public subscript(_ index: Int) -> Bool { convert(index, orNil: false, String(index))! }
+    public subscript(_ index: Int) -> Bool? { convert(index, orNil: true, String(index)) }
+    public subscript(_ index: Int) -> Data { convert(index, orNil: false, String(index))! }
+    public subscript(_ index: Int) -> Data? { convert(index, orNil: true, String(index)) }
+
     public subscript(_ index: Int) -> DatabaseValue { databaseValue(at: index) }
     public subscript(_ name: String) -> DatabaseValue { databaseValue(at: index(of: name)) }
 
