@@ -201,6 +201,16 @@ public final class Database {
         }
     }
 
+    /// `body`'s result, run in a transaction committed unless it throws.
+    func committing<T>(_ kind: TransactionKind, _ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(kind) {
+            result = try body(self)
+            return .commit
+        }
+        return result!
+    }
+
     /// Runs `body` in a savepoint, kept when it returns `.commit` and rolled back when it returns
     /// `.rollback` or throws; outside a transaction, the savepoint is one.
     public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {

@@ -52,17 +52,8 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
         }
     }
 
-    private static func transaction<T>(_ db: Database, _ kind: TransactionKind, _ body: (Database) throws -> T) throws -> T {
-        var result: T?
-        try db.inTransaction(kind) {
-            result = try body(db)
-            return .commit
-        }
-        return result!
-    }
-
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try onWriter { try Self.transaction($0, .immediate, body) }
+        try onWriter { try $0.committing(.immediate, body) }
     }
 
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
@@ -74,7 +65,7 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
             writerQueue.async {
                 continuation.resume(with: Result {
                     guard !self.closed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database pool is closed") }
-                    return try Self.transaction(self.writer, .immediate, body)
+                    return try self.writer.committing(.immediate, body)
                 })
             }
         }
@@ -123,7 +114,7 @@ public final class DatabasePool: DatabaseWriter, @unchecked Sendable {
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         let reader = try acquireReader()
         defer { release(reader) }
-        return try Self.transaction(reader, .deferred, body)
+        return try reader.committing(.deferred, body)
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {

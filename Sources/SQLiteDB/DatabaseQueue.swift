@@ -35,25 +35,11 @@ public final class DatabaseQueue: DatabaseWriter, @unchecked Sendable {
     }
 
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try serialized { db in
-            var result: T?
-            try db.inTransaction(.deferred) {
-                result = try body(db)
-                return .commit
-            }
-            return result!
-        }
+        try serialized { try $0.committing(.deferred, body) }
     }
 
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try serialized { db in
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try body(db)
-                return .commit
-            }
-            return result!
-        }
+        try serialized { try $0.committing(.immediate, body) }
     }
 
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
