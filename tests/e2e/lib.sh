@@ -10,6 +10,13 @@ SESSIONS=0
 passed=0; failed=0
 cleanup() {
     for i in $(seq 0 "$SESSIONS"); do tmux -L "$SOCK_BASE-$i" kill-server 2>/dev/null; done
+    # After a failure, what the server said (a crash's message and backtrace are there); lines that
+    # name a token are left out, even the demo's.
+    if [ "$failed" -gt 0 ] && [ -f "$WORK/serve.log" ]; then
+        echo "----- serve.log (last 40 lines) -----"
+        grep -vi "token" "$WORK/serve.log" | tail -40 | sed 's/^/  | /'
+        [ -n "${SERVER_PID:-}" ] && ! kill -0 "$SERVER_PID" 2>/dev/null && echo "  (the server had exited)"
+    fi
     [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
     rm -rf "$WORK"
 }
@@ -91,9 +98,13 @@ keys() { tmux -L "$SOCK" send-keys "$@"; }
 # start_demo_serve: `ckbrowse serve --seed demo` on a free loopback port. Sets SERVER_PID (stopped by
 # cleanup), URL, API (the demo's tokens as a query string) and DB (the demo container's private database).
 start_demo_serve() {
+    # The log of an earlier server goes first: the new one's shell may not have truncated it yet when
+    # the loop below reads it, and its "listening on" would send the tests to the dead server's port
+    # (seen in CI, under the release build's load: a whole size of sharing.sh failed that way).
+    rm -f "$WORK/serve.log"
     "$BIN" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/serve.log" 2>&1 &
     SERVER_PID=$!
-    for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
+    for _ in $(seq 1 300); do grep -qs "listening on" "$WORK/serve.log" && break; sleep 0.1; done
     URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
     [ -n "$URL" ] || { echo "server did not start"; cat "$WORK/serve.log"; echo "0 passed, 1 failed"; exit 1; }
     API="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"

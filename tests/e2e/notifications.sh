@@ -8,9 +8,10 @@ source tests/e2e/lib.sh
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 start_server() {
+    rm -f "$WORK/serve.log"  # an earlier server's "listening on" must not be read as this one's
     "$BIN" serve --data "$WORK/data" --port "$PORT" --seed demo > "$WORK/serve.log" 2>&1 &
     SERVER_PID=$!
-    for _ in $(seq 1 300); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.1; done
+    for _ in $(seq 1 300); do grep -qs "listening on" "$WORK/serve.log" && break; sleep 0.1; done
 }
 start_server
 URL="http://127.0.0.1:$PORT"

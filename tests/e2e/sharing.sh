@@ -17,6 +17,8 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
     [ -n "${SERVER_PID:-}" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
     rm -rf "$WORK/data"
     start_demo_serve
+    # serve prints the demo's share URLs after "listening on".
+    for _ in $(seq 1 100); do grep -qs "demo share of 'exhibition-1'" "$WORK/serve.log" && break; sleep 0.05; done
     SHARE_URL=$(grep -o "http://[^ ]*/share/[A-Za-z0-9]*" "$WORK/serve.log" | tail -1)
     OWNER_API="ckAPIToken=ckbrowse-demo-api-token&ckWebAuthToken=ckbrowse-demo-web-auth-token"
     GUEST="env LANG=C.UTF-8 TERM=xterm-256color HOME=$WORK/home-$size CLOUDKIT_SERVER=$URL CLOUDKIT_CONTAINER=iCloud.com.example.Gallery \
