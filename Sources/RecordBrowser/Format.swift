@@ -5,22 +5,55 @@ import FoundationEssentials
 import Foundation
 #endif
 import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How values read on screen.
 public enum Format {
-    /// The zone "local" times are shown in (tests pin it for stable snapshots). Behind a lock: test
-    /// suites run in parallel and any of them may set it.
-    public static var localTimeZone: TimeZone {
+    /// The zone "local" times are shown in: the system's (libc's, from `TZ` or /etc/localtime) or UTC
+    /// (tests pin it for stable snapshots). Behind a lock: test suites run in parallel and any of them
+    /// may set it. Not Foundation's `TimeZone`: without FoundationInternationalization (ICU), which this
+    /// binary does not link, `TimeZone.current` stops the process.
+    public static var localTimeZone: DisplayZone {
         get { zoneBox.lock.withLock { zoneBox.zone } }
         set { zoneBox.lock.withLock { zoneBox.zone = newValue } }
     }
 
+    /// Where a time is shown.
+    public enum DisplayZone: Sendable { case system, utc }
+
     private final class ZoneBox: @unchecked Sendable {
         let lock = Lock()
-        var zone: TimeZone = .current
+        var zone: DisplayZone = .system
     }
 
     private static let zoneBox = ZoneBox()
+
+    /// The civil time of an instant in a zone, with the zone's offset and abbreviation then.
+    struct CivilTime {
+        var year, month, day, hour, minute, second: Int
+        var offsetSeconds: Int
+        var abbreviation: String
+    }
+
+    static func civilTime(_ milliseconds: Int64, _ zone: DisplayZone) -> CivilTime {
+        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+        var parts = tm()
+        switch zone {
+        case .utc: gmtime_r(&seconds, &parts)
+        case .system: localtime_r(&seconds, &parts)
+        }
+        let abbreviation = zone == .utc ? "UTC" : parts.tm_zone.map { String(cString: $0) } ?? ""
+        return CivilTime(
+            year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
+            hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec),
+            offsetSeconds: zone == .utc ? 0 : Int(parts.tm_gmtoff), abbreviation: abbreviation)
+    }
 
     /// `1 operation`, `3 operations`, `1,200 records` (regular English plurals only).
     public static func plural(_ n: Int, _ noun: String) -> String {
@@ -32,35 +65,31 @@ public enum Format {
 
     /// `2024-03-01 12:00:00 UTC`.
     public static func utc(_ milliseconds: Int64) -> String {
-        dateString(milliseconds, timeZone: TimeZone(identifier: "UTC")!) + " UTC"
+        dateString(civilTime(milliseconds, .utc)) + " UTC"
     }
 
     /// UTC, then local time, or UTC once when local time is UTC at that moment.
     public static func utcAndLocal(_ milliseconds: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        if localTimeZone.secondsFromGMT(for: date) == 0 { return utc(milliseconds) }
-        return utc(milliseconds) + " · " + local(milliseconds)
+        let local = civilTime(milliseconds, localTimeZone)
+        if local.offsetSeconds == 0 { return utc(milliseconds) }
+        return utc(milliseconds) + " · " + dateString(local) + " " + local.abbreviation
     }
 
     /// Local time with the zone's abbreviation.
     public static func local(_ milliseconds: Int64) -> String {
-        let zone = localTimeZone
-        return dateString(milliseconds, timeZone: zone) + " " + (zone.abbreviation() ?? zone.identifier)
+        let local = civilTime(milliseconds, localTimeZone)
+        return dateString(local) + " " + local.abbreviation
     }
 
-    static func dateString(_ milliseconds: Int64, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ n: Int?) -> String { let n = n ?? 0; return n < 10 ? "0\(n)" : "\(n)" }
-        return "\(c.year ?? 0)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second))"
+    static func dateString(_ c: CivilTime) -> String {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(c.year)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)):\(two(c.second))"
     }
 
     /// Short list-column form: `2024-03-01 12:00`.
     public static func short(_ milliseconds: Int64?) -> String {
         guard let milliseconds else { return "" }
-        return String(dateString(milliseconds, timeZone: localTimeZone).dropLast(3))
+        return String(dateString(civilTime(milliseconds, localTimeZone)).dropLast(3))
     }
 
     /// `1 item`, `3 items`.

@@ -34,7 +34,7 @@ struct Harness {
     let cache: RecordCache
 
     init(width: Int = 80, height: Int = 24, environment: CloudKitEnvironment = .development, cacheDirectory: String? = nil) {
-        Format.localTimeZone = TimeZone(identifier: "UTC")!
+        Format.localTimeZone = .utc
         state = BrowserState(connection: ConnectionInfo(account: testAccount(environment), database: .private))
         state.size = (width, height)
         cache = try! RecordCache(
