@@ -244,7 +244,7 @@ public final class LocalCloudKit: Sendable {
 
     /// The user record name of a user name: `_` and 32 hex digits, as the service's look.
     public static func userRecordName(for name: String) -> String {
-        "_" + SHA256.hash(data: Data(name.utf8)).prefix(16).map { String(cFormat: "%02x", $0) }.joined()
+        "_" + String.hex(SHA256.hash(data: Data(name.utf8)).prefix(16))
     }
 
     /// The record name writes made with a server-to-server key are attributed to.

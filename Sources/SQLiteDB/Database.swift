@@ -145,14 +145,9 @@ public final class Database {
     /// Calls `body` with the statement on each row of the cached statement `sql` in turn.
     public func forEachRow(_ sql: String, _ bind: (inout Bindings) -> Void, _ body: (StatementRow) throws -> Void) throws {
         let cached = try cachedStatement(sql: sql)
-        cached.generation &+= 1
+        let bound = try cached.rebind(bind)
+        precondition(bound == cached.parameterCount, "\(bound) values bound for: \(sql)")
         let statement = cached.sqliteStatement
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
-        var bindings = Bindings(statement)
-        bind(&bindings)
-        precondition(bindings.count == sqlite3_bind_parameter_count(statement), "\(bindings.count) values bound for: \(sql)")
-        if let code = bindings.failure { throw error(code, sql: sql) }
         defer { sqlite3_reset(statement) }
         while true {
             let code = sqlite3_step(statement)
@@ -166,8 +161,6 @@ public final class Database {
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changesCount: Int { Int(sqlite3_changes(sqliteConnection)) }
-    /// Rows changed since the connection opened.
-    public var totalChangesCount: Int { Int(sqlite3_total_changes(sqliteConnection)) }
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
     /// True between BEGIN and COMMIT or ROLLBACK.
     public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }

@@ -73,7 +73,7 @@ public final class Row {
         let found: Int?
         switch storage {
         case .values(_, let names):
-            found = names.firstIndex(of: name) ?? names.firstIndex { $0.lowercased() == name.lowercased() }
+            found = Statement.position(of: name, in: names)
         case .statement(let statement):
             found = statement.index(ofColumn: name)
         }
@@ -205,18 +205,6 @@ public final class RowCursor {
     }
 }
 
-/// Values of one type read one at a time from the first column.
-public final class ValueCursor<Value: DatabaseValueConvertible> {
-    private let rows: RowCursor
-
-    init(_ rows: RowCursor) { self.rows = rows }
-
-    public func next() throws -> Value? {
-        guard let row = try rows.next() else { return nil }
-        return try Value.decoded(row.databaseValue(at: 0), sql: rows.statement.sql)
-    }
-}
-
 extension DatabaseValueConvertible {
     static func decoded(_ value: DatabaseValue, sql: String) throws -> Self {
         guard let converted = fromDatabaseValue(value) else {
@@ -252,25 +240,6 @@ extension DatabaseValueConvertible {
 
     public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Self] {
         try fetchAll(db.makeStatement(sql: sql), arguments: arguments)
-    }
-
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments = []) throws -> ValueCursor<Self> {
-        try statement.setArguments(arguments)
-        return ValueCursor(RowCursor(statement))
-    }
-
-    public static func fetchCursor(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> ValueCursor<Self> {
-        try fetchCursor(db.makeStatement(sql: sql), arguments: arguments)
-    }
-}
-
-extension DatabaseValueConvertible where Self: Hashable {
-    public static func fetchSet(_ statement: Statement, arguments: StatementArguments = []) throws -> Set<Self> {
-        Set(try fetchAll(statement, arguments: arguments))
-    }
-
-    public static func fetchSet(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> Set<Self> {
-        Set(try fetchAll(db, sql: sql, arguments: arguments))
     }
 }
 

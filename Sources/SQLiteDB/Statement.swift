@@ -42,25 +42,37 @@ public final class Statement {
 
     /// The position of the column named `name`: an exact match first, then one ignoring ASCII case, as
     /// SQLite matches names.
-    func index(ofColumn name: String) -> Int? {
-        let names = columnNames
+    func index(ofColumn name: String) -> Int? { Self.position(of: name, in: columnNames) }
+
+    static func position(of name: String, in names: [String]) -> Int? {
         if let exact = names.firstIndex(of: name) { return exact }
         let lowered = name.lowercased()
         return names.firstIndex { $0.lowercased() == lowered }
     }
 
-    /// Resets the statement and binds `arguments`, one per parameter: too few or too many is an error.
-    public func setArguments(_ arguments: StatementArguments) throws {
+    /// The number of `?` parameters.
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(sqliteStatement)) }
+
+    /// Resets the statement (a new use: a cursor of an earlier one stops), clears its bindings and
+    /// binds what `bind` adds, in order; answers how many values it added.
+    func rebind(_ bind: (inout Bindings) -> Void) throws -> Int {
         generation &+= 1
         sqlite3_reset(sqliteStatement)
         sqlite3_clear_bindings(sqliteStatement)
-        let expected = Int(sqlite3_bind_parameter_count(sqliteStatement))
-        guard arguments.values.count == expected else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(arguments.values.count) for \(expected) parameters", sql: sql)
-        }
         var bindings = Bindings(sqliteStatement)
-        for value in arguments.values { bindings.add(value) }
+        bind(&bindings)
         if let code = bindings.failure { throw database.error(code, sql: sql) }
+        return Int(bindings.count)
+    }
+
+    /// Resets the statement and binds `arguments`, one per parameter: too few or too many is an error.
+    public func setArguments(_ arguments: StatementArguments) throws {
+        guard arguments.values.count == parameterCount else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "wrong number of statement arguments: \(arguments.values.count) for \(parameterCount) parameters", sql: sql)
+        }
+        _ = try rebind { bindings in
+            for value in arguments.values { bindings.add(value) }
+        }
     }
 
     /// Runs the statement to its end with `arguments`.

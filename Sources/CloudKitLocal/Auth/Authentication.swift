@@ -161,7 +161,7 @@ extension LocalCloudKit {
     /// derived from the token itself.
     static func session(ofWebToken token: String) -> String {
         if let parts = OpaqueToken.decode(token), parts.count == 6, parts[0] == "w2" { return parts[2] }
-        return SHA256.hash(data: Data(token.utf8)).prefix(8).map { String(cFormat: "%02x", $0) }.joined()
+        return String.hex(SHA256.hash(data: Data(token.utf8)).prefix(8))
     }
 
     /// A raw (not yet percent-decoded) query value holding `+`, `/` or `=`, which a web auth token

@@ -43,7 +43,7 @@ struct CredentialSet: Sendable {
             let digest = SHA256.hash(data: Data(tokens.sorted().joined(separator: "\u{1F}").utf8))
             let user = User(
                 name: name, recordName: LocalCloudKit.userRecordName(for: name),
-                fingerprint: digest.prefix(12).map { String(cFormat: "%02x", $0) }.joined())
+                fingerprint: String.hex(digest.prefix(12)))
             usersByName[name] = user
             for token in tokens { usersByToken[token] = (user, LocalCloudKit.session(ofWebToken: token)) }
         }

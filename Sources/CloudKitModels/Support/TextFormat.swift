@@ -82,11 +82,6 @@ extension StringProtocol {
     package func padded(toLength length: Int) -> String {
         count >= length ? String(prefix(length)) : String(self) + String(repeating: " ", count: length - count)
     }
-
-    /// Whether `other` occurs in this text, ignoring case (both lower-cased as Unicode says).
-    package func containsIgnoringCase(_ other: some StringProtocol) -> Bool {
-        lowercased().contains(other.lowercased())
-    }
 }
 
 /// File paths as NSString's path methods treat them, on plain strings.
