@@ -84,6 +84,62 @@ import Testing
         #expect(await zonesList(second, api: "api-2", token: forged).status == 421)
     }
 
+    /// Answers within one second share their minted token (it would differ only in its nonce), unless
+    /// tokens are single-use: then each answer's token is its own and works once.
+    @Test func mintedTokensAreSharedWithinASecondUnlessSingleUse() async throws {
+        // Stopped a quarter into a second (the test clock follows the real one, which may tick between two answers).
+        final class StoppedClock: @unchecked Sendable {
+            private let lock = NSLock()
+            private var time = Date(timeIntervalSince1970: 1_900_000_000.25)
+            var now: Date { lock.withLock { time } }
+            func advance(_ seconds: TimeInterval) { lock.withLock { time += seconds } }
+        }
+        let clock = StoppedClock()
+        func directory() -> String { FileManager.default.temporaryDirectory.appendingPathComponent("trust-\(UUID().uuidString)").path }
+        func minted(_ answer: ServerResponse) throws -> String {
+            #expect(answer.status == 200)
+            return try #require(answer.headers.first { $0.name == "X-Apple-CloudKit-Web-Auth-Token" }?.value)
+        }
+        let reusable = try service({ $0.users = [(name: "alice", token: "alice-1"), (name: "bob", token: "bob-1")]; $0.now = { clock.now } }, directory: directory())
+        let first = try minted(await zonesList(reusable, token: "alice-1"))
+        #expect(try minted(await zonesList(reusable, token: "alice-1")) == first)
+        #expect(try minted(await zonesList(reusable, token: "bob-1")) != first, "another user's token")
+        let rotated = try minted(await zonesList(reusable, token: first))
+        #expect(rotated == first, "the same session, the same second")
+        clock.advance(1)
+        let later = try minted(await zonesList(reusable, token: first))
+        #expect(later != first)
+        let laterStatus = await zonesList(reusable, token: later).status, firstStatus = await zonesList(reusable, token: first).status
+        #expect(laterStatus == 200 && firstStatus == 200)
+
+        let singleUse = try service({ $0.users = [(name: "alice", token: "alice-1")]; $0.now = { clock.now }; $0.singleUseWebAuthTokens = true }, directory: directory())
+        let one = try minted(await zonesList(singleUse, token: "alice-1"))
+        let two = try minted(await zonesList(singleUse, token: one))
+        let three = try minted(await zonesList(singleUse, token: two))
+        #expect(Set([one, two, three]).count == 3, "each answer its own token, in the same second")
+        #expect(await zonesList(singleUse, token: one).status == 421, "a spent token")
+    }
+
+    /// A request's query pairs and its `Host` header, read from their bytes on every request.
+    @Test func queryPairsAndLoopbackHostsAreReadFromBytes() {
+        func items(_ query: String) -> [String: String] {
+            ServerRequest(method: "GET", path: "/", query: query, headers: [], body: []).queryItems
+        }
+        #expect(items("a=1&b=2") == ["a": "1", "b": "2"])
+        #expect(items("=x&&a&b=1=2&a=3") == ["": "x", "a": "3", "b": "1=2"], "an empty name, an empty pair, a bare name, a later value wins")
+        #expect(items("n%C3%A4me=v%C3%A4lue+x&bad=%ZZ&c+d=e") == ["näme": "välue+x", "bad": "", "c d": "e"])
+        #expect(items("名前=値&x=") == ["名前": "値", "x": ""])
+        #expect(items("&") == [:] && items("") == [:])
+        let request = ServerRequest(method: "GET", path: "/", query: "ckWebAuthToken=a%2Bb&x=1&ckWebAuthToken=c", headers: [], body: [])
+        #expect(request.rawQueryValue("ckWebAuthToken") == "a%2Bb" && request.rawQueryValue("x") == "1" && request.rawQueryValue("y") == nil)
+        for host in ["127.0.0.1", "127.0.0.1:8080", "localhost", "localhost:1"] {
+            #expect(LocalCloudKit.isLoopbackHostHeader(host), "\(host)")
+        }
+        for host in ["127.0.0.1:", "127.0.0.1:8a", "LOCALHOST:1", "127.0.0.10", "localhost.evil.example", "evil.example:80", "", ":80", "127.0.0.1:80:80"] {
+            #expect(!LocalCloudKit.isLoopbackHostHeader(host), "\(host)")
+        }
+    }
+
     @Test func downloadURLsExpireAndFollowTheRecord() async throws {
         let clock = TestClock()
         let server = try await LiveServer.start(now: { clock.now })

@@ -73,6 +73,9 @@ extension LocalCloudKit {
     /// A `Host` header naming this server: an IP literal (DNS rebinding needs a name), `localhost`,
     /// `*.localhost`, or a name `--allow-host` gives.
     func hostAllowed(_ header: String) -> Bool {
+        // Every request passes here: the usual `127.0.0.1:PORT` / `localhost:PORT` is read from its
+        // bytes before anything allocates.
+        if Self.isLoopbackHostHeader(header) { return true }
         var host = Substring(header.lowercased())
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
@@ -81,5 +84,20 @@ extension LocalCloudKit {
         if let colon = host.lastIndex(of: ":") { host = host[..<colon] }
         if BrowserURL.isIPv4Literal(host) || host == "localhost" || host.hasSuffix(".localhost") { return true }
         return configuration.allowedHosts.contains(String(host))
+    }
+
+    /// `127.0.0.1` or `localhost` (lower case), with or without a port of digits: what local clients
+    /// send. Anything else (other case, other addresses) is `hostAllowed`'s to judge.
+    static func isLoopbackHostHeader(_ header: String) -> Bool {
+        var header = header
+        return header.withUTF8 { bytes in
+            var end = bytes.count
+            if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+                guard colon + 1 < bytes.count, bytes[(colon + 1)...].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return false }
+                end = colon
+            }
+            let name = UnsafeBufferPointer(rebasing: bytes[..<end])
+            return name.elementsEqual("127.0.0.1".utf8) || name.elementsEqual("localhost".utf8)
+        }
     }
 }
