@@ -8,60 +8,107 @@ enum FieldsText {
     /// The stored text with `updates` applied (a `.null` value removes its field), byte for byte what
     /// decoding, merging and `Record.encodeStoredFields` would give; nil when the text is not in the
     /// shape this server writes (the caller then takes the decoding path).
+    ///
+    /// One pass over the stored entries, which are sorted: each is copied as it is unless an update
+    /// names it, and the updates (sorted, a few) go in where they sort. A text whose names are not
+    /// strictly ascending was not written by this server, and is left to the decoder.
     static func merge(_ stored: String, _ updates: [String: FieldValue]) -> String? {
-        guard var entries = entries(of: Array(stored.utf8)) else { return nil }
-        for (name, value) in updates {
-            if case .null = value { entries[name] = nil } else { entries[name] = value.json.bytes[...] }
-        }
-        var writer = JSONWriter(capacity: entries.values.reduce(2) { $0 + $1.count + 16 })
-        writer.raw("{")
-        for (index, name) in entries.keys.sorted().enumerated() {
-            if index > 0 { writer.raw(",") }
+        let pending = updates.keys.sorted()
+        var next = 0
+        var stored = stored
+        var writer = JSONWriter(capacity: stored.utf8.count + updates.count * 64 + 2)
+        var first = true
+        func writeEntry(_ name: String, _ write: (inout JSONWriter) -> Void) {
+            if !first { writer.raw(",") }
+            first = false
             writer.writeString(name)
             writer.raw(":")
-            writer.raw(entries[name]!)
+            write(&writer)
+        }
+        func writeUpdate(_ name: String) {
+            let value = updates[name]!
+            if case .null = value { return }
+            writeEntry(name) { $0.raw(value.json.bytes) }
+        }
+        writer.raw("{")
+        let complete = stored.withUTF8 { bytes -> Bool in
+            var previous: String?
+            return forEachEntry(bytes) { nameRange, valueRange in
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameRange]), as: UTF8.self)
+                if let previous, !(previous < name) { return false }
+                previous = name
+                while next < pending.count, pending[next] < name {
+                    writeUpdate(pending[next])
+                    next += 1
+                }
+                if next < pending.count, pending[next] == name {
+                    writeUpdate(name)
+                    next += 1
+                } else {
+                    writeEntry(name) { $0.raw(UnsafeBufferPointer(rebasing: bytes[valueRange])) }
+                }
+                return true
+            }
+        }
+        guard complete else { return nil }
+        while next < pending.count {
+            writeUpdate(pending[next])
+            next += 1
         }
         writer.raw("}")
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    /// The top-level names and the bytes of their values. Names with escapes are left to the decoder.
-    static func entries(of bytes: [UInt8]) -> [String: ArraySlice<UInt8>]? {
-        var entries: [String: ArraySlice<UInt8>] = [:]
+    /// Calls `body` with the byte ranges of each top-level name (without its quotes) and value, in
+    /// order; false when the text is not an object in the shape this server writes (names with
+    /// escapes included), or when `body` answers false.
+    static func forEachEntry(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>, Range<Int>) -> Bool) -> Bool {
         var i = 0
-        func skipSpace() { while i < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[i]) { i += 1 } }
+        func skipSpace() { while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 } }
         skipSpace()
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return false }
         i += 1
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { return entries }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { return true }
         while i < bytes.count {
-            guard bytes[i] == UInt8(ascii: "\"") else { return nil }
+            guard bytes[i] == UInt8(ascii: "\"") else { return false }
             let nameStart = i + 1
             i = nameStart
             while i < bytes.count, bytes[i] != UInt8(ascii: "\"") {
-                if bytes[i] == UInt8(ascii: "\\") { return nil }
+                if bytes[i] == UInt8(ascii: "\\") { return false }
                 i += 1
             }
-            guard i < bytes.count else { return nil }
-            let name = String(decoding: bytes[nameStart..<i], as: UTF8.self)
+            guard i < bytes.count else { return false }
+            let nameEnd = i
             i += 1
             skipSpace()
-            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return false }
             i += 1
             skipSpace()
             let valueStart = i
-            guard let valueEnd = endOfValue(bytes, from: i) else { return nil }
-            entries[name] = bytes[valueStart..<valueEnd]
+            guard let valueEnd = endOfValue(bytes, from: i) else { return false }
+            guard body(nameStart..<nameEnd, valueStart..<valueEnd) else { return false }
             i = valueEnd
             skipSpace()
-            guard i < bytes.count else { return nil }
-            if bytes[i] == UInt8(ascii: "}") { return entries }
-            guard bytes[i] == UInt8(ascii: ",") else { return nil }
+            guard i < bytes.count else { return false }
+            if bytes[i] == UInt8(ascii: "}") { return true }
+            guard bytes[i] == UInt8(ascii: ",") else { return false }
             i += 1
             skipSpace()
         }
-        return nil
+        return false
+    }
+
+    /// The top-level names and the bytes of their values. Names with escapes are left to the decoder.
+    static func entries(of bytes: [UInt8]) -> [String: ArraySlice<UInt8>]? {
+        var entries: [String: ArraySlice<UInt8>] = [:]
+        let complete = bytes.withUnsafeBufferPointer { buffer in
+            forEachEntry(buffer) { name, value in
+                entries[String(decoding: bytes[name], as: UTF8.self)] = bytes[value]
+                return true
+            }
+        }
+        return complete ? entries : nil
     }
 
     /// Where the JSON value starting at `start` ends: after its closing bracket for objects and
