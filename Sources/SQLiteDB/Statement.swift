@@ -144,7 +144,8 @@ public struct Bindings {
             // An empty buffer may have no address, and a NULL pointer would bind NULL, not ''.
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(statement, count, "", 0, Self.transient) }
             let length = memchr(base, 0, bytes.count).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? bytes.count
-            return sqlite3_bind_text(statement, count, base, Int32(length), Self.transient)
+            // 64-bit lengths: a value past SQLite's limit is refused (SQLITE_TOOBIG), not a trap here.
+            return sqlite3_bind_text64(statement, count, base, sqlite3_uint64(length), Self.transient, UInt8(SQLITE_UTF8))
         }
         check(code)
     }
@@ -154,7 +155,7 @@ public struct Bindings {
         count += 1
         let code = value.withUnsafeBytes { bytes -> Int32 in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(statement, count, 0) }
-            return sqlite3_bind_blob(statement, count, base, Int32(bytes.count), Self.transient)
+            return sqlite3_bind_blob64(statement, count, base, sqlite3_uint64(bytes.count), Self.transient)
         }
         check(code)
     }
