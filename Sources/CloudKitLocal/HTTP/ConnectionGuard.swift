@@ -204,9 +204,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
 
+    /// The connection's write buffer water marks: an answer up to `high` (a page of 200 records is
+    /// some 220 KB) is queued without the channel turning unwritable and back, a round of events
+    /// through every handler, Hummingbird's async writer included, that cost a sixth of an answer from
+    /// the answer cache at NIO's default (64 KB). A slow reader is still bounded: by the write timeout.
+    static let writeBuffer = ChannelOptions.Types.WriteBufferWaterMark(low: 512 * 1024, high: 1024 * 1024)
+
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         try? context.pipeline.syncOperations.addHandler(FirstBytes(owner: self), position: .first)
+        try? context.channel.syncOptions?.setOption(ChannelOptions.writeBufferWaterMark, value: Self.writeBuffer)
         if context.channel.isActive { becomeActive(context) }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CloudKitLocal
 import CloudKitWeb
+import Hummingbird
 import ServiceLifecycle
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -23,11 +24,21 @@ struct ServeBench: AsyncParsableCommand {
         abstract: "Local server over loopback: change and query pages per second; 200-op atomic modify vs 200 single requests; index rules and shared zones against their baselines."
     )
 
-    /// Serves `service` on a loopback port; answers the port and the serving task (cancel it to stop).
+    /// Serves `service` on a loopback port; answers the port and a task to cancel to stop it. The stop
+    /// is a graceful shutdown, as `serve`'s on SIGINT: cancelling the server's own task made Hummingbird
+    /// log each open connection's wait as an error in the benchmark's output.
     static func serve(_ service: LocalCloudKit) async -> (Int, Task<Void, any Error>) {
         let (stream, continuation) = AsyncStream<Int>.makeStream()
         let app = LocalHTTPServer(service: service, port: 0).application { continuation.yield($0) }
-        let task = Task { try await app.run() }
+        let group = ServiceGroup(services: [app], logger: app.logger)
+        let running = Task { try await group.run() }
+        let task = Task<Void, any Error> {
+            try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
+        }
         var port = 0
         for await p in stream {
             port = p
