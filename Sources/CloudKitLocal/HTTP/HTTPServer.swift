@@ -25,7 +25,8 @@ public struct LocalHTTPServer: Sendable {
     }
 
     /// Builds the application; `onReady` receives the bound port once the server listens.
-    public func application(onReady: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+    /// `quiet`: only critical log lines (the benchmarks, which stop their servers by cancelling them).
+    public func application(quiet: Bool = false, onReady: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let service = self.service
         let maximumBody = service.configuration.maximumBodyBytes
         let maximumAsset = service.configuration.maximumAssetBytes
@@ -58,7 +59,7 @@ public struct LocalHTTPServer: Sendable {
         let limits = self.limits
         let connections = ConnectionCount(limit: limits.maximumConnections)
         var logger = Logger(label: "ckbrowse.serve")
-        logger.logLevel = .warning
+        logger.logLevel = quiet ? .critical : .warning
         return Application(
             responder: responder,
             // In pipeline order: ConnectionGuard and FinishAnswersBeforeClose see the cache's answers and
