@@ -106,7 +106,7 @@ extension LocalCloudKit {
                 return withCORS(ServiceError.from(error).response(uuid: uuid, extraHeaders: []), request)
             }
         }
-        guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
+        guard request.path.hasPrefix("/database/1/"), let route = try? Route.cached(path: request.path, method: request.method),
             route.isWrite, Self.eventLoopWrites.contains(route.endpoint), requestPolicyRefusal(request) == nil
         else { return nil }
         // Read before authentication and the transaction, as the full path does.

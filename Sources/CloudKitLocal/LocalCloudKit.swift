@@ -56,6 +56,41 @@ public struct ServerRequest: Sendable {
         return found
     }
 
+    /// The credentials a query carries, read in one pass, as `queryItems` and `rawQueryValue` read them:
+    /// `ckAPIToken`, and `ckWebAuthToken` or else its alias `ckSession` (the last of a name wins, and
+    /// a malformed value reads as empty), and the token as sent (the first one: `rawQueryValue`).
+    /// Every request is authenticated from it, answers from the cache too: the dictionary of every
+    /// parameter and the second pass for the raw value were a tenth of such an answer's own work.
+    struct Credentials: Equatable {
+        var apiToken: String?
+        var webAuthToken: String?
+        var rawWebAuthToken: Substring?
+    }
+
+    var credentials: Credentials {
+        var found = Credentials()
+        guard let query else { return found }
+        var webAuthToken: String?, session: String?
+        var rawWebAuthToken: Substring?, rawSession: Substring?
+        Self.forEachQueryPair(query) { key, value in
+            if let value {
+                if rawWebAuthToken == nil, key.elementsEqual("ckWebAuthToken".utf8) { rawWebAuthToken = Substring(value) }
+                if rawSession == nil, key.elementsEqual("ckSession".utf8) { rawSession = Substring(value) }
+            }
+            guard let name = PercentEncoding.decode(Substring(key), plusAsSpace: true) else { return }
+            guard name == "ckAPIToken" || name == "ckWebAuthToken" || name == "ckSession" else { return }
+            let decoded = value.map { PercentEncoding.decode(Substring($0), plusAsSpace: false) ?? "" } ?? ""
+            switch name {
+            case "ckAPIToken": found.apiToken = decoded
+            case "ckWebAuthToken": webAuthToken = decoded
+            default: session = decoded
+            }
+        }
+        found.webAuthToken = webAuthToken ?? session
+        found.rawWebAuthToken = rawWebAuthToken ?? rawSession
+        return found
+    }
+
     /// The query's parameters, percent-decoded (`+` as a space in names); a later parameter of the
     /// same name wins, and one whose name or value is malformed is left out.
     var queryItems: [String: String] {
@@ -315,7 +350,7 @@ public final class LocalCloudKit: Sendable {
                 extraHeaders += nextTokenHeader(caller)
                 return respond(status, json, uuid: uuid, extra: extraHeaders)
             }
-            let route = try Route(path: request.path, method: request.method)
+            let route = try Route.cached(path: request.path, method: request.method)
             if let cached = cachedResponse(request, route: route) { return cached }
             // Read before authentication and the answer's transaction: see `AnswerCache.store`.
             let stamp = store.changeStamp()
@@ -399,7 +434,7 @@ public final class LocalCloudKit: Sendable {
     /// request's tokens were valid then (requests the event loop passed on still find one here: an
     /// answer stored meanwhile, or a CORS request).
     func cachedResponse(_ request: ServerRequest, route: Route) -> ServerResponse? {
-        guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route, items: request.queryItems),
+        guard answers.isEnabled, let stamp = store.changeStamp(), let (_, user) = knownCaller(request, route: route, credentials: request.credentials),
             let answer = answers.answer(answerKey(route, request, userRecordName: user?.recordName), at: stamp)
         else { return nil }
         return knownCallerAnswer(answer, user: user)
@@ -422,15 +457,15 @@ public final class LocalCloudKit: Sendable {
     /// The caller of a cacheable read, when authentication accepts it without a word (nil: the full
     /// path must answer, with its reason). A single-use token must be checked, and spent, by the full
     /// path on every request.
-    /// `items` are the request's `queryItems`, read once by the caller.
-    func knownCaller(_ request: ServerRequest, route: Route, items: [String: String]) -> (apiToken: String, user: SignedInUser?)? {
+    /// `credentials` are the request's, read once by the caller.
+    func knownCaller(_ request: ServerRequest, route: Route, credentials query: ServerRequest.Credentials) -> (apiToken: String, user: SignedInUser?)? {
         guard route.isCacheable, !configuration.singleUseWebAuthTokens, request.header("X-Apple-CloudKit-Request-KeyID") == nil,
             request.body.count <= configuration.maximumBodyBytes, requestPolicyRefusal(request, rule: route.rule) == nil
         else { return nil }
-        guard let apiToken = items["ckAPIToken"], credentials.acceptsAPIToken(apiToken, container: route.container) else { return nil }
+        guard let apiToken = query.apiToken, credentials.acceptsAPIToken(apiToken, container: route.container) else { return nil }
         var user: SignedInUser?
-        if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
-            guard let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"),
+        if let token = query.webAuthToken, !token.isEmpty {
+            guard let raw = query.rawWebAuthToken,
                 !Self.hasUnencodedBase64(raw), let known = signedInUser(webToken: token)
             else { return nil }
             user = known
@@ -454,11 +489,11 @@ public final class LocalCloudKit: Sendable {
     /// database is known; nil otherwise, and on any error (the full path then answers, with its
     /// reason).
     public func answerOnEventLoop(_ request: ServerRequest) -> EventLoopAnswer? {
-        guard request.path.hasPrefix("/database/1/"), let route = try? Route(path: request.path, method: request.method),
+        guard request.path.hasPrefix("/database/1/"), let route = try? Route.cached(path: request.path, method: request.method),
             let stamp = store.changeStamp()
         else { return nil }
-        let items = request.queryItems
-        guard let (apiToken, user) = knownCaller(request, route: route, items: items) else { return nil }
+        let query = request.credentials
+        guard let (apiToken, user) = knownCaller(request, route: route, credentials: query) else { return nil }
         let answerKey = answerKey(route, request, userRecordName: user?.recordName)
         if answers.isEnabled, let answer = answers.answer(answerKey, at: stamp) {
             return EventLoopAnswer(response: withCORS(knownCallerAnswer(answer, user: user), request), isCached: true)
@@ -477,7 +512,7 @@ public final class LocalCloudKit: Sendable {
         caller.userName = user?.name
         caller.userRecordName = user?.recordName
         caller.session = user?.session
-        caller.webToken = items["ckWebAuthToken"] ?? items["ckSession"]
+        caller.webToken = query.webAuthToken
         caller.deviceToken = request.header("X-CK-Device-Token")
         var context = RequestContext(
             route: route, caller: caller, key: key, dbID: dbID, now: Int64((configuration.now().timeIntervalSince1970 * 1000).rounded()))

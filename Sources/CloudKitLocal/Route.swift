@@ -28,6 +28,29 @@ struct Route: Sendable {
     private static let byOperation: [String: [(endpoint: Endpoint, rule: EndpointRule?)]] = Dictionary(
         grouping: endpoints.map { (endpoint: $0, rule: EndpointRule.rule($0)) }, by: \.endpoint.operation)
 
+    /// `init(path:method:)`, remembered: every request is routed, answers from the cache too, and a
+    /// client sends the same few paths again and again (parsing one was 5 % of such an answer's
+    /// instructions). Only routes found are kept, at most `rememberedCount` of them (then the memory
+    /// starts again), so paths that fail cost what they always did and cannot crowd the memory.
+    static func cached(path: String, method: String) throws -> Route {
+        let key = RouteKey(path: path, method: method)
+        if let route = remembered.withLock({ $0[key] }) { return route }
+        let route = try Route(path: path, method: method)
+        remembered.withLock { routes in
+            if routes.count >= rememberedCount { routes = [:] }
+            routes[key] = route
+        }
+        return route
+    }
+
+    static let rememberedCount = 256
+    private static let remembered = Mutex<[RouteKey: Route]>([:])
+
+    private struct RouteKey: Hashable, Sendable {
+        var path: String
+        var method: String
+    }
+
     init(path: String, method: String) throws {
         // `/database/1/{container}/{environment}/{database}/{operation…}`, cut at its first seven
         // slashes on the UTF-8 view (this runs for every request, cached answers included).

@@ -121,7 +121,7 @@ import Testing
     }
 
     /// A request's query pairs and its `Host` header, read from their bytes on every request.
-    @Test func queryPairsAndLoopbackHostsAreReadFromBytes() {
+    @Test func queryPairsAndLoopbackHostsAreReadFromBytes() throws {
         func items(_ query: String) -> [String: String] {
             ServerRequest(method: "GET", path: "/", query: query, headers: [], body: []).queryItems
         }
@@ -132,6 +132,31 @@ import Testing
         #expect(items("&") == [:] && items("") == [:])
         let request = ServerRequest(method: "GET", path: "/", query: "ckWebAuthToken=a%2Bb&x=1&ckWebAuthToken=c", headers: [], body: [])
         #expect(request.rawQueryValue("ckWebAuthToken") == "a%2Bb" && request.rawQueryValue("x") == "1" && request.rawQueryValue("y") == nil)
+        // The credentials' one pass reads what `queryItems` and `rawQueryValue` read, on queries made of
+        // the parameters' names, aliases, escapes, repeats and malformed parts.
+        var random = SystemRandomNumberGenerator()
+        let parts = ["ckAPIToken=a", "ckAPIToken=b%2B", "ckWebAuthToken=t+/=", "ckWebAuthToken=t%2B%2F%3D", "ckWebAuthToken=",
+                     "ckWebAuthToken", "ckSession=s", "ckSession=%ZZ", "ck%57ebAuthToken=escaped", "ckWeb+AuthToken=x", "=v", "",
+                     "ckAPIToken", "other=1", "ckSession=", "ckAPIToken=%E2%9C%93", "ckWebAuthToken=%"]
+        for _ in 0..<2_000 {
+            let query = (0..<Int.random(in: 0...5, using: &random)).map { _ in parts.randomElement(using: &random)! }.joined(separator: "&")
+            let request = ServerRequest(method: "GET", path: "/", query: query, headers: [], body: [])
+            let items = request.queryItems
+            let expected = ServerRequest.Credentials(
+                apiToken: items["ckAPIToken"], webAuthToken: items["ckWebAuthToken"] ?? items["ckSession"],
+                rawWebAuthToken: request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"))
+            #expect(request.credentials == expected, "\(query)")
+        }
+        // Routes are remembered, and are the routes parsed; a path that fails is not remembered.
+        let path = "/database/1/iCloud.x/development/private/records/query"
+        let parsed = try Route(path: path, method: "POST"), remembered = try Route.cached(path: path, method: "POST")
+        #expect(remembered.container == parsed.container && remembered.scope == parsed.scope && remembered.endpoint.operation == parsed.endpoint.operation)
+        #expect(try Route.cached(path: path, method: "POST").endpoint.operation == "records/query")
+        #expect(throws: ServiceError.self) { try Route.cached(path: "/database/1/iCloud.x/nowhere/private/records/query", method: "POST") }
+        #expect(throws: ServiceError.self) { try Route.cached(path: "/database/1/iCloud.x/nowhere/private/records/query", method: "POST") }
+        for n in 0..<(Route.rememberedCount * 2) {
+            #expect(try Route.cached(path: "/database/1/iCloud.n\(n)/development/public/records/query", method: "POST").container == "iCloud.n\(n)")
+        }
         for host in ["127.0.0.1", "127.0.0.1:8080", "localhost", "localhost:1"] {
             #expect(LocalCloudKit.isLoopbackHostHeader(host), "\(host)")
         }

@@ -31,8 +31,8 @@ extension LocalCloudKit {
         if let keyID = request.header("X-Apple-CloudKit-Request-KeyID") {
             return try authenticateServerKey(request, keyID: keyID, route: route)
         }
-        let items = request.queryItems
-        guard let apiToken = items["ckAPIToken"], !apiToken.isEmpty else {
+        let query = request.credentials
+        guard let apiToken = query.apiToken, !apiToken.isEmpty else {
             throw ServiceError(.authenticationFailed, "missing ckAPIToken")
         }
         guard credentials.acceptsAPIToken(apiToken, container: route.container) else {
@@ -41,10 +41,10 @@ extension LocalCloudKit {
         var caller = Caller(apiToken: apiToken)
         caller.deviceToken = request.header("X-CK-Device-Token")
         // `ckSession` is accepted as an alias of `ckWebAuthToken` (reference §1.2, unconfirmed).
-        if let token = items["ckWebAuthToken"] ?? items["ckSession"], !token.isEmpty {
+        if let token = query.webAuthToken, !token.isEmpty {
             // The service rejects a token whose `+`, `/` or `=` were not percent-encoded (§1.2); so
             // does this server, so that a client with that bug fails here as it would live.
-            if let raw = request.rawQueryValue("ckWebAuthToken") ?? request.rawQueryValue("ckSession"), Self.hasUnencodedBase64(raw) {
+            if let raw = query.rawWebAuthToken, Self.hasUnencodedBase64(raw) {
                 throw authenticationRequired(route, request, reason: "the web auth token is not valid: its '+', '/' and '=' must be sent percent-encoded (%2B, %2F, %3D)")
             }
             guard let user = signedInUser(webToken: token) else {

@@ -142,7 +142,7 @@ public struct EndpointRule: Sendable, Hashable {
     /// The rule of any path this server answers (nil: none, a 404).
     public static func rule(path: String, method: String) -> EndpointRule? {
         if path.hasPrefix("/database/1/") {
-            return (try? Route(path: path, method: method))?.rule
+            return (try? Route.cached(path: path, method: method))?.rule
         }
         let prefixes: [(String, String?)] = [
             ("/device/1/", nil), ("/webcourier/1/", "webcourier"), (LocalCloudKit.uploadPathPrefix, "asset upload"),
