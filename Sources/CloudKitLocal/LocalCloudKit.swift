@@ -256,7 +256,7 @@ public final class LocalCloudKit: Sendable {
     /// a container back to it.
     let startingSchemas = Mutex(SchemaRows())
     /// Web auth tokens minted this second, by what they say (`mintWebAuthToken`).
-    let mintedTokens = Mutex<[MintedTokenKey: String]>([:])
+    let mintedTokens = Mutex(MintedTokens())
 
     public init(store: Store, configuration: LocalServerConfiguration) throws {
         self.store = store
@@ -447,7 +447,7 @@ public final class LocalCloudKit: Sendable {
     }
 
     /// A 200 answer to a caller known at this stamp: its own request UUID and, for a signed-in user, a
-    /// freshly minted web auth token.
+    /// minted web auth token (`mintWebAuthToken`: the same one within a second).
     func knownCallerAnswer(_ bytes: [UInt8], user: SignedInUser?) -> ServerResponse {
         var extra: [(String, String)] = []
         if let user { extra.append(("X-Apple-CloudKit-Web-Auth-Token", mintWebAuthToken(user: user.name, session: user.session))) }

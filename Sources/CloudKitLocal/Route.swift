@@ -30,12 +30,16 @@ struct Route: Sendable {
 
     /// `init(path:method:)`, remembered: every request is routed, answers from the cache too, and a
     /// client sends the same few paths again and again (parsing one was 5 % of such an answer's
-    /// instructions). Only routes found are kept, at most `rememberedCount` of them (then the memory
-    /// starts again), so paths that fail cost what they always did and cannot crowd the memory.
+    /// instructions). Only routes found are kept, of paths up to `longestRemembered` bytes, at most
+    /// `rememberedCount` of them (then the memory starts again): paths that fail cost what they always
+    /// did and cannot crowd the memory.
     static func cached(path: String, method: String) throws -> Route {
         let key = RouteKey(path: path, method: method)
         if let route = remembered.withLock({ $0[key] }) { return route }
         let route = try Route(path: path, method: method)
+        // A long path (up to the HTTP decoder's 80 KB, a container name that long) is parsed each
+        // time: 256 of them would hold some 40 MB here.
+        guard path.utf8.count <= longestRemembered else { return route }
         remembered.withLock { routes in
             if routes.count >= rememberedCount { routes = [:] }
             routes[key] = route
@@ -44,6 +48,7 @@ struct Route: Sendable {
     }
 
     static let rememberedCount = 256
+    static let longestRemembered = 512
     private static let remembered = Mutex<[RouteKey: Route]>([:])
 
     private struct RouteKey: Hashable, Sendable {

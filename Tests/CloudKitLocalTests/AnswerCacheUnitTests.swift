@@ -136,6 +136,9 @@ import Testing
         #expect(FieldsText.merge(#"{"a\"b":{"value":1,"type":"INT64"}}"#, [:]) == nil)
         #expect(FieldsText.merge(#"{"a":{"value":1"#, [:]) == nil)
         #expect(FieldsText.merge("[]", [:]) == nil)
+        // Names out of order, or twice: not this server's writing (its decoder takes over).
+        #expect(FieldsText.merge(#"{"b":{"value":1,"type":"INT64"},"a":{"value":2,"type":"INT64"}}"#, ["c": .int64(3)]) == nil)
+        #expect(FieldsText.merge(#"{"a":{"value":1,"type":"INT64"},"a":{"value":2,"type":"INT64"}}"#, [:]) == nil)
         #expect(FieldsText.merge("{}", ["x": .int64(2)]) == #"{"x":{"value":2,"type":"INT64"}}"#)
     }
 }

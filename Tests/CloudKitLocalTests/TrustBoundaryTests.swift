@@ -112,6 +112,14 @@ import Testing
         let laterStatus = await zonesList(reusable, token: later).status, firstStatus = await zonesList(reusable, token: first).status
         #expect(laterStatus == 200 && firstStatus == 200)
 
+        // More sessions in one second than the memory keeps: each still gets a working token of its own.
+        let sessions = (0..<300).map { reusable.mintWebAuthToken(user: "alice", session: "s\($0)") }
+        #expect(Set(sessions).count == 300)
+        #expect(reusable.mintWebAuthToken(user: "alice", session: "s0") == sessions[0], "remembered: among the first 256")
+        #expect(reusable.mintWebAuthToken(user: "alice", session: "s299") != sessions[299], "not remembered: past 256")
+        #expect(reusable.mintWebAuthToken(user: "alice", session: "x", reusable: false) != reusable.mintWebAuthToken(user: "alice", session: "x", reusable: false))
+        #expect(reusable.signedInUser(webToken: sessions[299])?.session == "s299")
+
         let singleUse = try service({ $0.users = [(name: "alice", token: "alice-1")]; $0.now = { clock.now }; $0.singleUseWebAuthTokens = true }, directory: directory())
         let one = try minted(await zonesList(singleUse, token: "alice-1"))
         let two = try minted(await zonesList(singleUse, token: one))
@@ -154,6 +162,8 @@ import Testing
         #expect(try Route.cached(path: path, method: "POST").endpoint.operation == "records/query")
         #expect(throws: ServiceError.self) { try Route.cached(path: "/database/1/iCloud.x/nowhere/private/records/query", method: "POST") }
         #expect(throws: ServiceError.self) { try Route.cached(path: "/database/1/iCloud.x/nowhere/private/records/query", method: "POST") }
+        let long = "/database/1/iCloud.\(String(repeating: "a", count: Route.longestRemembered))/development/public/records/query"
+        #expect(try Route.cached(path: long, method: "POST").container.count > Route.longestRemembered, "parsed, not remembered")
         for n in 0..<(Route.rememberedCount * 2) {
             #expect(try Route.cached(path: "/database/1/iCloud.n\(n)/development/public/records/query", method: "POST").container == "iCloud.n\(n)")
         }

@@ -155,21 +155,23 @@ extension LocalCloudKit {
     /// same moment, and minting one (a MAC, a nonce, two encodings) was an eighth of what an answer
     /// from the answer cache cost. A single-use token is spent by its first use, so each answer then
     /// gets its own.
-    func mintWebAuthToken(user: String, session: String) -> String {
+    /// `reusable: false` (a sign-in's token, of a session just begun) is never shared nor remembered.
+    func mintWebAuthToken(user: String, session: String, reusable: Bool = true) -> String {
         let expires = Int64((configuration.now().timeIntervalSince1970 + configuration.webAuthTokenLifetime).rounded(.up))
         let fingerprint = credentials.usersByName[user]?.fingerprint ?? ""
-        let key = MintedTokenKey(user: user, session: session, expires: expires, fingerprint: fingerprint)
-        let reuse = !configuration.singleUseWebAuthTokens
-        if reuse, let token = mintedTokens.withLock({ $0[key] }) { return token }
+        let key = MintedTokenKey(user: user, session: session, fingerprint: fingerprint)
+        let reuse = reusable && !configuration.singleUseWebAuthTokens
+        if reuse, let token = mintedTokens.withLock({ $0.second == expires ? $0.tokens[key] : nil }) { return token }
         var random = SystemRandomNumberGenerator()
         let nonce = Base64URL.encode(withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) })
         let expiry = String(expires)
         let token = OpaqueToken.encode(["w2", user, session, expiry, nonce, mac([user, session, expiry, nonce, fingerprint].joined(separator: "\u{1F}"))])
         if reuse {
-            mintedTokens.withLock { tokens in
-                // Entries of earlier seconds are never asked for again.
-                if tokens.count >= 256 { tokens = tokens.filter { $0.key.expires >= expires } }
-                if tokens.count < 256 { tokens[key] = token }
+            mintedTokens.withLock { memo in
+                // One second's tokens: the next second starts again; past 256 sessions in one second
+                // the others are minted each time.
+                if memo.second != expires { memo = MintedTokens(second: expires) }
+                if memo.tokens.count < 256 { memo.tokens[key] = token }
             }
         }
         return token
@@ -195,10 +197,15 @@ extension LocalCloudKit {
     }
 }
 
-/// What a minted web auth token says, but its nonce (`mintWebAuthToken`).
+/// What a minted web auth token says, but its expiry and nonce (`mintWebAuthToken`).
 struct MintedTokenKey: Hashable, Sendable {
     var user: String
     var session: String
-    var expires: Int64
     var fingerprint: String
+}
+
+/// The tokens minted for one expiry second (`mintWebAuthToken`).
+struct MintedTokens: Sendable {
+    var second: Int64 = 0
+    var tokens: [MintedTokenKey: String] = [:]
 }

@@ -87,7 +87,7 @@ enum OpaqueToken {
 }
 
 /// Unpadded base64url (RFC 4648 §5), byte by byte: every answer to a signed-in caller carries a
-/// freshly minted token, and Foundation's base64 plus three `replacingOccurrences` took a fifth of a
+/// minted token, and Foundation's base64 plus three `replacingOccurrences` took a fifth of a
 /// cached answer's time.
 enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

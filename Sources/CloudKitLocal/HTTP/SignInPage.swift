@@ -80,7 +80,7 @@ extension LocalCloudKit {
             return page(403, "<p>This sign-in form is not one this server showed, or it expired: <a href=\"/signin?container=\(Self.escape(PercentEncoding.encodeQueryValue(container)))\">start again</a>.</p>")
         }
         guard let user = fields["user"], users.contains(user) else { return page(400, "<p>No such user.</p>") }
-        let token = mintWebAuthToken(user: user, session: UUID().uuidString.lowercased())
+        let token = mintWebAuthToken(user: user, session: UUID().uuidString.lowercased(), reusable: false)
         if let target {
             return ServerResponse(status: 302, headers: Self.pageHeaders + [(name: "Location", value: Self.location(target, token: token))], body: [])
         }
