@@ -45,20 +45,10 @@ public struct ServerRequest: Sendable {
         }
     }
 
-    /// A query parameter's value as sent, before percent-decoding.
-    func rawQueryValue(_ name: String) -> Substring? {
-        guard let query else { return nil }
-        var found: Substring?
-        Self.forEachQueryPair(query) { key, value in
-            guard found == nil, let value, key.elementsEqual(name.utf8) else { return }
-            found = Substring(value)
-        }
-        return found
-    }
-
-    /// The credentials a query carries, read in one pass, as `queryItems` and `rawQueryValue` read them:
+    /// The credentials a query carries, read in one pass, as `queryItems` reads parameters:
     /// `ckAPIToken`, and `ckWebAuthToken` or else its alias `ckSession` (the last of a name wins, and
-    /// a malformed value reads as empty), and the token as sent (the first one: `rawQueryValue`).
+    /// a malformed value reads as empty); and the token as sent, before percent-decoding: the first
+    /// value of a parameter whose name is `ckWebAuthToken` (else `ckSession`) as it stands.
     /// Every request is authenticated from it, answers from the cache too: the dictionary of every
     /// parameter and the second pass for the raw value were a tenth of such an answer's own work.
     struct Credentials: Equatable {
@@ -77,9 +67,9 @@ public struct ServerRequest: Sendable {
                 if rawWebAuthToken == nil, key.elementsEqual("ckWebAuthToken".utf8) { rawWebAuthToken = Substring(value) }
                 if rawSession == nil, key.elementsEqual("ckSession".utf8) { rawSession = Substring(value) }
             }
-            guard let name = PercentEncoding.decode(Substring(key), plusAsSpace: true) else { return }
+            guard let name = Self.decodedName(key) else { return }
             guard name == "ckAPIToken" || name == "ckWebAuthToken" || name == "ckSession" else { return }
-            let decoded = value.map { PercentEncoding.decode(Substring($0), plusAsSpace: false) ?? "" } ?? ""
+            let decoded = Self.decodedValue(value)
             switch name {
             case "ckAPIToken": found.apiToken = decoded
             case "ckWebAuthToken": webAuthToken = decoded
@@ -97,10 +87,21 @@ public struct ServerRequest: Sendable {
         var items: [String: String] = [:]
         guard let query else { return items }
         Self.forEachQueryPair(query) { key, value in
-            guard let key = PercentEncoding.decode(Substring(key), plusAsSpace: true) else { return }
-            items[key] = value.map { PercentEncoding.decode(Substring($0), plusAsSpace: false) ?? "" } ?? ""
+            guard let key = Self.decodedName(key) else { return }
+            items[key] = Self.decodedValue(value)
         }
         return items
+    }
+
+    /// A parameter's name, percent-decoded with `+` as a space; nil when malformed (the parameter is
+    /// then left out).
+    static func decodedName(_ key: Substring.UTF8View) -> String? {
+        PercentEncoding.decode(Substring(key), plusAsSpace: true)
+    }
+
+    /// A parameter's value, percent-decoded (`+` stays); empty when missing or malformed.
+    static func decodedValue(_ value: Substring.UTF8View?) -> String {
+        value.map { PercentEncoding.decode(Substring($0), plusAsSpace: false) ?? "" } ?? ""
     }
 
     /// Each non-empty `&`-separated pair of a query: the name, and the value after the first `=` (nil

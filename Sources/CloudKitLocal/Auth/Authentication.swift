@@ -72,7 +72,7 @@ extension LocalCloudKit {
     /// Our own endpoints (schema, admin) name a container and take `ckAPIToken` valid for it.
     func checkOwnEndpointAccess(_ request: ServerRequest, container: String) throws {
         guard Route.isContainerID(container) else { throw Route.invalidContainer(container) }
-        guard let token = request.queryItems["ckAPIToken"], !token.isEmpty else { throw ServiceError(.authenticationFailed, "missing ckAPIToken") }
+        guard let token = request.credentials.apiToken, !token.isEmpty else { throw ServiceError(.authenticationFailed, "missing ckAPIToken") }
         guard credentials.acceptsAPIToken(token, container: container) else {
             throw ServiceError(.authenticationFailed, "unknown API token for this container")
         }
