@@ -14,7 +14,12 @@ import Testing
         ]
         // Random sequences of scalars from blocks with combining marks, precomposed letters and Hangul.
         var rng = SystemRandomNumberGenerator()
-        let pools: [ClosedRange<UInt32>] = [0x41...0x7A, 0xC0...0x17F, 0x300...0x36F, 0x1E00...0x1EFF, 0xAC00...0xAC40, 0x1100...0x1175]
+        // Hangul jamo: the modern leading and vowel ones. (With the archaic leading jamo from U+1113 in
+        // the pool, a draw such as "\u{AC12}\u{1113}\u{116F}" failed one run in a few dozen: Foundation
+        // on Linux returns U+FFFD for the last two scalars, where Unicode's NFC, and the index, keep them.)
+        let pools: [ClosedRange<UInt32>] = [
+            0x41...0x7A, 0xC0...0x17F, 0x300...0x36F, 0x1E00...0x1EFF, 0xAC00...0xAC40, 0x1100...0x1112, 0x1161...0x1175,
+        ]
         for _ in 0..<500 {
             var text = ""
             for _ in 0..<Int.random(in: 1...8, using: &rng) {
@@ -24,6 +29,7 @@ import Testing
             samples.append(text)
         }
         #expect(FieldIndex.text("\u{AC00}\u{11A8}") == "\u{AC01}")
+        #expect(FieldIndex.text("\u{AC12}\u{1113}\u{116F}") == "\u{AC12}\u{1113}\u{116F}", "archaic jamo do not compose")
         for text in samples {
             let ours = FieldIndex.text(text)
             #expect(Array(ours.unicodeScalars) == Array(text.precomposedStringWithCanonicalMapping.unicodeScalars), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
