@@ -289,8 +289,13 @@ public final class LocalCloudKit: Sendable {
         tokenSecret = secret
         tokenMAC = HMAC<SHA256>(key: SymmetricKey(data: Data(base64Encoded: secret) ?? Data(secret.utf8)))
         let now = Int64((configuration.now().timeIntervalSince1970 * 1000).rounded())
-        try store.pool.write { db in _ = try Self.collectUnusedAssets(db, now: now) }
-        try markStartingState()
+        // The starting state is read on the writer, in the same transaction: a read here would open
+        // a reader connection (SQLite parsing the whole schema again) before the demo's first frame.
+        let starting = try store.pool.write { db in
+            _ = try Self.collectUnusedAssets(db, now: now)
+            return try SchemaRows(db)
+        }
+        startingSchemas.withLock { $0 = starting }
     }
 
     /// The user record name of a user name: `_` and 32 hex digits, as the service's look.

@@ -200,6 +200,7 @@ extension Browser {
 
     static func loadSchema(_ state: inout BrowserState) -> [BrowserEffect] {
         state.schemaLoading = true
+        state.known.schemaAfterZones = false
         return [.loadSchema]
     }
 

@@ -418,6 +418,8 @@ public struct Knowledge: Sendable {
     /// The container's schema for this environment, once loaded: Tab completes `:query` from it and a
     /// query it says CloudKit will refuse is questioned before it is sent.
     public var schema = Loadable<KnownSchema?>(nil)
+    /// The start's schema load waits for the zones' answer (`Browser.start`).
+    public var schemaAfterZones = false
     /// Users' names by record name, as discovered (owners of shared zones).
     public var userNames: [String: String] = [:]
     /// The signed-in user's permission on zones of the shared database, from their shares.

@@ -7,9 +7,12 @@ public enum Browser {
     /// Effects to run when the browser starts.
     public static func start(_ state: inout BrowserState) -> [BrowserEffect] {
         state.zonesLoading = true
-        // The schema comes early: `:query` is checked against it and Tab completes from it.
+        // The schema comes early (`:query` is checked against it and Tab completes from it), but
+        // after the zones: the first frame waits for the zones alone, and on two cores the schema's
+        // reading and parsing slowed it by a fifth (issue 33's first frame, scripts/bench-startup.sh).
         state.schemaLoading = true
-        return [.loadZones(state.connection.database), .loadSchema]
+        state.known.schemaAfterZones = true
+        return [.loadZones(state.connection.database)]
     }
 
     /// Rows available to a list (title, column header, hint line and status bar excluded).
@@ -118,15 +121,20 @@ public enum Browser {
         case .zonesLoaded(let scope, let result):
             guard scope == state.connection.database else { return [] }
             state.zonesLoading = false
+            var effects: [BrowserEffect] = []
+            if state.known.schemaAfterZones {
+                state.known.schemaAfterZones = false
+                effects.append(.loadSchema)
+            }
             switch result {
             case .success(let zones):
                 state.zones = zones
                 state.known.zones.loaded = true
                 state.setSelection(.zones, min(state.position(.zones).selection, max(0, zones.count - 1)))
-                if scope == .shared { return discoverOwners(zones.map { $0.zone?.zoneID.ownerRecordName }, state) }
+                if scope == .shared { effects += discoverOwners(zones.map { $0.zone?.zoneID.ownerRecordName }, state) }
             case .failure(let failure): fail(&state, failure)
             }
-            return []
+            return effects
         case .usersDiscovered(let names):
             state.userNames.merge(names) { $1 }
             return []

@@ -137,12 +137,27 @@ struct Harness {
 @Suite(.serialized) struct BrowserTests {
     @Test func startsByLoadingZonesAndShowsThem() throws {
         var h = Harness()
-        #expect(h.effects == [.loadZones(.private), .loadSchema])
+        // The zones alone first: the schema waits for their answer, so the first frame does not.
+        #expect(h.effects == [.loadZones(.private)])
+        #expect(h.state.schemaLoading, "the schema is expected")
         try assertSnapshot(h.screen, "zones-loading-80x24")
-        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.effects = Browser.update(&h.state, .zonesLoaded(.private, .success(Harness.zones)))
+        #expect(h.effects == [.loadSchema], "the zones' answer asks for the schema")
         try assertSnapshot(h.screen, "zones-80x24")
+        h.effects = Browser.update(&h.state, .zonesLoaded(.private, .success(Harness.zones)))
+        #expect(h.effects.isEmpty, "once")
         // Every row is exactly the screen's width, CJK and emoji included.
         for y in 0..<24 { #expect(TextWidth.width(h.screen.line(y)) == 80, "row \(y)") }
+    }
+
+    @Test func theSchemaComesAfterTheZonesEvenWhenTheyFail() {
+        var h = Harness()
+        h.effects = Browser.update(&h.state, .zonesLoaded(.private, .failure(BrowserFailure(message: "offline"))))
+        #expect(h.effects == [.loadSchema])
+        // An answer for a database no longer shown is dropped, and asks for nothing.
+        var other = Harness()
+        other.effects = Browser.update(&other.state, .zonesLoaded(.public, .success(Harness.zones)))
+        #expect(other.effects.isEmpty && other.state.schemaLoading)
     }
 
     @Test func openingAZoneFetchesItsChangeFeedAndPrefetches() throws {

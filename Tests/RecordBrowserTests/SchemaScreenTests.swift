@@ -32,8 +32,8 @@ extension CellGrid {
 
     func loaded(_ origin: KnownSchema.Origin = .server) -> Harness {
         var h = Harness()
-        #expect(h.effects.contains(.loadSchema), "the schema is asked for at start")
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        #expect(h.effects.contains(.loadSchema), "the schema is asked for once the zones are in")
         h.send(.schemaLoaded(.success(Self.known(origin))))
         return h
     }

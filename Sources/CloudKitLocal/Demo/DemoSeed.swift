@@ -42,10 +42,10 @@ public enum DemoSeed {
                                     seeding: (@Sendable () -> Void)? = nil) async throws -> Bool {
         // The development seed keeps the key earlier versions wrote.
         let key = environment == .development ? "seed:demo" : "seed:demo:\(environment.rawValue)"
-        func seeded(_ key: String) async throws -> Bool {
-            try await service.store.pool.read { db in
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM setting WHERE key = ?", arguments: [key]) ?? false
-            }
+        let sharesKey = key + ":shares"
+        // Both marks in one read: every start asks, and the browser's first frame waits for it.
+        let marks = try await service.store.pool.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT key FROM setting WHERE key IN (?, ?)", arguments: [key, sharesKey]))
         }
         func mark(_ key: String) async throws {
             try await service.store.pool.write { db in
@@ -58,7 +58,7 @@ public enum DemoSeed {
                 credentials: .apiToken(apiToken, webAuthToken: token), transport: InProcessTransport(service: service))
         }
         var didSeed = false
-        if try await !seeded(key) {
+        if !marks.contains(key) {
             seeding?()
             // A seed stopped half-way (the process killed while it wrote) left some of the demo behind:
             // it is written again from nothing, not refused record by record (EXISTS) at every start.
@@ -85,8 +85,7 @@ public enum DemoSeed {
             didSeed = true
         }
         // The shares came later: a demo seeded by an earlier version gets them on its next start.
-        let sharesKey = key + ":shares"
-        if try await !seeded(sharesKey) {
+        if didSeed || !marks.contains(sharesKey) {
             try await share(client(webAuthToken), client(guestWebAuthToken))
             try await mark(sharesKey)
             didSeed = true

@@ -34,6 +34,9 @@ final class BrowserApp {
     private var sources: [any DispatchSourceProtocol] = []
     private var continuation: CheckedContinuation<Int32, Never>?
     private var renderScheduled = false
+    /// When a background result last drew a frame: they draw at most one per `frameInterval`.
+    private var lastBackgroundFrame: DispatchTime?
+    static let frameInterval = DispatchTimeInterval.milliseconds(16)
     private var emptyWakeups = 0
     /// A journal of the earlier layout, to put to the user at start.
     private let legacy: LegacyJournal?
@@ -166,18 +169,31 @@ final class BrowserApp {
         }
     }
 
-    /// Background results: update now, draw soon (coalesced).
+    /// Background results: update now, draw soon (coalesced). The frame is drawn once the main queue
+    /// has taken what else arrived with this result, and no sooner than `frameInterval` after the
+    /// last frame a background result drew: a lone answer (the demo's zones, a record) shows at once,
+    /// a burst of pages draws at most one frame per interval. A result that changes nothing on screen
+    /// (a request inspector's entry, the screen elsewhere) draws nothing and leaves the interval
+    /// alone. (Always waiting the interval put 16 ms before the demo's first frame.)
     fileprivate func deliver(_ event: BrowserEvent) {
         guard terminal?.active == true else { return }
         send(event)
         guard !renderScheduled else { return }
         renderScheduled = true
-        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(16)) {
-            MainActor.assumeIsolated {
-                self.renderScheduled = false
-                self.render()
-            }
+        let now = DispatchTime.now()
+        let due = lastBackgroundFrame.map { $0 + Self.frameInterval } ?? now
+        DispatchQueue.main.asyncAfter(deadline: max(due, now)) {
+            MainActor.assumeIsolated { self.drawBackgroundFrame() }
         }
+    }
+
+    private func drawBackgroundFrame() {
+        renderScheduled = false
+        guard let terminal, terminal.active else { return }
+        let frame = Browser.render(state)
+        guard !terminal.shows(frame) else { return }
+        lastBackgroundFrame = DispatchTime.now()
+        terminal.present(frame)
     }
 
     private func render() {
