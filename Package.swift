@@ -64,6 +64,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // libc pieces Swift's Glibc module hides (wcwidth, locale, SIGWINCH pipe, posix_spawn).
@@ -133,6 +136,7 @@ let package = Package(
                 "CloudKitLocal", "CloudKitWeb", "SQLiteDB", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
             // Read from the source tree (#filePath), as CloudKitWebTests reads its fixtures.
             exclude: ["Fixtures"]

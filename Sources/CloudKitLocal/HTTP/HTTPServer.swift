@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -64,10 +65,14 @@ public struct LocalHTTPServer: Sendable {
             responder: responder,
             // In pipeline order: ConnectionGuard and FinishAnswersBeforeClose see the cache's answers and
             // Hummingbird's; the guard's closes (timeouts) are not held back by FinishAnswersBeforeClose.
-            server: .http1(configuration: .init(additionalChannelHandlers: [
-                ConnectionGuard(limits: limits, count: connections), FinishAnswersBeforeClose(),
-                CachedAnswerHandler(service: service, shared: shared),
-            ])),
+            server: HTTPServerBuilder { responder in
+                LocalHTTP1Channel(responder: responder) {
+                    [
+                        ConnectionGuard(limits: limits, count: connections), FinishAnswersBeforeClose(),
+                        CachedAnswerHandler(service: service, shared: shared),
+                    ]
+                }
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 // On the listening channel, before any other handler sees an accepted connection.
