@@ -26,6 +26,9 @@ public final class Store: Sendable {
         configuration.prepareDatabase { db in
             // Durable on power loss too: an acknowledged write survives a restart.
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Statement journals and temporary b-trees in memory: with the default, a test suite's reset
+            // created, unlinked and closed a file in /var/tmp each time (scripts/bench-fixture.sh).
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
