@@ -124,6 +124,9 @@ public final class CursesTerminal: TerminalBackend {
 
     public func invalidate() { previous = nil }
 
+    /// Whether the terminal shows this frame already (presenting it would change nothing).
+    public func shows(_ screen: CellGrid) -> Bool { active && previous == screen }
+
     /// Writes the cells of changed rows and lets `doupdate` send the minimal output.
     ///
     /// A cell curses can hold as it is (one spacing scalar of the cell's width and up to four zero-width
@@ -133,9 +136,6 @@ public final class CursesTerminal: TerminalBackend {
     /// characters derived from the cluster, so two different clusters never look alike to its diff and
     /// scroll detection) and, after `doupdate`, the cluster's UTF-8 is written over it by absolute
     /// address (`cn_put_overlay`), in every changed row.
-    /// Whether the terminal shows this frame already (presenting it would change nothing).
-    public func shows(_ screen: CellGrid) -> Bool { active && previous == screen }
-
     public func present(_ screen: CellGrid) {
         guard active, let window else { return }
         let rows = screen.changedRows(since: previous)

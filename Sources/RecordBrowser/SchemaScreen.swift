@@ -186,6 +186,8 @@ extension Browser {
             }
             pushSchemaPane(&state)
             state.schemaLoading = true
+            // The file is the user's choice: the start's load of the server's schema is not made after it.
+            state.known.schemaAfterZones = false
             state.say(.checkingPath(words.dropFirst().joined(separator: " ")))
             return [.loadSchemaFile(words.dropFirst().joined(separator: " "))]
         default:

@@ -121,11 +121,7 @@ public enum Browser {
         case .zonesLoaded(let scope, let result):
             guard scope == state.connection.database else { return [] }
             state.zonesLoading = false
-            var effects: [BrowserEffect] = []
-            if state.known.schemaAfterZones {
-                state.known.schemaAfterZones = false
-                effects.append(.loadSchema)
-            }
+            var effects = state.known.schemaAfterZones ? loadSchema(&state) : []
             switch result {
             case .success(let zones):
                 state.zones = zones

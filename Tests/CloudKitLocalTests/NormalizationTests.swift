@@ -1,3 +1,4 @@
+import CloudKitWeb
 import Foundation
 import Testing
 
@@ -34,5 +35,19 @@ import Testing
             let ours = FieldIndex.text(text)
             #expect(Array(ours.unicodeScalars) == Array(text.precomposedStringWithCanonicalMapping.unicodeScalars), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
         }
+    }
+}
+
+/// `CONTAINS_*_TOKENS` words: ASCII text is cut from its bytes, and gives what Character's properties give.
+@Suite struct TokenTests {
+    @Test func asciiTextGivesTheWordsCharacterPropertiesGive() {
+        func oracle(_ s: String) -> Set<String> { Set(s.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init)) }
+        var samples = ["", "Item 7", "Hello, World!", "a\r\nb", "MiXeD-case_words 42x", "  ", "x\u{0}y", "tab\tsep", "ÉCOLE école", "Crème brûlée 2"]
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            samples.append(String(decoding: (0..<Int.random(in: 0...12, using: &rng)).map { _ in UInt8.random(in: 0...127, using: &rng) }, as: UTF8.self))
+        }
+        for s in samples { #expect(FilterPredicate.tokens(s) == oracle(s), "\(Array(s.utf8))") }
+        #expect(FilterPredicate.tokens("Item 7 ITEM") == ["item", "7"])
     }
 }

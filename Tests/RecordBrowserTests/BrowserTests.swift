@@ -154,10 +154,20 @@ struct Harness {
         var h = Harness()
         h.effects = Browser.update(&h.state, .zonesLoaded(.private, .failure(BrowserFailure(message: "offline"))))
         #expect(h.effects == [.loadSchema])
-        // An answer for a database no longer shown is dropped, and asks for nothing.
+        // An answer for a database no longer shown is dropped, and asks for nothing; the shown one's does.
         var other = Harness()
         other.effects = Browser.update(&other.state, .zonesLoaded(.public, .success(Harness.zones)))
         #expect(other.effects.isEmpty && other.state.schemaLoading)
+        other.effects = Browser.update(&other.state, .zonesLoaded(.private, .success(Harness.zones)))
+        #expect(other.effects == [.loadSchema])
+        // A schema file asked for before the zones answered is not replaced by the server's.
+        var file = Harness()
+        file.send(.key(.char(":")))
+        for c in "schema load /tmp/app.ckdb" { file.send(.key(.char(c))) }
+        file.send(.key(.enter))
+        #expect(file.effects.contains(.loadSchemaFile("/tmp/app.ckdb")))
+        file.effects = Browser.update(&file.state, .zonesLoaded(.private, .success(Harness.zones)))
+        #expect(!file.effects.contains(.loadSchema))
     }
 
     @Test func openingAZoneFetchesItsChangeFeedAndPrefetches() throws {

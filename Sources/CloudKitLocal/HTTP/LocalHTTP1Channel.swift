@@ -11,6 +11,8 @@ import NIOHTTPTypesHTTP1
 /// path of an origin-form target (`/…`, every request a client of this server sends) as it is, where
 /// swift-nio-extras' codec parses every target with `URLComponents` and then, for one without a scheme,
 /// keeps it as it is too. That parse was 5 % of the instructions of an answer from the cache.
+/// `setup` follows Hummingbird 2.28.1's `HTTP1Channel.setup` (idle timeout nil, its decoder limits, no
+/// pipelining assistance): compare the two on each upgrade of Hummingbird.
 struct LocalHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 

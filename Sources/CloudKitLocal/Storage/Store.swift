@@ -15,7 +15,13 @@ public final class Store: Sendable {
     /// A connection that never writes, kept only to read `PRAGMA data_version` (see `changeStamp()`).
     private let stampReader: DatabaseQueue
 
-    public init(directory: String) throws {
+    /// `inMemory`: the directory is in RAM (`serve --in-memory`), and so are SQLite's statement and
+    /// savepoint journals and temporary b-trees (`temp_store = MEMORY`). This machine's libsqlite3
+    /// writes each of them to a file in /var/tmp: every records/modify (it runs in a savepoint) created,
+    /// wrote, unlinked and closed one, a fifth of a test suite's loop (scripts/bench-fixture.sh). A
+    /// store on disk keeps that default: a reset of a large container journals every page its deletes
+    /// touch, which must not have to fit in memory.
+    public init(directory: String, inMemory: Bool = false) throws {
         path = Paths.join(directory, "cloudkit.sqlite")
         // The file holds the secret that signs tokens and asset URLs, users' data and push tokens:
         // owner-only, and never a link that would send the writes elsewhere.
@@ -26,9 +32,7 @@ public final class Store: Sendable {
         configuration.prepareDatabase { db in
             // Durable on power loss too: an acknowledged write survives a restart.
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            // Statement journals and temporary b-trees in memory: with the default, a test suite's reset
-            // created, unlinked and closed a file in /var/tmp each time (scripts/bench-fixture.sh).
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            if inMemory { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)

@@ -228,7 +228,7 @@ struct Serve: AsyncParsableCommand {
         if configuration.apiTokens.isEmpty {
             FileOutput.standardError.write("warning: no API token given (--api-token, --config or --seed demo): every request will be refused\n")
         }
-        let store = try Store(directory: directory)
+        let store = try Store(directory: directory, inMemory: inMemory)
         // The base URL is known once the port is; redirect URLs are built from it.
         configuration.baseURL = "http://\(displayHost):\(port)"
         let boundPort = port
