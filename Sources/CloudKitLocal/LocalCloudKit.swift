@@ -256,6 +256,9 @@ public final class LocalCloudKit: Sendable {
     /// Every container's schema as the server started it (`markStartingState`): a fixture reset puts
     /// a container back to it.
     let startingSchemas = Mutex(SchemaRows())
+    /// Per container and environment: the schema version (`SchemaTables.version`) at which its schema
+    /// tables last held the starting state (a reset then needs no comparison).
+    let schemaKeptAt = Mutex<[String: Int64]>([:])
     /// Web auth tokens minted this second, by what they say (`mintWebAuthToken`).
     let mintedTokens = Mutex(MintedTokens())
 

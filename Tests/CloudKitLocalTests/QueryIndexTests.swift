@@ -390,3 +390,39 @@ import Testing
         }
     }
 }
+
+/// `SchemaTables.version`: what is read from the schema tables is kept while it reads the same.
+@Suite struct SchemaVersionTests {
+    @Test func theVersionChangesWithTheSchemaOnlyAndNeverComesBack() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let pool = server.service.store.pool
+        func version() throws -> Int64 { try pool.read { db in try SchemaTables.version(db) } }
+        let start = try version()
+        // Data does not move it (a record of a type already known).
+        let db = server.client().database(.private)
+        #expect(try await db.modify([.create(record("a", "Note", ["title": .string("x")]))]).isCompleteSuccess)
+        let afterType = try version()
+        #expect(afterType != start, "a type made just in time is a schema write")
+        #expect(try await db.modify([.create(record("b", "Note", ["title": .string("y")]))]).isCompleteSuccess)
+        #expect(try version() == afterType, "a record of a known type is not")
+        // A schema write rolled back leaves the version as it was; the next one gives a value not seen.
+        struct Abort: Error { let version: Int64 }
+        var seen: Int64 = 0
+        do {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE field_schema SET indexes = indexes WHERE record_type = 'Note'")
+                throw Abort(version: try SchemaTables.version(db))
+            }
+        } catch let abort as Abort { seen = abort.version }
+        #expect(seen != 0 && seen != afterType)
+        #expect(try version() == afterType)
+        try await pool.write { db in try db.execute(sql: "UPDATE field_schema SET indexes = indexes WHERE record_type = 'Note'") }
+        let next = try version()
+        #expect(next != afterType && next != seen)
+        // The record type read through the memory follows: a field added just in time is seen.
+        #expect(try await db.modify([.create(record("c", "Note", ["title": .string("z"), "later": .int64(1)]))]).isCompleteSuccess)
+        let note = try await server.service.schema(container: LiveServer.container, environment: .development).recordType("Note")
+        #expect(note?.fields.contains { $0.name == "later" } == true)
+    }
+}

@@ -268,7 +268,8 @@ extension LocalCloudKit {
     /// The schema of the record type `name` in the request's container and environment, kept per
     /// change stamp (nil: no such type).
     func recordType(_ name: String, _ db: Database, _ context: RequestContext) throws -> RecordTypeSchema? {
-        try typeSchemas.value(at: context.stamp, TypeKey(container: context.container, environment: context.environment, name: name)) {
+        // Kept while the schema tables are unchanged: in a write too, and across writes of data.
+        try typeSchemas.value(at: try SchemaTables.version(db), TypeKey(container: context.container, environment: context.environment, name: name)) {
             try SchemaTables.type(db, container: context.container, environment: context.environment, name: name)
         }
     }

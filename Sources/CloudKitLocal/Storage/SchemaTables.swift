@@ -46,6 +46,26 @@ enum SchemaTables {
     }
 
     /// One record type, or nil when the environment does not know it.
+    /// Changes with every write to a schema table (`SchemaRows.tables`), every container's: a new
+    /// random value each time (triggers), so a value never comes back, not even after a rollback
+    /// (a count could: a write rolled back, then another, different write gives the same count).
+    /// What is read from those tables can be kept as long as this reads the same.
+    static func version(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT CAST(value AS INTEGER) FROM setting WHERE key = 'schema-version'")) ?? 0
+    }
+
+    /// The schema version's row and its triggers (migration v12).
+    static var versionSQL: String {
+        var sql = "INSERT OR IGNORE INTO setting (key, value) VALUES ('schema-version', '0');\n"
+        for table in SchemaRows.tables {
+            for event in ["INSERT", "UPDATE", "DELETE"] {
+                sql += "CREATE TRIGGER \(table)_\(event.lowercased())_version AFTER \(event) ON \(table) "
+                    + "BEGIN UPDATE setting SET value = random() WHERE key = 'schema-version'; END;\n"
+            }
+        }
+        return sql
+    }
+
     static func type(_ db: Database, container: String, environment: CloudKitEnvironment, name: String) throws -> RecordTypeSchema? {
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT record_type, field, type, indexes, declared FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?"),

@@ -365,6 +365,10 @@ public final class Store: Sendable {
             }
             if loud { FileOutput.standardError.write("records rendered\n") }
         }
+        migrator.registerMigration("v12-schema-version") { db in
+            // A value that changes with every write to the schema tables (`SchemaTables.version`).
+            try db.execute(sql: SchemaTables.versionSQL)
+        }
         return migrator
     }
 }
