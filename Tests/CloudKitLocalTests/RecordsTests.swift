@@ -70,6 +70,14 @@ import Testing
         #expect(result.failures.map(\.serverErrorCode) == [.atomicError, .conflict, .atomicError])
         #expect(try await db.lookup("new", zone: "Z").error?.serverErrorCode == .notFound, "nothing applied")
         #expect(try await db.lookup("b", zone: "Z").record != nil)
+        // Two culprits each carry their own code (the operations ran again, each in a savepoint).
+        let two = try await db.modify(
+            [.update(record("a", tag: "stale")), .create(record("c")), .create(record("b"))], zone: "Z", atomic: true)
+        #expect(two.failures.map(\.serverErrorCode) == [.conflict, .atomicError, .exists], "\(two.failures)")
+        // What the undone pass wrote is gone from the change feed too; a later batch is all there.
+        #expect(try await db.modify([.create(record("c")), .create(record("d"))], zone: "Z", atomic: true).isCompleteSuccess)
+        let feed = try await db.recordChanges(RecordChangesRequest(zoneID: ZoneID(zoneName: "Z"))).records.compactMap { $0.record?.recordName }.sorted()
+        #expect(feed == ["a", "b", "c", "d"])
         // Non-atomic: the good operations apply; the failure is inline; HTTP 200.
         let partial = try await db.modify([.create(record("new")), .update(record("a", tag: "stale")), .forceDelete(recordName: "b")], zone: "Z", atomic: false)
         #expect(partial.httpStatus == 200 && !partial.isAtomicFailure)
