@@ -30,6 +30,8 @@ public final class Database {
     private var statementCache: [String: Statement] = [:]
     private var commitHooks: [(Database) -> Void] = []
     private var rollbackHooks: [(Database) -> Void] = []
+    /// Why the last ROLLBACK failed, while its transaction may still be open.
+    var rollbackFailure: (any Error)?
     private var isOpen = true
 
     init(path: String, configuration: Configuration) throws {
@@ -180,6 +182,18 @@ public final class Database {
     /// Runs `body` in a transaction, committed when it returns `.commit` and rolled back when it
     /// returns `.rollback` or throws. Hooks registered with `afterNextTransaction` run after it ends.
     public func inTransaction(_ kind: TransactionKind = .deferred, _ body: () throws -> TransactionCompletion) throws {
+        if let failure = rollbackFailure, isInsideTransaction {
+            // A ROLLBACK that failed left its transaction open (BEGIN would fail, and every write after
+            // it, with "cannot start a transaction within a transaction"): it is ended first.
+            do {
+                try cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
+            } catch {
+                throw DatabaseError(
+                    resultCode: (error as? DatabaseError)?.extendedResultCode ?? .SQLITE_ERROR,
+                    message: "the connection's last transaction could not be rolled back (\(failure)), nor now (\(error))")
+            }
+        }
+        rollbackFailure = nil
         try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
         let completion: TransactionCompletion
         do {
@@ -242,7 +256,11 @@ public final class Database {
     }
 
     func rollback() {
-        if isInsideTransaction { try? cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
+        if isInsideTransaction {
+            // Not thrown: rollback runs while another error is on its way out, and that one says what
+            // went wrong. Kept: the next transaction ends this one first (`inTransaction`).
+            do { try cachedStatement(sql: "ROLLBACK TRANSACTION").execute() } catch { rollbackFailure = error }
+        }
         let hooks = rollbackHooks
         commitHooks = []
         rollbackHooks = []

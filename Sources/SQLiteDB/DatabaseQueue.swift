@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 
 /// What both `DatabaseQueue` and `DatabasePool` offer for writing, so a migrator runs on either.
@@ -34,8 +35,22 @@ public final class DatabaseQueue: DatabaseWriter, @unchecked Sendable {
         }
     }
 
+    /// `body` in a transaction that must not write: one that changed rows is rolled back and refused
+    /// (SQLITE_READONLY). (SQLite's `query_only` would take two statements a read; the browser's cache
+    /// reads on every key press. A pool's readers are read-only connections.)
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try serialized { try $0.committing(.deferred, body) }
+        try serialized { db in
+            let before = sqlite3_total_changes(db.sqliteConnection)
+            var result: T?
+            try db.inTransaction(.deferred) {
+                result = try body(db)
+                guard sqlite3_total_changes(db.sqliteConnection) == before else {
+                    throw DatabaseError(resultCode: .SQLITE_READONLY, message: "a read changed rows; it was rolled back")
+                }
+                return .commit
+            }
+            return result!
+        }
     }
 
     public func write<T>(_ body: (Database) throws -> T) throws -> T {

@@ -1,7 +1,7 @@
 import CSQLite
 import Dispatch
 import Foundation
-import SQLiteDB
+@testable import SQLiteDB
 import Testing
 
 /// The database layer's own rules, on real SQLite files in a temporary directory.
@@ -191,4 +191,32 @@ final class Outcomes: @unchecked Sendable {
     private let lock = NSLock()
     func add(_ item: String) { lock.withLock { items.append(item) } }
     var all: [String] { lock.withLock { items } }
+
+    @Test func aReadThatWritesIsUndoneAndRefused() throws {
+        let queue = try DatabaseQueue(path: try SQLiteDBTests.temporaryPath())
+        try queue.write { db in try db.execute(sql: "CREATE TABLE t (v INTEGER)") }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 0, "reading is a read")
+        #expect(throws: DatabaseError.self) {
+            try queue.read { db in try db.execute(sql: "INSERT INTO t (v) VALUES (1)") }
+        }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 0, "the write was rolled back")
+        try queue.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (2)") }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT v FROM t") } == 2, "writes still write")
+    }
+
+    @Test func aTransactionLeftOpenByAFailedRollbackIsEndedBeforeTheNext() throws {
+        let queue = try DatabaseQueue(path: try SQLiteDBTests.temporaryPath())
+        try queue.write { db in try db.execute(sql: "CREATE TABLE t (v INTEGER)") }
+        try queue.inDatabase { db in
+            // As a ROLLBACK that failed leaves it: a transaction still open, with a write in it.
+            try db.execute(sql: "BEGIN")
+            try db.execute(sql: "INSERT INTO t (v) VALUES (1)")
+            db.rollbackFailure = DatabaseError(resultCode: .SQLITE_IOERR, message: "simulated")
+        }
+        try queue.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (2)") }
+        #expect(try queue.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t") } == [2], "the stuck write is gone, the new one is in")
+        // Without a failure on record, an open transaction is not ended behind the caller's back.
+        try queue.inDatabase { db in try db.execute(sql: "BEGIN") }
+        #expect(throws: DatabaseError.self) { try queue.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (3)") } }
+    }
 }
