@@ -298,7 +298,7 @@ public final class LocalCloudKit: Sendable {
             _ = try Self.collectUnusedAssets(db, now: now)
             return try SchemaRows(db)
         }
-        startingSchemas.withLock { $0 = starting }
+        keepStartingState(starting)
     }
 
     /// The user record name of a user name: `_` and 32 hex digits, as the service's look.

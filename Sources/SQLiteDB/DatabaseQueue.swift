@@ -41,15 +41,13 @@ public final class DatabaseQueue: DatabaseWriter, @unchecked Sendable {
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try serialized { db in
             let before = sqlite3_total_changes(db.sqliteConnection)
-            var result: T?
-            try db.inTransaction(.deferred) {
-                result = try body(db)
+            return try db.committing(.deferred) { db in
+                let result = try body(db)
                 guard sqlite3_total_changes(db.sqliteConnection) == before else {
                     throw DatabaseError(resultCode: .SQLITE_READONLY, message: "a read changed rows; it was rolled back")
                 }
-                return .commit
+                return result
             }
-            return result!
         }
     }
 

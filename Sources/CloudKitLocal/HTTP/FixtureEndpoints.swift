@@ -87,7 +87,11 @@ extension LocalCloudKit {
     /// Remembers every container's schema as it is now as the state a fixture reset returns to. The
     /// server's start calls it once its schema file and roles are in (`serve --schema`, `--role`).
     public func markStartingState() throws {
-        let rows = try store.pool.read { db in try SchemaRows(db) }
+        keepStartingState(try store.pool.read { db in try SchemaRows(db) })
+    }
+
+    /// Keeps `rows` as the state a fixture reset returns to (what was known of the old one goes).
+    func keepStartingState(_ rows: SchemaRows) {
         startingSchemas.withLock { $0 = rows }
         schemaKeptAt.withLock { $0 = [:] }
     }

@@ -45,7 +45,6 @@ enum SchemaTables {
         return CloudKitSchema(roles: roles, recordTypes: types.values.sorted { $0.name < $1.name })
     }
 
-    /// One record type, or nil when the environment does not know it.
     /// Changes with every write to a schema table (`SchemaRows.tables`), every container's: a new
     /// random value each time (triggers), so a value never comes back, not even after a rollback
     /// (a count could: a write rolled back, then another, different write gives the same count).
@@ -66,6 +65,7 @@ enum SchemaTables {
         return sql
     }
 
+    /// One record type, or nil when the environment does not know it.
     static func type(_ db: Database, container: String, environment: CloudKitEnvironment, name: String) throws -> RecordTypeSchema? {
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT record_type, field, type, indexes, declared FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?"),
