@@ -12,6 +12,9 @@
 #if defined(__APPLE__)
 #include <xlocale.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 extern char **environ;
 
@@ -123,3 +126,14 @@ __attribute__((section(".init_array"), used)) static void (*clibc_save_arguments
 
 int clibc_saved_argc(void) { return saved_argc; }
 const char *clibc_saved_argv(int index) { return (index >= 0 && index < saved_argc && saved_argv) ? saved_argv[index] : 0; }
+
+int clibc_keep_freed_memory(long mmap_threshold, long trim_threshold, long top_pad) {
+#if defined(__GLIBC__)
+    // Setting any of these turns glibc's sliding mmap threshold off, so all three are set together.
+    return mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold) && mallopt(M_TRIM_THRESHOLD, (int)trim_threshold)
+        && mallopt(M_TOP_PAD, (int)top_pad);
+#else
+    (void)mmap_threshold; (void)trim_threshold; (void)top_pad;
+    return 0;
+#endif
+}

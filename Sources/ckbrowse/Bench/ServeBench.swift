@@ -55,6 +55,8 @@ struct ServeBench: AsyncParsableCommand {
     @Flag(help: "Print only the query-scaling table.") var scalingOnly = false
 
     func run() async throws {
+        // The servers below are tuned as `serve` tunes its own (glibc's malloc keeps freed memory).
+        Serve.keepFreedMemory()
         let sizes = scaling.split(separator: ",").compactMap { Int($0.trimmingWhitespace()) }.filter { $0 > 0 }
         if !sizes.isEmpty { try await QueryScaling(sizes: sizes, runs: runs).run() }
         if scalingOnly { return }
