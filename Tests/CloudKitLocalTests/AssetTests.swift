@@ -211,6 +211,42 @@ final class TestClock: @unchecked Sendable {
         #expect(LocalCloudKit.spliceDownloadURLs(Array(Record.encodeStoredFields(["s": .string("x")]).utf8)) { _ in "u" } == nil)
     }
 
+    /// A rendering is linked straight into the answer (`writeLinked`, `DownloadLink.write`): the bytes
+    /// of splicing a copy, written with a query's `zoneID` (`RecordWire.write`), URL pieces escaped one
+    /// by one as the whole URL would be.
+    @Test func renderingsAreLinkedInPlaceAsTheirCopyWouldBe() throws {
+        let fields: [String: FieldValue] = [
+            "a": .asset(Asset(fileChecksum: "c1", size: 1)), "l": .assetList([Asset(fileChecksum: "c2", size: 2), Asset(fileChecksum: "c3", size: 3)]),
+            "t": .string("\u{1}\"\\ 京都"),
+        ]
+        var record = Record(recordName: "r1", recordType: "Photo", recordChangeTag: "7")
+        record.fields = fields
+        record.pluginFields = [:]
+        let rendering = record.json.bytes
+        let zoneID = ZoneID(zoneName: "Z").json.bytes
+        for base in ["http://127.0.0.1:8080", "http://h/\"quoted\\\u{7}", "https://例え.jp"] {
+            let links: (String) -> LocalCloudKit.DownloadLink? = { $0 == "c3" ? nil : LocalCloudKit.DownloadLink(base: base, token: "tok-" + $0) }
+            let copy = try #require(LocalCloudKit.spliceDownloadURLs(rendering) { links($0)?.url })
+            var expected = JSONWriter(capacity: 0)
+            copy.withUnsafeBufferPointer { RecordWire.write($0, zoneID: zoneID, into: &expected) }
+            var written = JSONWriter(capacity: 0)
+            try rendering.withUnsafeBufferPointer { bytes in
+                let found = try #require(LocalCloudKit.downloadLinks(bytes, link: links))
+                #expect(found.count == 2)
+                LocalCloudKit.writeLinked(bytes, upTo: bytes.count - 1, found, into: &written, write: LocalCloudKit.DownloadLink.write)
+            }
+            written.raw(#","zoneID":"#)
+            written.raw(zoneID)
+            written.raw("}")
+            #expect(written.bytes == expected.bytes, "base \(base)")
+            var whole = JSONWriter(capacity: 0)
+            whole.writeString(links("c1")!.url)
+            var pieces = JSONWriter(capacity: 0)
+            LocalCloudKit.DownloadLink.write(links("c1")!, into: &pieces)
+            #expect(pieces.bytes == whole.bytes)
+        }
+    }
+
     /// The start-up's garbage collection reads checksums without decoding: the same ones decoding
     /// finds, or nil (decode) when the word appears anywhere but as an asset's key.
     @Test func checksumsAreFoundWithoutDecoding() throws {

@@ -296,18 +296,48 @@ extension LocalCloudKit {
     /// with `{"fileChecksum":"` (inside a JSON string those quotes would be escaped), and its URL
     /// goes before its closing brace, where `Asset.json` puts it. Nil when nothing was added.
     func linkedFields(_ bytes: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
+        guard let links = try downloadLinks(bytes, record: record, zone: zone, db, context) else { return nil }
+        var writer = JSONWriter(capacity: bytes.count + 160 * links.count)
+        Self.writeLinked(bytes, upTo: bytes.count, links, into: &writer, write: DownloadLink.write)
+        return writer.bytes
+    }
+
+    /// Writes a stored rendering of a record holding uploaded assets with their download URLs spliced
+    /// in, straight into the answer (no linked copy made first), and `zoneID` as its last key when
+    /// given: what `RecordWire.write` writes of `linkedFields`' bytes. False, having written nothing,
+    /// when there is no URL to add.
+    func writeLinkedRendering(
+        _ wire: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext, zoneID: [UInt8]?,
+        into writer: inout JSONWriter
+    ) throws -> Bool {
+        guard let links = try downloadLinks(wire, record: record, zone: zone, db, context) else { return false }
+        guard let zoneID, wire.count > 1 else {
+            Self.writeLinked(wire, upTo: wire.count, links, into: &writer, write: DownloadLink.write)
+            return true
+        }
+        Self.writeLinked(wire, upTo: wire.count - 1, links, into: &writer, write: DownloadLink.write)
+        writer.raw(#","zoneID":"#)
+        writer.raw(zoneID)
+        writer.raw("}")
+        return true
+    }
+
+    /// Where `bytes` (a fields text or a rendering) get download URLs, and what each is made of.
+    private func downloadLinks(
+        _ bytes: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext
+    ) throws -> [(brace: Int, link: DownloadLink)]? {
         let base = baseURL.withLock { $0 }
         var failure: (any Error)?
-        let linked = Self.spliceDownloadURLs(bytes) { checksum in
+        let links = Self.downloadLinks(bytes) { checksum -> DownloadLink? in
             do {
-                return try blobID(checksum: checksum, db, context).map { downloadURL(base: base, blobID: $0, record: record, zone: zone, context) }
+                return try blobID(checksum: checksum, db, context).map { downloadLink(base: base, blobID: $0, record: record, zone: zone, context) }
             } catch {
                 failure = error
                 return nil
             }
         }
         if let failure { throw failure }
-        return linked
+        return links
     }
 
     /// What identifies a file: its container, environment and checksum.
@@ -329,10 +359,34 @@ extension LocalCloudKit {
 
     /// A file's download URL: the token, then the literal `${f}` for the client's file name.
     func downloadURL(base: String, blobID: Int64, record: String, zone: String, _ context: RequestContext) -> String {
+        downloadLink(base: base, blobID: blobID, record: record, zone: zone, context).url
+    }
+
+    /// A file's download URL in its parts.
+    func downloadLink(base: String, blobID: Int64, record: String, zone: String, _ context: RequestContext) -> DownloadLink {
         let grant = DownloadGrant(
             blobID: blobID, dbID: context.dbID, zone: zone, record: record, reader: context.caller.actingRecordName ?? "",
             expires: (context.now / Self.downloadURLBucket + 2) * Self.downloadURLBucket)
-        return base + Self.downloadPathPrefix + downloadToken(grant) + "/${f}"
+        return DownloadLink(base: base, token: downloadToken(grant))
+    }
+
+    /// A download URL as its parts: the server's base URL and the grant's token (`downloadURL` is
+    /// `url`). Written into an answer piece by piece, each piece escaped, so no string is made of them
+    /// for every asset of every page.
+    struct DownloadLink {
+        var base: String
+        var token: String
+
+        var url: String { base + LocalCloudKit.downloadPathPrefix + token + "/${f}" }
+
+        /// `writer.writeString(url)`'s bytes.
+        static func write(_ link: DownloadLink, into writer: inout JSONWriter) {
+            writer.raw("\"")
+            writer.writeStringContents(link.base)
+            writer.writeStringContents(LocalCloudKit.downloadPathPrefix)
+            writer.writeStringContents(link.token)
+            writer.raw("/${f}\"")
+        }
     }
 
     /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose
@@ -341,14 +395,24 @@ extension LocalCloudKit {
         bytes.withUnsafeBufferPointer { spliceDownloadURLs($0, url: url) }
     }
 
-    /// The same over the bytes where they are (a row's text in SQLite's buffer). The marker is looked
-    /// for at each `{` (`memchr`): most of a row's bytes are not in an asset dictionary.
+    /// The same over the bytes where they are (a row's text in SQLite's buffer).
     static func spliceDownloadURLs(_ bytes: UnsafeBufferPointer<UInt8>, url: (String) -> String?) -> [UInt8]? {
+        guard let links = downloadLinks(bytes, link: url) else { return nil }
+        var writer = JSONWriter(capacity: bytes.count + 256)
+        writeLinked(bytes, upTo: bytes.count, links, into: &writer) { link, writer in writer.writeString(link) }
+        return writer.bytes
+    }
+
+    /// The closing brace of each asset dictionary in `bytes` whose checksum `link` knows, with what it
+    /// answered; nil when there is nothing to add, or when the text cannot be read through (then it is
+    /// answered as stored, as before any URL). The marker is looked for at each `{` (`memchr`): most
+    /// of a row's bytes are not in an asset dictionary.
+    static func downloadLinks<Link>(_ bytes: UnsafeBufferPointer<UInt8>, link: (String) -> Link?) -> [(brace: Int, link: Link)]? {
         guard let base = bytes.baseAddress else { return nil }
         let marker: StaticString = #"{"fileChecksum":""#
         let count = bytes.count
-        var out: [UInt8] = []
-        var copied = 0, i = 0
+        var links: [(brace: Int, link: Link)] = []
+        var i = 0
         let markerCount = marker.utf8CodeUnitCount
         while i + markerCount <= count, let found = memchr(base + i, Int32(UInt8(ascii: "{")), count - i) {
             let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -361,20 +425,26 @@ extension LocalCloudKit {
             while end < count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
             guard end < count, let close = FieldsText.endOfValue(bytes, from: at), close > 0, bytes[close - 1] == UInt8(ascii: "}") else { return nil }
             let checksum = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-            if let link = url(checksum) {
-                if out.isEmpty { out.reserveCapacity(count + 256) }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<(close - 1)]))
-                var writer = JSONWriter(capacity: link.utf8.count + 20)
-                writer.raw(#","downloadURL":"#)
-                writer.writeString(link)
-                out.append(contentsOf: writer.bytes)
-                copied = close - 1
-            }
+            if let found = link(checksum) { links.append((close - 1, found)) }
             i = close
         }
-        guard copied > 0 else { return nil }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
-        return out
+        return links.isEmpty ? nil : links
+    }
+
+    /// Writes `bytes[..<end]` with `,"downloadURL":` and its link (`write`) before each brace of
+    /// `links` (in order, all before `end`).
+    static func writeLinked<Link>(
+        _ bytes: UnsafeBufferPointer<UInt8>, upTo end: Int, _ links: [(brace: Int, link: Link)], into writer: inout JSONWriter,
+        write: (Link, inout JSONWriter) -> Void
+    ) {
+        var copied = 0
+        for (brace, link) in links {
+            writer.raw(UnsafeBufferPointer(rebasing: bytes[copied..<brace]))
+            writer.raw(#","downloadURL":"#)
+            write(link, &writer)
+            copied = brace
+        }
+        writer.raw(UnsafeBufferPointer(rebasing: bytes[copied..<end]))
     }
 
     /// What a download URL lets its holder fetch: one file, as the field of one record, as read by

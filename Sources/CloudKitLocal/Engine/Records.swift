@@ -776,9 +776,7 @@ extension LocalCloudKit {
         _ wire: UnsafeBufferPointer<UInt8>, hasAssets: Bool, record: @autoclosure () -> String, zone: String, _ db: Database,
         _ context: RequestContext, zoneID: [UInt8]?, into writer: inout JSONWriter
     ) throws {
-        if hasAssets, let linked = try linkedFields(wire, record: record(), zone: zone, db, context) {
-            return linked.withUnsafeBufferPointer { RecordWire.write($0, zoneID: zoneID, into: &writer) }
-        }
+        if hasAssets, try writeLinkedRendering(wire, record: record(), zone: zone, db, context, zoneID: zoneID, into: &writer) { return }
         RecordWire.write(wire, zoneID: zoneID, into: &writer)
     }
 }

@@ -105,6 +105,13 @@ package struct JSONWriter {
     /// aside).
     package mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
+        writeStringContents(utf8: utf8)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `writeString(utf8:)` without the quotes: a string written in pieces, each escaped as it comes
+    /// (escaping goes byte by byte, so the pieces read as the string they make).
+    package mutating func writeStringContents(utf8: UnsafeBufferPointer<UInt8>) {
         // Runs of bytes that need no escaping are copied at once; eight bytes are checked at a time
         // (a control character, '"' or '\\' among them?) until one needs a closer look.
         var start = 0
@@ -122,7 +129,12 @@ package struct JSONWriter {
             start = i + 1
         }
         if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `writeStringContents(utf8:)` of a string's UTF-8.
+    package mutating func writeStringContents(_ s: String) {
+        var s = s
+        s.withUTF8 { writeStringContents(utf8: $0) }
     }
 
     /// Writes `utf8` as a JSON string when every byte is printable ASCII other than '"' and '\\' (names,
