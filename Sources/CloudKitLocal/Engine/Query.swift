@@ -148,6 +148,10 @@ extension LocalCloudKit {
         let filters = query.filterBy ?? []
         // Rows are decoded only where a check or a sort key needs it.
         let decodes = !everyRow || !filters.isEmpty || descriptors.contains { $0.fieldName != nil }
+        // Every row SQLite gives is in the answer and nothing is checked: a row would be decoded for
+        // its sort keys alone, which only the page's last row needs (its position, when more are
+        // coming). That one is read again then, by its name; the others are not decoded at all.
+        let keysOfLastOnly = decodes && everyRow && filters.isEmpty
         var written = 0
         var last: QueryPosition?
         for part in plan.statements(dbID: context.dbID, zone: zone.name, type: query.recordType, after: position) {
@@ -165,7 +169,9 @@ extension LocalCloudKit {
             while let row = try rows.next() {
                 var keys: [FilterPredicate.Scalar?] = []
                 let name: String = row[1]
-                if decodes {
+                if keysOfLastOnly {
+                    // Keys read below, for the last row only.
+                } else if decodes {
                     var record = try StoredRecord(row: row, parsingFields: false)
                     record.fields = try FieldIndex.decodeFields(record.storedFieldsText, named)
                     if let access = context.access, access.permission(record.name) == nil { continue }
@@ -179,6 +185,9 @@ extension LocalCloudKit {
                     }
                 }
                 if written == limit {
+                    if keysOfLastOnly, let end = last {
+                        last = try self.position(of: end.name, zone: zone, named: named, descriptors, db, context)
+                    }
                     return (written, true, last)
                 }
                 if written > 0 { writer.raw(",") }
@@ -188,6 +197,16 @@ extension LocalCloudKit {
             }
         }
         return (written, false, last)
+    }
+
+    /// The position of the record `name` of `zone` in a query sorted by `descriptors`: its sort keys,
+    /// read from the fields the query names.
+    private func position(
+        of name: String, zone: ZoneRow, named: Set<String>, _ descriptors: [SortDescriptor], _ db: Database, _ context: RequestContext
+    ) throws -> QueryPosition? {
+        guard var record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name, parsingFields: false) else { return nil }
+        record.fields = try FieldIndex.decodeFields(record.storedFieldsText, named)
+        return QueryPosition(keys: descriptors.map { QueryMatcher.key(record, $0) }, name: name, zone: zone.name)
     }
 
     /// Writes the records of a query's page, in the page's order, from one read of their rows (by
