@@ -69,7 +69,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // libc pieces Swift's Glibc module hides (wcwidth, locale, SIGWINCH pipe, posix_spawn).
+        // libc pieces Swift's Glibc module hides (wcwidth, locale, SIGWINCH pipe, posix_spawn, mallopt).
         .target(name: "CLibc"),
         // PURE terminal UI: cells, styles, width-aware text, screen buffer + diff, keys, backends.
         .target(name: "TerminalUI", dependencies: ["CLibc"]),

@@ -226,7 +226,8 @@ final class TestClock: @unchecked Sendable {
         let zoneID = ZoneID(zoneName: "Z").json.bytes
         for base in ["http://127.0.0.1:8080", "http://h/\"quoted\\\u{7}", "https://例え.jp"] {
             let links: (String) -> LocalCloudKit.DownloadLink? = { $0 == "c3" ? nil : LocalCloudKit.DownloadLink(base: base, token: "tok-" + $0) }
-            let copy = try #require(LocalCloudKit.spliceDownloadURLs(rendering) { links($0)?.url })
+            let copy = try #require(Self.splicedAsBefore(rendering) { links($0)?.url })
+            #expect(LocalCloudKit.spliceDownloadURLs(rendering) { links($0)?.url } == copy)
             var expected = JSONWriter(capacity: 0)
             copy.withUnsafeBufferPointer { RecordWire.write($0, zoneID: zoneID, into: &expected) }
             var written = JSONWriter(capacity: 0)
@@ -235,9 +236,7 @@ final class TestClock: @unchecked Sendable {
                 #expect(found.count == 2)
                 LocalCloudKit.writeLinked(bytes, upTo: bytes.count - 1, found, into: &written, write: LocalCloudKit.DownloadLink.write)
             }
-            written.raw(#","zoneID":"#)
-            written.raw(zoneID)
-            written.raw("}")
+            RecordWire.writeZoneIDEnd(zoneID, into: &written)
             #expect(written.bytes == expected.bytes, "base \(base)")
             var whole = JSONWriter(capacity: 0)
             whole.writeString(links("c1")!.url)
@@ -245,6 +244,38 @@ final class TestClock: @unchecked Sendable {
             LocalCloudKit.DownloadLink.write(links("c1")!, into: &pieces)
             #expect(pieces.bytes == whole.bytes)
         }
+    }
+
+    /// The splice as it was before renderings were linked in place (kept as the oracle): a linked copy
+    /// built as it scans, the URL written as one string.
+    static func splicedAsBefore(_ bytes: [UInt8], url: (String) -> String?) -> [UInt8]? {
+        let marker = Array(#"{"fileChecksum":""#.utf8)
+        var out: [UInt8] = []
+        var copied = 0, i = 0
+        while let at = bytes[i...].firstIndex(of: UInt8(ascii: "{")) {
+            guard bytes[at...].starts(with: marker) else {
+                i = at + 1
+                continue
+            }
+            let start = at + marker.count
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            guard end < bytes.count, let close = bytes.withUnsafeBufferPointer({ FieldsText.endOfValue($0, from: at) }), close > 0,
+                bytes[close - 1] == UInt8(ascii: "}")
+            else { return nil }
+            if let link = url(String(decoding: bytes[start..<end], as: UTF8.self)) {
+                out.append(contentsOf: bytes[copied..<(close - 1)])
+                var writer = JSONWriter(capacity: 0)
+                writer.raw(#","downloadURL":"#)
+                writer.writeString(link)
+                out.append(contentsOf: writer.bytes)
+                copied = close - 1
+            }
+            i = close
+        }
+        guard copied > 0 else { return nil }
+        out.append(contentsOf: bytes[copied...])
+        return out
     }
 
     /// The start-up's garbage collection reads checksums without decoding: the same ones decoding

@@ -26,6 +26,7 @@ const char *clibc_saved_argv(int index);
 /// heap are kept rather than given back to the kernel (`top_pad` more is taken each time it grows).
 /// With glibc's defaults a 200-record page (218 KB) was mmapped, faulted in page by page and unmapped
 /// on every request: 75 page faults a page, more CPU than the page's own work (PERFORMANCE.md).
-/// Returns 1 when applied, 0 where the C library is not glibc (nothing is changed there).
+/// Returns 1 when all three were taken; 0 where the C library is not glibc (nothing is changed there)
+/// or when glibc refused one (those before it stay set).
 int clibc_keep_freed_memory(long mmap_threshold, long trim_threshold, long top_pad);
 #endif

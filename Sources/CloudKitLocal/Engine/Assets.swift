@@ -316,9 +316,7 @@ extension LocalCloudKit {
             return true
         }
         Self.writeLinked(wire, upTo: wire.count - 1, links, into: &writer, write: DownloadLink.write)
-        writer.raw(#","zoneID":"#)
-        writer.raw(zoneID)
-        writer.raw("}")
+        RecordWire.writeZoneIDEnd(zoneID, into: &writer)
         return true
     }
 

@@ -150,7 +150,7 @@ extension LocalCloudKit {
         let decodes = !everyRow || !filters.isEmpty || descriptors.contains { $0.fieldName != nil }
         // Every row SQLite gives is in the answer and nothing is checked: a row would be decoded for
         // its sort keys alone, which only the page's last row needs (its position, when more are
-        // coming). That one is read again then, by its name; the others are not decoded at all.
+        // coming). Only the row that fills the page is decoded; the others are written as stored.
         let keysOfLastOnly = decodes && everyRow && filters.isEmpty
         var written = 0
         var last: QueryPosition?
@@ -169,8 +169,8 @@ extension LocalCloudKit {
             while let row = try rows.next() {
                 var keys: [FilterPredicate.Scalar?] = []
                 let name: String = row[1]
-                if keysOfLastOnly {
-                    // Keys read below, for the last row only.
+                if keysOfLastOnly && written != limit - 1 {
+                    // Not the page's last row: its keys are not needed.
                 } else if decodes {
                     var record = try StoredRecord(row: row, parsingFields: false)
                     record.fields = try FieldIndex.decodeFields(record.storedFieldsText, named)
@@ -185,9 +185,6 @@ extension LocalCloudKit {
                     }
                 }
                 if written == limit {
-                    if keysOfLastOnly, let end = last {
-                        last = try self.position(of: end.name, zone: zone, named: named, descriptors, db, context)
-                    }
                     return (written, true, last)
                 }
                 if written > 0 { writer.raw(",") }
@@ -197,16 +194,6 @@ extension LocalCloudKit {
             }
         }
         return (written, false, last)
-    }
-
-    /// The position of the record `name` of `zone` in a query sorted by `descriptors`: its sort keys,
-    /// read from the fields the query names.
-    private func position(
-        of name: String, zone: ZoneRow, named: Set<String>, _ descriptors: [SortDescriptor], _ db: Database, _ context: RequestContext
-    ) throws -> QueryPosition? {
-        guard var record = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: name, parsingFields: false) else { return nil }
-        record.fields = try FieldIndex.decodeFields(record.storedFieldsText, named)
-        return QueryPosition(keys: descriptors.map { QueryMatcher.key(record, $0) }, name: name, zone: zone.name)
     }
 
     /// Writes the records of a query's page, in the page's order, from one read of their rows (by

@@ -75,6 +75,11 @@ enum RecordWire {
     static func write(_ wire: UnsafeBufferPointer<UInt8>, zoneID: [UInt8]?, into writer: inout JSONWriter) {
         guard let zoneID, wire.count > 1 else { return writer.raw(wire) }
         writer.raw(UnsafeBufferPointer(rebasing: wire[..<(wire.count - 1)]))
+        writeZoneIDEnd(zoneID, into: &writer)
+    }
+
+    /// What ends a rendering written with a query's `zoneID`, in place of its closing brace.
+    static func writeZoneIDEnd(_ zoneID: [UInt8], into writer: inout JSONWriter) {
         writer.raw(#","zoneID":"#)
         writer.raw(zoneID)
         writer.raw("}")

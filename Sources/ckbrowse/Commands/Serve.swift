@@ -1,5 +1,5 @@
-import CLibc
 import ArgumentParser
+import CLibc
 import CloudKitLocal
 import CloudKitWeb
 #if canImport(FoundationEssentials)
@@ -141,14 +141,15 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// glibc's malloc, tuned for answers of hundreds of kilobytes: allocations up to 16 MiB come from
-    /// the heap and up to 64 MiB of freed heap is kept for the next request (4 MiB more taken each time
-    /// it grows). With the defaults, every computed 200-record page (218 KB, copied once into the
-    /// socket's buffer) was mmapped, faulted in page by page and unmapped again: 75 page faults a page,
-    /// more CPU than reading and writing it (PERFORMANCE.md). The process's resident size is what its
-    /// largest answers needed, which a server answering them again needs anyway. No effect elsewhere
-    /// than glibc.
-    static func keepFreedMemory() {
-        _ = clibc_keep_freed_memory(16 << 20, 64 << 20, 4 << 20)
+    /// the heap and up to 64 MiB of freed heap is kept for the next request, per malloc arena (4 MiB
+    /// more taken each time it grows). With the defaults, every computed 200-record page (218 KB,
+    /// copied once into the socket's buffer) was mmapped, faulted in page by page and unmapped again:
+    /// 75 page faults a page, more CPU than reading and writing it (PERFORMANCE.md). Request bodies and
+    /// uploads up to 16 MiB come from the heap too. Answers whether the settings were taken (false off
+    /// glibc, where nothing changes).
+    @discardableResult
+    static func keepFreedMemory() -> Bool {
+        clibc_keep_freed_memory(16 << 20, 64 << 20, 4 << 20) == 1
     }
 
     func run() async throws {
