@@ -196,6 +196,18 @@ final class TestClock: @unchecked Sendable {
 
 /// Download URLs spliced into stored fields text without decoding it.
 @Suite struct AssetSpliceTests {
+    /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose
+    /// checksum `url` knows (`downloadLinks`, then `writeLinked`, as `linkedFields` splices); nil
+    /// when there was nothing to add.
+    static func spliced(_ bytes: [UInt8], url: (String) -> String?) -> [UInt8]? {
+        bytes.withUnsafeBufferPointer { bytes in
+            guard let links = LocalCloudKit.downloadLinks(bytes, link: url) else { return nil }
+            var writer = JSONWriter(capacity: bytes.count + 256)
+            LocalCloudKit.writeLinked(bytes, upTo: bytes.count, links, into: &writer) { link, writer in writer.writeString(link) }
+            return writer.bytes
+        }
+    }
+
     @Test func urlsGoWhereAssetJSONPutsThemAndStringsAreLeftAlone() throws {
         let fields: [String: FieldValue] = [
             "a": .asset(Asset(fileChecksum: "c1", size: 1, referenceChecksum: "r", wrappingKey: "k")),
@@ -203,12 +215,12 @@ final class TestClock: @unchecked Sendable {
             "s": .string(#"{"fileChecksum":"c1"} in a string"#),
         ]
         let text = Array(Record.encodeStoredFields(fields).utf8)
-        let spliced = try #require(LocalCloudKit.spliceDownloadURLs(text) { $0 == "gone" ? nil : "http://h/\($0)/${f}" })
+        let spliced = try #require(Self.spliced(text) { $0 == "gone" ? nil : "http://h/\($0)/${f}" })
         var expected = fields
         expected["a"] = .asset(Asset(fileChecksum: "c1", size: 1, referenceChecksum: "r", wrappingKey: "k", downloadURL: "http://h/c1/${f}"))
         expected["l"] = .assetList([Asset(fileChecksum: "c2", size: 2, downloadURL: "http://h/c2/${f}"), Asset(fileChecksum: "gone", size: 3)])
         #expect(spliced == Array(Record.encodeStoredFields(expected).utf8), "byte for byte what decoding, linking and encoding give")
-        #expect(LocalCloudKit.spliceDownloadURLs(Array(Record.encodeStoredFields(["s": .string("x")]).utf8)) { _ in "u" } == nil)
+        #expect(Self.spliced(Array(Record.encodeStoredFields(["s": .string("x")]).utf8)) { _ in "u" } == nil)
     }
 
     /// A rendering is linked straight into the answer (`writeLinked`, `DownloadLink.write`): the bytes
@@ -227,7 +239,7 @@ final class TestClock: @unchecked Sendable {
         for base in ["http://127.0.0.1:8080", "http://h/\"quoted\\\u{7}", "https://例え.jp"] {
             let links: (String) -> LocalCloudKit.DownloadLink? = { $0 == "c3" ? nil : LocalCloudKit.DownloadLink(base: base, token: "tok-" + $0) }
             let copy = try #require(Self.splicedAsBefore(rendering) { links($0)?.url })
-            #expect(LocalCloudKit.spliceDownloadURLs(rendering) { links($0)?.url } == copy)
+            #expect(Self.spliced(rendering) { links($0)?.url } == copy)
             var expected = JSONWriter(capacity: 0)
             copy.withUnsafeBufferPointer { RecordWire.write($0, zoneID: zoneID, into: &expected) }
             var written = JSONWriter(capacity: 0)

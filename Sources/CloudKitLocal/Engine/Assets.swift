@@ -296,27 +296,23 @@ extension LocalCloudKit {
     /// with `{"fileChecksum":"` (inside a JSON string those quotes would be escaped), and its URL
     /// goes before its closing brace, where `Asset.json` puts it. Nil when nothing was added.
     func linkedFields(_ bytes: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext) throws -> [UInt8]? {
-        guard let links = try downloadLinks(bytes, record: record, zone: zone, db, context) else { return nil }
-        var writer = JSONWriter(capacity: bytes.count + 160 * links.count)
-        Self.writeLinked(bytes, upTo: bytes.count, links, into: &writer, write: DownloadLink.write)
-        return writer.bytes
+        var writer = JSONWriter(capacity: bytes.count + 256)
+        return try writeWithDownloadURLs(bytes, record: record, zone: zone, db, context, zoneID: nil, into: &writer) ? writer.bytes : nil
     }
 
-    /// Writes a stored rendering of a record holding uploaded assets with their download URLs spliced
-    /// in, straight into the answer (no linked copy made first), and `zoneID` as its last key when
-    /// given: what `RecordWire.write` writes of `linkedFields`' bytes. False, having written nothing,
-    /// when there is no URL to add.
-    func writeLinkedRendering(
-        _ wire: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext, zoneID: [UInt8]?,
+    /// Writes a stored fields text or rendering with its download URLs spliced in, straight into the
+    /// answer (no linked copy made first), and a query's `zoneID` as its last key when given: what
+    /// `RecordWire.write` writes of `linkedFields`' bytes. False, having written nothing, when there
+    /// is no URL to add.
+    func writeWithDownloadURLs(
+        _ bytes: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext, zoneID: [UInt8]?,
         into writer: inout JSONWriter
     ) throws -> Bool {
-        guard let links = try downloadLinks(wire, record: record, zone: zone, db, context) else { return false }
-        guard let zoneID, wire.count > 1 else {
-            Self.writeLinked(wire, upTo: wire.count, links, into: &writer, write: DownloadLink.write)
-            return true
-        }
-        Self.writeLinked(wire, upTo: wire.count - 1, links, into: &writer, write: DownloadLink.write)
-        RecordWire.writeZoneIDEnd(zoneID, into: &writer)
+        guard let links = try downloadLinks(bytes, record: record, zone: zone, db, context) else { return false }
+        // The zoneID takes the closing brace's place, as in `RecordWire.write`.
+        let zoneID = bytes.count > 1 ? zoneID : nil
+        Self.writeLinked(bytes, upTo: zoneID == nil ? bytes.count : bytes.count - 1, links, into: &writer, write: DownloadLink.write)
+        if let zoneID { RecordWire.writeZoneIDEnd(zoneID, into: &writer) }
         return true
     }
 
@@ -385,20 +381,6 @@ extension LocalCloudKit {
             writer.writeStringContents(link.token)
             writer.raw("/${f}\"")
         }
-    }
-
-    /// `bytes` with `,"downloadURL":URL` before the closing brace of each asset dictionary whose
-    /// checksum `url` knows; nil when there was nothing to add.
-    static func spliceDownloadURLs(_ bytes: [UInt8], url: (String) -> String?) -> [UInt8]? {
-        bytes.withUnsafeBufferPointer { spliceDownloadURLs($0, url: url) }
-    }
-
-    /// The same over the bytes where they are (a row's text in SQLite's buffer).
-    static func spliceDownloadURLs(_ bytes: UnsafeBufferPointer<UInt8>, url: (String) -> String?) -> [UInt8]? {
-        guard let links = downloadLinks(bytes, link: url) else { return nil }
-        var writer = JSONWriter(capacity: bytes.count + 256)
-        writeLinked(bytes, upTo: bytes.count, links, into: &writer) { link, writer in writer.writeString(link) }
-        return writer.bytes
     }
 
     /// The closing brace of each asset dictionary in `bytes` whose checksum `link` knows, with what it

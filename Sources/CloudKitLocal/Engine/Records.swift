@@ -776,7 +776,7 @@ extension LocalCloudKit {
         _ wire: UnsafeBufferPointer<UInt8>, hasAssets: Bool, record: @autoclosure () -> String, zone: String, _ db: Database,
         _ context: RequestContext, zoneID: [UInt8]?, into writer: inout JSONWriter
     ) throws {
-        if hasAssets, try writeLinkedRendering(wire, record: record(), zone: zone, db, context, zoneID: zoneID, into: &writer) { return }
+        if hasAssets, try writeWithDownloadURLs(wire, record: record(), zone: zone, db, context, zoneID: zoneID, into: &writer) { return }
         RecordWire.write(wire, zoneID: zoneID, into: &writer)
     }
 }
