@@ -8,6 +8,15 @@ import CSQLite
 /// How a transaction takes its locks (SQLite's `BEGIN DEFERRED|IMMEDIATE|EXCLUSIVE`).
 public enum TransactionKind: String, Sendable {
     case deferred = "DEFERRED", immediate = "IMMEDIATE", exclusive = "EXCLUSIVE"
+
+    /// The statement that begins such a transaction.
+    var beginSQL: String {
+        switch self {
+        case .deferred: "BEGIN DEFERRED TRANSACTION"
+        case .immediate: "BEGIN IMMEDIATE TRANSACTION"
+        case .exclusive: "BEGIN EXCLUSIVE TRANSACTION"
+        }
+    }
 }
 
 /// What a transaction's or savepoint's body asks for at its end.
@@ -194,7 +203,9 @@ public final class Database {
             }
         }
         rollbackFailure = nil
-        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
+        // The transaction's and savepoints' own statements are prepared once per connection: their
+        // prepares were 105 k instructions of a fixture's loop of five requests.
+        try cachedStatement(sql: kind.beginSQL).execute()
         let completion: TransactionCompletion
         do {
             completion = try body()
@@ -222,17 +233,17 @@ public final class Database {
     /// `.rollback` or throws; outside a transaction, the savepoint is one.
     public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {
         guard isInsideTransaction else { return try inTransaction(.deferred, body) }
-        try execute(sql: "SAVEPOINT nested")
+        try cachedStatement(sql: "SAVEPOINT nested").execute()
         let completion: TransactionCompletion
         do {
             completion = try body()
         } catch {
-            try? execute(sql: "ROLLBACK TO SAVEPOINT nested")
-            try? execute(sql: "RELEASE SAVEPOINT nested")
+            try? cachedStatement(sql: "ROLLBACK TO SAVEPOINT nested").execute()
+            try? cachedStatement(sql: "RELEASE SAVEPOINT nested").execute()
             throw error
         }
-        if completion == .rollback { try execute(sql: "ROLLBACK TO SAVEPOINT nested") }
-        try execute(sql: "RELEASE SAVEPOINT nested")
+        if completion == .rollback { try cachedStatement(sql: "ROLLBACK TO SAVEPOINT nested").execute() }
+        try cachedStatement(sql: "RELEASE SAVEPOINT nested").execute()
     }
 
     /// Registers what runs after the current (or next) transaction commits, or rolls back. Only

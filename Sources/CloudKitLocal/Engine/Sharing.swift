@@ -260,17 +260,15 @@ extension LocalCloudKit {
             let user: String = row["owner"], sharedDB: Int64 = row["shared_db"], deleted = (row["deleted"] as Int64) != 0
             seen.insert(user)
             if users.contains(user) == deleted {
-                try db.execute(
-                    sql: "UPDATE shared_zone SET deleted = ?, seq = ? WHERE shared_db = ? AND owner_db = ? AND zone = ?",
-                    arguments: [deleted ? 0 : 1, try db.nextSeq(sharedDB), sharedDB, ownerDB, zone])
+                try db.cachedStatement(sql: "UPDATE shared_zone SET deleted = ?, seq = ? WHERE shared_db = ? AND owner_db = ? AND zone = ?")
+                    .execute(arguments: [deleted ? 0 : 1, try db.nextSeq(sharedDB), sharedDB, ownerDB, zone])
                 try fireSharedDatabaseSubscriptions(db, context, sharedDB: sharedDB, zone: zone)
             }
         }
         for user in users.subtracting(seen) {
             let sharedDB = try db.databaseID(DatabaseKey(container: context.container, environment: context.environment, scope: .shared, owner: user))
-            try db.execute(
-                sql: "INSERT INTO shared_zone (shared_db, owner_db, zone, seq, deleted) VALUES (?, ?, ?, ?, 0)",
-                arguments: [sharedDB, ownerDB, zone, try db.nextSeq(sharedDB)])
+            try db.cachedStatement(sql: "INSERT INTO shared_zone (shared_db, owner_db, zone, seq, deleted) VALUES (?, ?, ?, ?, 0)")
+                .execute(arguments: [sharedDB, ownerDB, zone, try db.nextSeq(sharedDB)])
             try fireSharedDatabaseSubscriptions(db, context, sharedDB: sharedDB, zone: zone)
         }
     }
@@ -282,9 +280,8 @@ extension LocalCloudKit {
             for sharedDB in try Int64.fetchAll(
                 db.cachedStatement(sql: "SELECT shared_db FROM shared_zone WHERE owner_db = ? AND zone = ? AND deleted = 0"), arguments: [ownerDB, zone])
             {
-                try db.execute(
-                    sql: "UPDATE shared_zone SET seq = ? WHERE shared_db = ? AND owner_db = ? AND zone = ?",
-                    arguments: [try db.nextSeq(sharedDB), sharedDB, ownerDB, zone])
+                try db.cachedStatement(sql: "UPDATE shared_zone SET seq = ? WHERE shared_db = ? AND owner_db = ? AND zone = ?")
+                    .execute(arguments: [try db.nextSeq(sharedDB), sharedDB, ownerDB, zone])
                 try fireSharedDatabaseSubscriptions(db, context, sharedDB: sharedDB, zone: zone)
             }
         }
@@ -354,9 +351,8 @@ extension LocalCloudKit {
         let previous = try ShareRow.load(db, context.dbID, zone.name, record.name)
         let root = previous?.root ?? operation.record.forRecord?.recordName
         let publicPermission = operation.record.publicPermission ?? previous?.publicPermission ?? .noPermission
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO share (db, zone, name, root, public_permission, short_guid) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [context.dbID, zone.name, record.name, root, publicPermission.rawValue, record.shortGUID])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO share (db, zone, name, root, public_permission, short_guid) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [context.dbID, zone.name, record.name, root, publicPermission.rawValue, record.shortGUID])
         let shareRow = try ShareRow.load(db, context.dbID, zone.name, record.name)!
         let before = try ParticipantRow.all(db, shareRow)
         let owner = context.key.owner
@@ -384,9 +380,8 @@ extension LocalCloudKit {
                         || (info.emailAddress != nil && p.email?.lowercased() == info.emailAddress?.lowercased())
                 }
                 if let match, match.status != .removed {
-                    try db.execute(
-                        sql: "UPDATE share_participant SET permission = ? WHERE db = ? AND zone = ? AND share = ? AND participant_id = ?",
-                        arguments: [permission.rawValue, context.dbID, zone.name, record.name, match.participantID])
+                    try db.cachedStatement(sql: "UPDATE share_participant SET permission = ? WHERE db = ? AND zone = ? AND share = ? AND participant_id = ?")
+                        .execute(arguments: [permission.rawValue, context.dbID, zone.name, record.name, match.participantID])
                     kept.append(match.participantID)
                 } else {
                     let id = Self.participantID()
@@ -396,9 +391,8 @@ extension LocalCloudKit {
                 }
             }
             for gone in before where !kept.contains(gone.participantID) {
-                try db.execute(
-                    sql: "DELETE FROM share_participant WHERE db = ? AND zone = ? AND share = ? AND participant_id = ?",
-                    arguments: [context.dbID, zone.name, record.name, gone.participantID])
+                try db.cachedStatement(sql: "DELETE FROM share_participant WHERE db = ? AND zone = ? AND share = ? AND participant_id = ?")
+                    .execute(arguments: [context.dbID, zone.name, record.name, gone.participantID])
             }
         }
         if previous == nil, let root {
@@ -521,9 +515,8 @@ extension LocalCloudKit {
             }
             if accept {
                 if let participation {
-                    try db.execute(
-                        sql: "UPDATE share_participant SET status = 'ACCEPTED', user_record_name = ? WHERE db = ? AND zone = ? AND share = ? AND participant_id = ?",
-                        arguments: [me, share.db, share.zone, share.name, participation.participantID])
+                    try db.cachedStatement(sql: "UPDATE share_participant SET status = 'ACCEPTED', user_record_name = ? WHERE db = ? AND zone = ? AND share = ? AND participant_id = ?")
+                        .execute(arguments: [me, share.db, share.zone, share.name, participation.participantID])
                 } else {
                     try insertParticipant(db, share, id: Self.participantID(), user: me, email: myInfo?.email, phone: myInfo?.phone,
                                           permission: share.publicPermission, type: .publicUser, status: .accepted)

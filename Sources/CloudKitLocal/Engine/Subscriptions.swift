@@ -83,9 +83,8 @@ extension LocalCloudKit {
                     continue
                 }
                 let seq = try db.nextSeq(context.dbID)
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO subscription (db, id, body, owner, created_seq) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [context.dbID, newID, subscription.json.text, context.caller.actingRecordName ?? "", seq])
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO subscription (db, id, body, owner, created_seq) VALUES (?, ?, ?, ?, ?)")
+                    .execute(arguments: [context.dbID, newID, subscription.json.text, context.caller.actingRecordName ?? "", seq])
                 results.append(subscription.json)
             default:
                 results.append(subscriptionError(id, .badRequest, "unknown operationType '\(operation.operationType.rawValue)'"))

@@ -149,9 +149,8 @@ extension LocalCloudKit {
         if let image = info.alertLaunchImage { payload.alert.set("launch-image", image) }
         if let sound = info.soundName { payload.aps.set("sound", sound) }
         if info.shouldBadge == true {
-            try db.execute(
-                sql: "INSERT INTO badge (container, user, count) VALUES (?, ?, 1) ON CONFLICT (container, user) DO UPDATE SET count = count + 1",
-                arguments: [context.container, stored.owner])
+            try db.cachedStatement(sql: "INSERT INTO badge (container, user, count) VALUES (?, ?, 1) ON CONFLICT (container, user) DO UPDATE SET count = count + 1")
+                .execute(arguments: [context.container, stored.owner])
             let count = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count FROM badge WHERE container = ? AND user = ?"), arguments: [context.container, stored.owner]) ?? 1
             payload.aps.set("badge", JSON.int(count))
         }
@@ -216,9 +215,8 @@ extension LocalCloudKit {
         let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification_queue WHERE token = ?"), arguments: [token]) ?? 0
         if count > settings.maxQueued {
             let excess = count - settings.maxQueued
-            try db.execute(
-                sql: "DELETE FROM notification_queue WHERE id IN (SELECT id FROM notification_queue WHERE token = ? ORDER BY id LIMIT ?)",
-                arguments: [token, excess])
+            try db.cachedStatement(sql: "DELETE FROM notification_queue WHERE id IN (SELECT id FROM notification_queue WHERE token = ? ORDER BY id LIMIT ?)")
+                .execute(arguments: [token, excess])
             try db.cachedStatement(sql: "UPDATE device_token SET dropped = dropped + ? WHERE token = ?").execute(arguments: [excess, token])
         }
     }
