@@ -141,6 +141,31 @@ import Testing
         #expect(FieldsText.merge(#"{"a":{"value":1,"type":"INT64"},"a":{"value":2,"type":"INT64"}}"#, [:]) == nil)
         #expect(FieldsText.merge("{}", ["x": .int64(2)]) == #"{"x":{"value":2,"type":"INT64"}}"#)
     }
+
+    /// The word-at-a-time search for a string's closing quote, against the byte loop it replaced, on
+    /// random text of quotes, backslashes, escapes and bytes that differ from them in one bit, at
+    /// every start and length (so every alignment and every tail shorter than a word).
+    @Test func theClosingQuoteIsWhereTheByteLoopFindsIt() {
+        func byteLoop(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+            var i = start
+            while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+            return min(i, bytes.count)
+        }
+        let alphabet: [UInt8] = [0x22, 0x5C, 0x23, 0x5D, 0x02, 0xA2, 0xDC, 0x61, 0x75, 0x00, 0xFF, 0x21]
+        var random = SplitMix64(seed: 7)
+        var compared = 0
+        for _ in 0..<400 {
+            let count = Int(random.next() % 40)
+            let text = (0..<count).map { _ in random.next() % 4 == 0 ? alphabet[Int(random.next() % 2)] : alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            text.withUnsafeBufferPointer { buffer in
+                for start in 0...count {
+                    #expect(FieldsText.closingQuote(buffer, from: start) == byteLoop(buffer, from: start), "\(text) from \(start)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared > 4000)
+    }
 }
 
 /// `RowJSON` against `StoredRecord.write`, the path it stands in for on change pages (which

@@ -401,8 +401,7 @@ extension LocalCloudKit {
                 continue
             }
             let start = at + markerCount
-            var end = start
-            while end < count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            let end = FieldsText.closingQuote(bytes, from: start)
             guard end < count, let close = FieldsText.endOfValue(bytes, from: at), close > 0, bytes[close - 1] == UInt8(ascii: "}") else { return nil }
             let checksum = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
             if let found = link(checksum) { links.append((close - 1, found)) }

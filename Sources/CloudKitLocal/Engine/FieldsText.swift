@@ -123,8 +123,7 @@ enum FieldsText {
         while i < bytes.count {
             switch bytes[i] {
             case UInt8(ascii: "\""):
-                i += 1
-                while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                i = closingQuote(bytes, from: i + 1)
                 guard i < bytes.count else { return nil }
                 if depth == 0 { return i + 1 }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -141,5 +140,31 @@ enum FieldsText {
             i += 1
         }
         return depth == 0 && i > start ? i : nil
+    }
+
+    /// The index of the quote that ends a string whose text starts at `start` (escapes skipped), or
+    /// `bytes.count` when none does. Eight bytes are checked at a time until one may be a quote or a
+    /// backslash: the text of checksums, keys and names has neither (an asset dictionary's are most of
+    /// what the download links read through, `LocalCloudKit.downloadLinks`).
+    static func closingQuote(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return count }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = start
+        while i < count {
+            while i + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+                // The classic "has a zero byte" test on each: exact as a whole.
+                guard ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs == 0 else { break }
+                i += 8
+            }
+            while i < count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\") { i += 1 }
+            guard i < count else { return count }
+            if bytes[i] == UInt8(ascii: "\"") { return i }
+            i += 2
+        }
+        return count
     }
 }
