@@ -9,6 +9,9 @@ public struct DatabaseMigrator: Sendable {
 
     public init() {}
 
+    /// The migrations' identifiers, in the order they apply.
+    public var identifiers: [String] { migrations.map(\.identifier) }
+
     public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
         precondition(!migrations.contains { $0.identifier == identifier }, "migration registered twice: \(identifier)")
         migrations.append((identifier, migrate))

@@ -371,6 +371,24 @@ import Testing
 
     /// A reset between tests returns the container to what the server started with: the schema file
     /// (types, indexes) stays, what tests created just in time goes, and queries keep their indexes.
+    /// A snapshot an earlier version exported (a store the migrations left at v12, which still had
+    /// `record_types`) is imported as it is, and the migrations drop the index when a store opens it.
+    @Test func aSnapshotFromBeforeTheIndexWasDroppedIsImportedAndMigrated() async throws {
+        let count = "SELECT count(*) FROM sqlite_master WHERE name = 'record_types'"
+        let snapshot = Self.temporaryDirectory("snapshot-v12")
+        try FileManager.default.createDirectory(atPath: snapshot, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: (snapshot as NSString).appendingPathComponent("cloudkit.sqlite"))
+        try Store.migrator.migrate(queue, upTo: "v12-schema-version")
+        #expect(try await queue.read { db in try Int.fetchOne(db, sql: count) } == 1)
+        try queue.close()
+        try #"{"format":"ckbrowse-snapshot","version":1,"created":"2026-12-01T00:00:00Z"}"#
+            .write(toFile: (snapshot as NSString).appendingPathComponent(Store.snapshotManifest), atomically: true, encoding: .utf8)
+        let directory = Self.temporaryDirectory("imported-v12")
+        try Store.importSnapshot(from: snapshot, into: directory)
+        let store = try Store(directory: directory)
+        #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: count) } == 0)
+    }
+
     @Test func aResetKeepsTheSchemaTheServerStartedWith() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }

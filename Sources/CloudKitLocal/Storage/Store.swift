@@ -83,6 +83,26 @@ public final class Store: Sendable {
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: manifestPath))
     }
 
+    /// Every table, index and trigger some migration creates (name to type), and the text of every
+    /// trigger one creates, as each step of the migrations leaves them: a snapshot an earlier version wrote holds
+    /// what a later migration drops (`record_types`, v13), and the migrations bring it up to date once
+    /// it is imported.
+    static func migratedObjects() throws -> (objects: [String: String], triggers: [String: Set<String>]) {
+        let fresh = try DatabaseQueue()
+        var objects: [String: String] = [:], triggers: [String: Set<String>] = [:]
+        for identifier in migrator.identifiers {
+            try migrator.migrate(fresh, upTo: identifier)
+            try fresh.read { db in
+                for row in try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master") {
+                    let type: String = row["type"], name: String = row["name"]
+                    objects[name] = type
+                    if type == "trigger", let sql: String = row["sql"] { triggers[name, default: []].insert(sql) }
+                }
+            }
+        }
+        return (objects, triggers)
+    }
+
     /// Puts a snapshot written by `exportSnapshot` into an empty data directory, before a store is
     /// opened on it (migrations then bring an older snapshot up to date).
     ///
@@ -124,15 +144,7 @@ public final class Store: Sendable {
     /// credentials out (returning them when asked). Runs before any migration, so no trigger could
     /// have fired yet.
     static func checkSnapshotObjects(_ path: String, credentials: Bool) throws -> SnapshotCredentials? {
-        let fresh = try DatabaseQueue()
-        try migrator.migrate(fresh)
-        let known = try fresh.read { db -> [String: String] in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, type FROM sqlite_master").map { ($0["name"], $0["type"]) })
-        }
-        // The migrations' own triggers (`record_wire_stale`), by their exact text.
-        let triggers = try fresh.read { db -> [String: String] in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").map { ($0["name"], $0["sql"]) })
-        }
+        let (known, triggers) = try migratedObjects()
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // Nothing in the file may run: no triggers (checked below, and off meanwhile).
@@ -152,7 +164,7 @@ public final class Store: Sendable {
                 let name: String = row["name"]
                 if name.hasPrefix("sqlite_autoindex_") || name == "sqlite_sequence" || name.hasPrefix("sqlite_stat") { continue }
                 // A trigger only when it is one of ours, word for word (a snapshot of this version has it).
-                let isOurTrigger = type == "trigger" && triggers[name] != nil && triggers[name] == (row["sql"] as String?)
+                let isOurTrigger = type == "trigger" && (row["sql"] as String?).map { triggers[name]?.contains($0) ?? false } ?? false
                 guard type == "table" || type == "index" || isOurTrigger else {
                     throw SnapshotError(message: "the snapshot holds a \(type) ('\(name.prefix(60))'): a snapshot carries data, not code, so it is refused")
                 }
@@ -425,8 +437,8 @@ extension Database {
     }
 
     /// Runs `body` in a savepoint inside the current transaction, kept when it returns true and rolled
-    /// back when it returns false or throws. `Database.inSavepoint` runs its SQL through `execute`, compiled on every call; a
-    /// records/modify batch opens one per operation, so these statements are cached.
+    /// back when it returns false or throws. Its own savepoint name (`operation`), apart from
+    /// `Database.inSavepoint`'s (`nested`): a records/modify batch opens one per operation inside the request's.
     func inOperationSavepoint(_ body: () throws -> Bool) throws {
         try cachedStatement(sql: "SAVEPOINT operation").execute()
         let keep: Bool
