@@ -67,10 +67,10 @@ extension LocalCloudKit {
                     let mark = log.changes.count
                     let zoneSeqs = log.zoneSeqs, seq = log.seq
                     // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
-                    try db.inOperationSavepoint {
+                    try db.inSavepoint {
                         do {
                             outcome = .success(try apply(operation, db, context, zone, log, fieldsAsText: fieldsAsText(operation)))
-                            return true
+                            return .commit
                         } catch let error as ItemError {
                             outcome = .failure(error)
                             log.changes.removeSubrange(mark...)
@@ -78,7 +78,7 @@ extension LocalCloudKit {
                             log.seq = seq
                             log.schema = [:]  // schema rows it added are rolled back too
                             log.indexSpecs = [:]
-                            return false
+                            return .rollback
                         }
                     }
                     if case .failure = outcome { failed = true }

@@ -435,23 +435,6 @@ extension Database {
         // One cached statement (SQLite ≥ 3.35: RETURNING) instead of an UPDATE and a SELECT.
         try Int64.fetchOne(cachedStatement(sql: "UPDATE ckdb SET seq = seq + 1 WHERE id = ? RETURNING seq"), arguments: [db]) ?? 0
     }
-
-    /// Runs `body` in a savepoint inside the current transaction, kept when it returns true and rolled
-    /// back when it returns false or throws. Its own savepoint name (`operation`), apart from
-    /// `Database.inSavepoint`'s (`nested`): a records/modify batch opens one per operation inside the request's.
-    func inOperationSavepoint(_ body: () throws -> Bool) throws {
-        try cachedStatement(sql: "SAVEPOINT operation").execute()
-        let keep: Bool
-        do {
-            keep = try body()
-        } catch {
-            try? cachedStatement(sql: "ROLLBACK TO SAVEPOINT operation").execute()
-            try? cachedStatement(sql: "RELEASE SAVEPOINT operation").execute()
-            throw error
-        }
-        if !keep { try cachedStatement(sql: "ROLLBACK TO SAVEPOINT operation").execute() }
-        try cachedStatement(sql: "RELEASE SAVEPOINT operation").execute()
-    }
 }
 
 /// A snapshot that cannot be imported, and why.
