@@ -259,7 +259,7 @@ import Testing
             }
         }
         #expect(compared == 240 && withRecords > 100 && refusals < 40, "compared \(compared), with records \(withRecords), refused \(refusals)")
-        // The rows the writes kept in place (updated, kept when unchanged, deleted or added one by one)
+        // The rows the writes left (each update, replace, delete and create keeping its record's rows)
         // are the rows a rebuild from the records writes.
         let rows = "SELECT type, field, kind, quote(v), quote(w), zone, name FROM field_index ORDER BY 1, 2, 3, 4, 5, 6, 7"
         let (kept, rebuilt) = try await store.pool.write { db in
@@ -369,8 +369,6 @@ import Testing
 
     // MARK: Fixture reset
 
-    /// A reset between tests returns the container to what the server started with: the schema file
-    /// (types, indexes) stays, what tests created just in time goes, and queries keep their indexes.
     /// A snapshot an earlier version exported (a store the migrations left at v12, which still had
     /// `record_types`) is imported as it is, and the migrations drop the index when a store opens it.
     @Test func aSnapshotFromBeforeTheIndexWasDroppedIsImportedAndMigrated() async throws {
@@ -389,6 +387,8 @@ import Testing
         #expect(try await store.pool.read { db in try Int.fetchOne(db, sql: count) } == 0)
     }
 
+    /// A reset between tests returns the container to what the server started with: the schema file
+    /// (types, indexes) stays, what tests created just in time goes, and queries keep their indexes.
     @Test func aResetKeepsTheSchemaTheServerStartedWith() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }
