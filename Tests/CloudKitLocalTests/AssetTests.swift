@@ -72,6 +72,54 @@ final class TestClock: @unchecked Sendable {
         #expect(resaved.failures.isEmpty, "\(resaved.failures)")
     }
 
+    /// Partial updates with values sent without a type, as CloudKit JS apps write them, are merged
+    /// into the stored fields text without decoding it (as typed ones are): the other fields, an asset
+    /// among them, stay as they were. An untyped value that the schema makes an asset is checked
+    /// against the field's current asset, which needs the current fields after all: sending the
+    /// current file back without its receipt keeps it.
+    @Test func untypedPartialUpdatesKeepTheOtherFieldsAndTheCurrentAsset() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try await db.createZone("Z")
+        let zone = ZoneID(zoneName: "Z")
+        let (_, asset) = try await db.uploadAsset(bytes(5000), recordType: "Photo", recordName: "p", fieldName: "image", zoneID: zone)
+        let created = try await db.modify(
+            [.create(Record(recordName: "p", recordType: "Photo", fields: ["image": .asset(asset), "title": .string("t"), "n": .int64(1), "tags": .stringList(["a", "b"])]))],
+            zone: "Z")
+        let tag = try #require(created.results.first?.record?.recordChangeTag)
+        func update(_ tag: String, _ fields: String) async throws -> CloudKitWeb.HTTPResponse {
+            try await server.raw(.post, server.path("private", "records/modify"), body: """
+                {"zoneID":{"zoneName":"Z"},"operations":[{"operationType":"update","record":{"recordName":"p","recordChangeTag":"\(tag)","fields":{\(fields)}}}]}
+                """)
+        }
+        let first = try await update(tag, #""title":{"value":"new"},"n":{"value":7},"fresh":{"value":2.5}"#)
+        let answered = try #require(try RecordsResponse.decode(from: first.body).records.first?.record)
+        let looked = try #require(try await db.lookup("p", zone: "Z").record)
+        for record in [answered, looked] {
+            #expect(record.fields["title"] == .string("new") && record.fields["n"] == .int64(7) && record.fields["fresh"] == .double(2.5))
+            #expect(record.fields["tags"] == .stringList(["a", "b"]))
+            guard case .asset(let kept)? = record.fields["image"] else { Issue.record("the asset was lost: \(record.fields)"); continue }
+            #expect(kept.fileChecksum == asset.fileChecksum && kept.size == 5000 && kept.downloadURL?.hasSuffix("${f}") == true)
+        }
+        // The current file sent back untyped and without its receipt: accepted, as the typed value is.
+        let checksum = try #require(asset.fileChecksum), wrappingKey = try #require(asset.wrappingKey), reference = try #require(asset.referenceChecksum)
+        let second = try await update(
+            try #require(looked.recordChangeTag),
+            #""image":{"value":{"fileChecksum":"\#(checksum)","size":5000,"wrappingKey":"\#(wrappingKey)","referenceChecksum":"\#(reference)"}},"title":{"value":"again"}"#)
+        let saved = try #require(try RecordsResponse.decode(from: second.body).records.first)
+        #expect(saved.record?.fields["title"] == .string("again"), "\(saved)")
+        guard case .asset(let resent)? = saved.record?.fields["image"] else { Issue.record("not an asset: \(saved)"); return }
+        #expect(resent.fileChecksum == asset.fileChecksum && resent.downloadURL?.hasSuffix("${f}") == true)
+        // Another file's checksum, untyped and without a receipt, is refused as the typed value is.
+        let third = try await update(
+            try #require(saved.record?.recordChangeTag),
+            #""image":{"value":{"fileChecksum":"AAAA\#(checksum.dropFirst(4))","size":5000,"wrappingKey":"\#(wrappingKey)","referenceChecksum":"\#(reference)"}}"#)
+        let refused = try #require(try RecordsResponse.decode(from: third.body).records.first)
+        guard case .failure(let error) = refused else { Issue.record("another file was accepted: \(refused)"); return }
+        #expect(error.serverErrorCode == .badRequest, "\(error)")
+    }
+
     @Test func receiptsAreChecked() async throws {
         let clock = TestClock()
         let server = try await LiveServer.start(now: { clock.now })

@@ -33,13 +33,14 @@ extension LocalCloudKit {
         // Partial updates may edit the stored fields text without decoding it (`FieldsText`) when no
         // one needs the decoded fields afterwards: no subscription reads them, and the answer copies
         // the text as it is (no desiredKeys, no numbersAsStrings). `apply` also decodes when the
-        // update touches a REFERENCE field.
+        // update touches a REFERENCE field, or sets an asset through a value sent without a type.
         let noSubscriptions = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE db = ? LIMIT 1"), arguments: [context.dbID]) == nil
         func fieldsAsText(_ operation: RecordOperation) -> Bool {
             noSubscriptions && !numbersAsStrings && (operation.desiredKeys ?? request.desiredKeys) == nil
                 && (operation.operationType == .update || operation.operationType == .forceUpdate)
                 && !operation.record.fields.values.contains(where: \.holdsAssets)  // checked against the current value
-                && !operation.record.fields.values.contains(where: \.isUntyped)  // may be an asset too
+            // A value sent without a type (as CloudKit JS apps write them) is typed by `apply`'s
+            // checkSchema first; one that turns out to be an asset has the current fields decoded there.
         }
         // An atomic request is all or nothing: its operations first run without a savepoint each (the
         // request's savepoint undoes them all). Only when one fails is everything undone and run again,
@@ -243,6 +244,16 @@ extension LocalCloudKit {
         try checkSchema(db, context, recordType: recordType, fields: &incoming.fields, cache: &log.schema)
         // A field created just in time changes what the type indexes.
         if log.schema[recordType]?.count != knownFields { log.indexSpecs[recordType] = nil }
+        // The stored fields read without decoding (fieldsAsText), decoded after all.
+        func decodeExisting(_ text: String) throws {
+            existing!.fields = try Record.decodeStoredFields(text)
+            existing!.storedFieldsText = nil
+            record.fields = existing!.fields
+            record.storedFieldsText = nil
+        }
+        // An untyped value that checkSchema typed as an asset is checked against the field's current
+        // asset: that needs the current fields.
+        if let text = existing?.storedFieldsText, incoming.fields.values.contains(where: \.holdsAssets) { try decodeExisting(text) }
         // Asset values are checked against their receipts (or the field's current asset) and stored
         // without receipt.
         var incomingFields = incoming.fields
@@ -260,12 +271,7 @@ extension LocalCloudKit {
                 schema[name].map { [FieldType.reference.rawValue, FieldType.referenceList.rawValue].contains($0) } ?? false
             }
             merged = touchesReferences ? nil : FieldsText.merge(text, incoming.fields)
-            if merged == nil {
-                existing!.fields = try Record.decodeStoredFields(text)
-                existing!.storedFieldsText = nil
-                record.fields = existing!.fields
-                record.storedFieldsText = nil
-            }
+            if merged == nil { try decodeExisting(text) }
         }
         if merged == nil {
             switch type {
@@ -783,10 +789,6 @@ extension LocalCloudKit {
 
 extension FieldValue {
     /// Sent without `type` (`LocalCloudKit.untypedMarker`): typed by `checkSchema`.
-    fileprivate var isUntyped: Bool {
-        if case .other(LocalCloudKit.untypedMarker, _) = self { return true } else { return false }
-    }
-
     fileprivate var isReference: Bool {
         switch self {
         case .reference, .referenceList: return true
