@@ -339,6 +339,11 @@ extension LocalCloudKit {
         var container: String
         var environment: CloudKitEnvironment
         var checksum: String
+
+        /// The checksum alone is hashed (equality still compares all three): a server's keys nearly
+        /// all share their container and environment, and hashing the container's name for every
+        /// asset of every page was most of what finding its file cost.
+        func hash(into hasher: inout Hasher) { hasher.combine(checksum) }
     }
 
     /// The id of the file with `checksum` in the request's container and environment. Ids read at a
@@ -435,6 +440,14 @@ extension LocalCloudKit {
         var record: String
         var reader: String
         var expires: Int64
+
+        /// What tells the grants of one page apart is hashed (equality still compares every part):
+        /// the database, zone and reader are the same for all of them.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(blobID)
+            hasher.combine(record)
+            hasher.combine(expires)
+        }
     }
 
     /// A grant's token (its parts and a MAC): computed once per grant and kept, since the MAC costs
