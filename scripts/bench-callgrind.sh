@@ -7,7 +7,7 @@
 # Per press = (instructions with N presses - instructions with 0 presses) / (5 runs x N presses).
 # Then the server's instructions per records/changes and records/query page (see below).
 # Then the instructions of one fixture suite loop (scripts/bench-fixture.sh's: reset, create a zone,
-# write 10, query, delete 1), counted the same way.
+# write 10, query, delete 1), counted the same way; and of one operation of a 200-op update batch.
 # Usage: scripts/bench-callgrind.sh [PRESSES]   (default 300; about 2 minutes of valgrind at 300, then
 # about 5 for the server; SERVER_ONLY=1 skips the key presses; CKBROWSE_STATIC=path counts another static build)
 set -euo pipefail
@@ -106,3 +106,44 @@ PY
 }
 printf "serve fixture loop (reset, create a zone, write 10, query, delete 1): %d instructions a loop\n" \
     $(( ($(loop_count 25) - $(loop_count 5)) / 20 ))
+# One operation of an atomic 200-op records/modify that updates one field of each record (`bench
+# serve`'s batch), with the value typed as the Swift client sends it and untyped as CloudKit JS apps
+# do: `serve --in-memory`, 200 records of eight fields created, then 2 or 10 such batches;
+# per operation = (instructions after 10 - after 2) / (8 x 200).
+batch_count() {  # batches typed|untyped → instructions of the whole serve process
+    rm -f "$WORK"/batch.cg.*
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/batch.cg.%p" "$WORK/ckbrowse" serve --in-memory --port 0 \
+        --api-token bench-batch-api-token --user alice:bench-batch-web-token --container iCloud.com.example.Batch > "$WORK/batch.log" 2>&1 & local pid=$!
+    for _ in $(seq 1 900); do grep -q "listening on" "$WORK/batch.log" && break; sleep 0.2; done
+    local port; port=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/batch.log" | head -1 | sed 's/.*://')
+    python3 - "$port" "$1" "$2" <<'PY'
+import http.client, json, sys
+port, batches, typed = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "typed"
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
+q, base = "?ckAPIToken=bench-batch-api-token&ckWebAuthToken=bench-batch-web-token", "/database/1/iCloud.com.example.Batch/development/private"
+def post(path, body):
+    c.request("POST", base + path + q, json.dumps(body), {"Content-Type": "application/json"})
+    r = c.getresponse(); data = r.read()
+    assert r.status == 200, (path, r.status, data[:300])
+    return json.loads(data)
+zone = {"zoneName": "Bench"}
+post("/zones/modify", {"operations": [{"operationType": "create", "zone": {"zoneID": zone}}]})
+ops = [{"operationType": "create", "record": {"recordName": f"R{i:07d}", "recordType": "Artwork", "fields": {
+    "title": {"value": f"Artwork number {i}"}, "artist": {"value": "Someone Famous"}, "year": {"value": 1900 + i},
+    "price": {"value": 12.5 * i}, "views": {"value": 0}, "tags": {"value": ["a", "b", "c"]},
+    "location": {"value": {"latitude": 48.8, "longitude": 2.3}}, "description": {"value": "x" * 200}}}} for i in range(200)]
+records = post("/records/modify", {"zoneID": zone, "operations": ops, "atomic": True})["records"]
+for k in range(batches):
+    value = {"value": k + 1, "type": "INT64"} if typed else {"value": k + 1}
+    ops = [{"operationType": "update", "record": {"recordName": r["recordName"], "recordChangeTag": r["recordChangeTag"], "fields": {"views": value}}} for r in records]
+    records = post("/records/modify", {"zoneID": zone, "operations": ops, "atomic": True})["records"]
+    # The baseline must do the real work: 200 records saved, each with the new value.
+    assert len(records) == 200 and all(r["fields"]["views"]["value"] == k + 1 for r in records), records[:1]
+PY
+    kill -INT $pid; wait $pid 2>/dev/null || true
+    cat "$WORK"/batch.cg.* | sed -n 's/^summary: *\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
+}
+for kind in typed untyped; do
+    printf "serve records/modify, 200 updates of one field (%s values): %d instructions an operation\n" $kind \
+        $(( ($(batch_count 10 $kind) - $(batch_count 2 $kind)) / 1600 ))
+done

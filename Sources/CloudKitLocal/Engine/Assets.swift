@@ -321,10 +321,13 @@ extension LocalCloudKit {
         _ bytes: UnsafeBufferPointer<UInt8>, record: String, zone: String, _ db: Database, _ context: RequestContext
     ) throws -> [(brace: Int, link: DownloadLink)]? {
         let base = baseURL.withLock { $0 }
+        // What the links need of the context, taken once: a closure capturing the context copied all
+        // of it for every record with an asset on a page.
+        let reader = AssetReader(context)
         var failure: (any Error)?
         let links = Self.downloadLinks(bytes) { checksum -> DownloadLink? in
             do {
-                return try blobID(checksum: checksum, db, context).map { downloadLink(base: base, blobID: $0, record: record, zone: zone, context) }
+                return try blobID(checksum: checksum, db, reader).map { downloadLink(base: base, blobID: $0, record: record, zone: zone, reader) }
             } catch {
                 failure = error
                 return nil
@@ -349,10 +352,34 @@ extension LocalCloudKit {
     /// The id of the file with `checksum` in the request's container and environment. Ids read at a
     /// change stamp are kept for requests at that stamp (a file comes and goes only with a commit).
     func blobID(checksum: String, _ db: Database, _ context: RequestContext) throws -> Int64? {
-        try blobIDs.value(at: context.stamp, BlobKey(container: context.container, environment: context.environment, checksum: checksum)) {
+        try blobID(checksum: checksum, db, AssetReader(context))
+    }
+
+    func blobID(checksum: String, _ db: Database, _ reader: AssetReader) throws -> Int64? {
+        let key = BlobKey(container: reader.container, environment: reader.environment, checksum: checksum)
+        return try blobIDs.value(at: reader.stamp, key) {
             try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT id FROM asset_blob WHERE container = ? AND environment = ? AND checksum = ?"),
-                arguments: [context.container, context.environment.rawValue, checksum])
+                arguments: [key.container, key.environment.rawValue, key.checksum])
+        }
+    }
+
+    /// What finding a file and granting its download take of a request's context.
+    struct AssetReader {
+        var container: String
+        var environment: CloudKitEnvironment
+        var stamp: Int64?
+        var dbID: Int64
+        var reader: String
+        var now: Int64
+
+        init(_ context: RequestContext) {
+            container = context.container
+            environment = context.environment
+            stamp = context.stamp
+            dbID = context.dbID
+            reader = context.caller.actingRecordName ?? ""
+            now = context.now
         }
     }
 
@@ -363,9 +390,13 @@ extension LocalCloudKit {
 
     /// A file's download URL in its parts.
     func downloadLink(base: String, blobID: Int64, record: String, zone: String, _ context: RequestContext) -> DownloadLink {
+        downloadLink(base: base, blobID: blobID, record: record, zone: zone, AssetReader(context))
+    }
+
+    func downloadLink(base: String, blobID: Int64, record: String, zone: String, _ reader: AssetReader) -> DownloadLink {
         let grant = DownloadGrant(
-            blobID: blobID, dbID: context.dbID, zone: zone, record: record, reader: context.caller.actingRecordName ?? "",
-            expires: (context.now / Self.downloadURLBucket + 2) * Self.downloadURLBucket)
+            blobID: blobID, dbID: reader.dbID, zone: zone, record: record, reader: reader.reader,
+            expires: (reader.now / Self.downloadURLBucket + 2) * Self.downloadURLBucket)
         return DownloadLink(base: base, token: downloadToken(grant))
     }
 
