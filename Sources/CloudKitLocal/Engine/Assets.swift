@@ -273,11 +273,12 @@ extension LocalCloudKit {
             record.storedFieldsText = nil
         }
         let base = baseURL.withLock { $0 }
+        let reader = AssetReader(context)
         func linked(_ asset: Asset) throws -> Asset {
-            guard let checksum = asset.fileChecksum, let id = try blobID(checksum: checksum, db, context) else { return asset }
+            guard let checksum = asset.fileChecksum, let id = try blobID(checksum: checksum, db, reader) else { return asset }
             var asset = asset
             asset.receipt = nil
-            asset.downloadURL = downloadURL(base: base, blobID: id, record: record.name, zone: record.zone, context)
+            asset.downloadURL = downloadLink(base: base, blobID: id, record: record.name, zone: record.zone, reader).url
             return asset
         }
         for (name, value) in record.fields {
@@ -351,10 +352,6 @@ extension LocalCloudKit {
 
     /// The id of the file with `checksum` in the request's container and environment. Ids read at a
     /// change stamp are kept for requests at that stamp (a file comes and goes only with a commit).
-    func blobID(checksum: String, _ db: Database, _ context: RequestContext) throws -> Int64? {
-        try blobID(checksum: checksum, db, AssetReader(context))
-    }
-
     func blobID(checksum: String, _ db: Database, _ reader: AssetReader) throws -> Int64? {
         let key = BlobKey(container: reader.container, environment: reader.environment, checksum: checksum)
         return try blobIDs.value(at: reader.stamp, key) {
@@ -383,16 +380,8 @@ extension LocalCloudKit {
         }
     }
 
-    /// A file's download URL: the token, then the literal `${f}` for the client's file name.
-    func downloadURL(base: String, blobID: Int64, record: String, zone: String, _ context: RequestContext) -> String {
-        downloadLink(base: base, blobID: blobID, record: record, zone: zone, context).url
-    }
-
-    /// A file's download URL in its parts.
-    func downloadLink(base: String, blobID: Int64, record: String, zone: String, _ context: RequestContext) -> DownloadLink {
-        downloadLink(base: base, blobID: blobID, record: record, zone: zone, AssetReader(context))
-    }
-
+    /// A file's download URL in its parts (`url`: the token, then the literal `${f}` for the client's
+    /// file name).
     func downloadLink(base: String, blobID: Int64, record: String, zone: String, _ reader: AssetReader) -> DownloadLink {
         let grant = DownloadGrant(
             blobID: blobID, dbID: reader.dbID, zone: zone, record: record, reader: reader.reader,
@@ -586,6 +575,7 @@ extension LocalCloudKit {
         let request = try decodeBody(AssetRereferenceRequest.self, body)
         try checkCount(request.assets.count, "assets")
         let (zone, context) = try zoneAndContext(db, context, request.zoneID)
+        let reader = AssetReader(context)
         var entries: [JSON] = []
         func failure(_ item: AssetFieldID, _ code: ServerErrorCode, _ reason: String) -> JSON {
             ["recordName": .string(item.recordName), "fieldName": .string(item.fieldName), "serverErrorCode": .string(code.rawValue), "reason": .string(reason)]
@@ -611,7 +601,7 @@ extension LocalCloudKit {
                 continue
             }
             for asset in assets {
-                guard let checksum = asset.fileChecksum, let id = try blobID(checksum: checksum, db, context) else {
+                guard let checksum = asset.fileChecksum, let id = try blobID(checksum: checksum, db, reader) else {
                     entries.append(failure(item, .notFound, "the asset's file is not held by this server"))
                     continue
                 }

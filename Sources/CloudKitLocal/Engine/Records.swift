@@ -788,7 +788,6 @@ extension LocalCloudKit {
 }
 
 extension FieldValue {
-    /// Sent without `type` (`LocalCloudKit.untypedMarker`): typed by `checkSchema`.
     fileprivate var isReference: Bool {
         switch self {
         case .reference, .referenceList: return true
