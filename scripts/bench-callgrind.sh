@@ -41,13 +41,24 @@ done
 "$WORK/ckbrowse" serve --data "$WORK/data" --port 0 --seed demo > "$WORK/seed.log" 2>&1 & SEEDER=$!
 for _ in $(seq 1 600); do grep -q "listening on" "$WORK/seed.log" && break; sleep 0.2; done
 kill $SEEDER; wait $SEEDER 2>/dev/null || true
+# `ckbrowse serve --port 0 ARGS…` under callgrind, counting into $WORK/NAME.cg.<pid>, once it listens
+# (valgrind may take minutes to start it: three at most): sets SERVE_PID and SERVE_URL, or says why not.
+start_counted() {  # name args…
+    local name=$1; shift
+    rm -f "$WORK/$name".cg.*
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/$name.cg.%p" "$WORK/ckbrowse" serve --port 0 "$@" > "$WORK/$name.log" 2>&1 & SERVE_PID=$!
+    for _ in $(seq 1 900); do grep -q "listening on" "$WORK/$name.log" && break; sleep 0.2; done
+    SERVE_URL=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/$name.log" | head -1)
+    [ -n "$SERVE_URL" ] || { echo "ckbrowse serve did not listen within three minutes under valgrind; its log:" >&2; cat "$WORK/$name.log" >&2; kill $SERVE_PID 2>/dev/null; exit 1; }
+}
+# Stops the server start_counted started; prints the instructions of its whole process.
+stop_counted() {  # name
+    kill -INT $SERVE_PID; wait $SERVE_PID 2>/dev/null || true
+    cat "$WORK/$1".cg.* | sed -n 's/^summary: *\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
+}
 serve_count() {  # endpoint cache-mb pages → instructions of the whole serve process
-    rm -f "$WORK"/serve.cg.*
-    valgrind --tool=callgrind --callgrind-out-file="$WORK/serve.cg.%p" \
-        "$WORK/ckbrowse" serve --data "$WORK/data" --port 0 --seed demo --answer-cache-mb "$2" > "$WORK/serve.log" 2>&1 & local pid=$!
-    for _ in $(seq 1 900); do grep -q "listening on" "$WORK/serve.log" && break; sleep 0.2; done
-    local url; url=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/serve.log" | head -1)
-    python3 - "$url" "$1" "$3" <<'PY'
+    start_counted serve --data "$WORK/data" --seed demo --answer-cache-mb "$2"
+    python3 - "$SERVE_URL" "$1" "$3" <<'PY'
 import http.client, sys, urllib.parse
 url, endpoint, pages = urllib.parse.urlparse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 body = {"changes": '{"zoneID":{"zoneName":"Gallery"},"resultsLimit":200}',
@@ -61,8 +72,7 @@ for _ in range(pages):
     # The baseline must do the real work: a page of 200 records, not an error.
     assert response.status == 200 and answer.count(b'"recordName"') >= 200, (response.status, answer[:200])
 PY
-    kill -INT $pid; wait $pid 2>/dev/null || true
-    cat "$WORK"/serve.cg.* | sed -n 's/^summary: *\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
+    stop_counted serve
 }
 for endpoint in changes query; do
     computed=$(( ($(serve_count $endpoint 0 60) - $(serve_count $endpoint 0 10)) / 50 ))
@@ -73,13 +83,9 @@ done
 
 # The fixture loop: `serve --in-memory` with the suite's schema, as scripts/bench-fixture.sh starts it.
 loop_count() {  # loops → instructions of the whole serve process
-    rm -f "$WORK"/loop.cg.*
-    valgrind --tool=callgrind --callgrind-out-file="$WORK/loop.cg.%p" "$WORK/ckbrowse" serve --in-memory --port 0 \
-        --api-token bench-fixture-api-token --user alice:bench-fixture-web-token --container iCloud.com.example.Fixture \
-        --schema scripts/bench-suite.ckdb > "$WORK/loop.log" 2>&1 & local pid=$!
-    for _ in $(seq 1 900); do grep -q "listening on" "$WORK/loop.log" && break; sleep 0.2; done
-    local port; port=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/loop.log" | head -1 | sed 's/.*://')
-    python3 - "$port" "$1" <<'PY'
+    start_counted loop --in-memory --api-token bench-fixture-api-token --user alice:bench-fixture-web-token \
+        --container iCloud.com.example.Fixture --schema scripts/bench-suite.ckdb
+    python3 - "${SERVE_URL##*:}" "$1" <<'PY'
 import http.client, json, sys
 port, loops = int(sys.argv[1]), int(sys.argv[2])
 API, WEB, C = "bench-fixture-api-token", "bench-fixture-web-token", "iCloud.com.example.Fixture"
@@ -101,8 +107,7 @@ for i in range(loops):
     assert [r["recordName"] for r in found["records"]] == [f"item-{n}" for n in range(10)]
     assert post(base + "/records/modify" + q, {"zoneID": zone, "operations": [{"operationType": "forceDelete", "record": {"recordName": "item-3"}}]})["records"][0]["deleted"]
 PY
-    kill -INT $pid; wait $pid 2>/dev/null || true
-    cat "$WORK"/loop.cg.* | sed -n 's/^summary: *\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
+    stop_counted loop
 }
 printf "serve fixture loop (reset, create a zone, write 10, query, delete 1): %d instructions a loop\n" \
     $(( ($(loop_count 25) - $(loop_count 5)) / 20 ))
@@ -111,12 +116,8 @@ printf "serve fixture loop (reset, create a zone, write 10, query, delete 1): %d
 # do: `serve --in-memory`, 200 records of eight fields created, then 2 or 10 such batches;
 # per operation = (instructions after 10 - after 2) / (8 x 200).
 batch_count() {  # batches typed|untyped → instructions of the whole serve process
-    rm -f "$WORK"/batch.cg.*
-    valgrind --tool=callgrind --callgrind-out-file="$WORK/batch.cg.%p" "$WORK/ckbrowse" serve --in-memory --port 0 \
-        --api-token bench-batch-api-token --user alice:bench-batch-web-token --container iCloud.com.example.Batch > "$WORK/batch.log" 2>&1 & local pid=$!
-    for _ in $(seq 1 900); do grep -q "listening on" "$WORK/batch.log" && break; sleep 0.2; done
-    local port; port=$(grep -o "http://127.0.0.1:[0-9]*" "$WORK/batch.log" | head -1 | sed 's/.*://')
-    python3 - "$port" "$1" "$2" <<'PY'
+    start_counted batch --in-memory --api-token bench-batch-api-token --user alice:bench-batch-web-token --container iCloud.com.example.Batch
+    python3 - "${SERVE_URL##*:}" "$1" "$2" <<'PY'
 import http.client, json, sys
 port, batches, typed = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "typed"
 c = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
@@ -140,8 +141,7 @@ for k in range(batches):
     # The baseline must do the real work: 200 records saved, each with the new value.
     assert len(records) == 200 and all(r["fields"]["views"]["value"] == k + 1 for r in records), records[:1]
 PY
-    kill -INT $pid; wait $pid 2>/dev/null || true
-    cat "$WORK"/batch.cg.* | sed -n 's/^summary: *\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }'
+    stop_counted batch
 }
 for kind in typed untyped; do
     printf "serve records/modify, 200 updates of one field (%s values): %d instructions an operation\n" $kind \
