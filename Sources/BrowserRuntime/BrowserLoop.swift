@@ -128,6 +128,10 @@ public final class LiveLoop {
     /// Effects in flight (the long-poll among them), each dropping itself when done.
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextTaskID = 0
+    /// Effects that wait for the next frame (`BrowserEffect.waitsForFrame`) when the app draws one
+    /// (`framePresented`); off (the default: headless runs, tests), every effect starts at once.
+    public var holdsUntilFrame = false
+    private var held: [BrowserEffect] = []
 
     public init(_ loop: BrowserLoop, host: any EffectHost) {
         self.loop = loop
@@ -152,8 +156,26 @@ public final class LiveLoop {
     public func restoreJournal() { run(loop.restoreJournal()) }
     public func restoreHistory() { run(loop.restoreHistory()) }
 
-    /// Runs each effect through the runner as a task; its events go to `onEvent`.
+    /// Effects held for a frame (`holdsUntilFrame`) and not started yet.
+    public var waitingForFrame: [BrowserEffect] { held }
+
+    /// The app has put a frame on screen: the effects held for it start.
+    public func framePresented() {
+        guard !held.isEmpty else { return }
+        let effects = held
+        held = []
+        start(effects)
+    }
+
+    /// Runs each effect through the runner as a task; its events go to `onEvent`. With
+    /// `holdsUntilFrame`, those that wait for a frame are kept until `framePresented`.
     public func run(_ effects: [BrowserEffect]) {
+        guard holdsUntilFrame, effects.contains(where: \.waitsForFrame) else { return start(effects) }
+        held += effects.filter(\.waitsForFrame)
+        start(effects.filter { !$0.waitsForFrame })
+    }
+
+    private func start(_ effects: [BrowserEffect]) {
         let runner = loop.runner
         let host = self.host
         for effect in effects {

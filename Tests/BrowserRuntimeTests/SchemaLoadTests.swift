@@ -61,4 +61,43 @@ import Testing
         guard case .schemaLoaded(.failure(let failure))? = await apple.execute(.loadSchemaFile(file)).first else { Issue.record("no failure"); return }
         #expect(failure.message.hasPrefix("\(file):2:"))
     }
+
+    /// The terminal app holds the schema's load, which the zones' answer asks for, until the frame
+    /// showing the zones is on screen; headless loops start it at once.
+    @MainActor @Test func theAppStartsTheSchemaLoadOnceTheZonesAreOnScreen() async throws {
+        var configuration = LocalServerConfiguration()
+        configuration.apiTokens = ["t"]
+        configuration.users = [(name: "u", token: "w")]
+        let service = try LocalCloudKit(store: try Store(directory: tempDirectory("held")), configuration: configuration)
+        let state = BrowserState(connection: ConnectionInfo(account: testAccount(), database: .private))
+        for holds in [true, false] {
+            let live = LiveLoop(BrowserLoop(state: state, runner: runner(serverURL: "http://in-process", service: service, cache: nil)), host: NoHost())
+            live.holdsUntilFrame = holds
+            var events: [BrowserEvent] = []
+            live.onEvent = { event, _ in events.append(event); live.send(event) }
+            live.start()
+            func wait(_ what: String, until done: () -> Bool) async throws {
+                for _ in 0..<500 where !done() { try await Task.sleep(nanoseconds: 10_000_000) }
+                #expect(done(), "\(what) (holdsUntilFrame: \(holds))")
+            }
+            func schemaArrived() -> Bool { events.contains { if case .schemaLoaded = $0 { return true } else { return false } } }
+            try await wait("the zones") { events.contains { if case .zonesLoaded = $0 { return true } else { return false } } }
+            if holds {
+                #expect(live.waitingForFrame == [.loadSchema], "asked for with the zones, held")
+                try await Task.sleep(nanoseconds: 200_000_000)
+                #expect(!schemaArrived(), "not started before a frame")
+                live.framePresented()
+                #expect(live.waitingForFrame.isEmpty)
+            }
+            try await wait("the schema", until: schemaArrived)
+            #expect(live.state.schema?.origin == .server)
+        }
+    }
+}
+
+private struct NoHost: EffectHost {
+    func copy(_ text: String) async {}
+    func edit(_ edit: JSONEdit) async -> BrowserEvent? { nil }
+    func quit() async {}
+    func deliver(_ event: BrowserEvent) async {}
 }

@@ -57,6 +57,8 @@ final class BrowserApp {
         let host = AppHost()
         live = LiveLoop(BrowserLoop(state: state, runner: EffectRunner(client: client, cache: cache, journal: opened, account: connection.account)), host: host)
         host.app = self
+        // The schema's background load starts once the frame showing the zones is on screen.
+        live.holdsUntilFrame = true
         // Background results: applied while the terminal is up, drawn soon.
         live.onEvent = { [weak self] event, _ in self?.deliver(event) }
     }
@@ -191,6 +193,7 @@ final class BrowserApp {
         renderScheduled = false
         guard let terminal, terminal.active else { return }
         let frame = Browser.render(state)
+        defer { live.framePresented() }
         guard !terminal.shows(frame) else { return }
         lastBackgroundFrame = DispatchTime.now()
         terminal.present(frame)
@@ -199,6 +202,7 @@ final class BrowserApp {
     private func render() {
         guard let terminal, terminal.active else { return }
         terminal.present(Browser.render(state))
+        live.framePresented()
     }
 
     /// OSC 52: the terminal (or tmux with set-clipboard) puts the text on the clipboard, also over SSH.
