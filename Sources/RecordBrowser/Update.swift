@@ -56,6 +56,25 @@ public enum Browser {
         }
     }
 
+    /// Whether a key typed into the command line waits, as keys on a screen wait for its rows: Tab
+    /// completes from the zones and the schema, and Enter on `:query` asks for a zone to run it in.
+    /// Typed in one burst at start (`:query Artw`, Tab, Enter), they acted on nothing yet: the
+    /// completion said the schema was loading and the query that no zone was known. Once one waits,
+    /// every later key waits behind it (`handle`); they go on when the zones, then the schema, have
+    /// come (or failed). Other commands run at once, zones or not.
+    static func commandKeyWaits(_ key: Key, _ state: BrowserState) -> Bool {
+        guard case .input(let input)? = state.modal, input.mode == .command else { return false }
+        let zonesPending = state.zonesLoading && state.zones.isEmpty
+        switch key {
+        case .tab, .backTab: return zonesPending || (state.schemaLoading && state.schema == nil)
+        case .enter: return zonesPending && input.text.split(separator: " ").first == "query"
+        default: return false
+        }
+    }
+
+    /// Keys that open a line to type in on every screen: what follows them is text.
+    static func opensALine(_ key: Key) -> Bool { key == .char(":") || key == .char("/") }
+
     /// Keys that do not act on the current screen's rows (they open another screen, a modal, or quit).
     static func isScreenIndependent(_ key: Key) -> Bool {
         switch key {
@@ -87,7 +106,7 @@ public enum Browser {
     /// Keys that waited, in order, once nothing is awaited any more.
     static func replayWaitingKeys(_ state: inout BrowserState) -> [BrowserEffect] {
         var effects: [BrowserEffect] = []
-        while !state.waitingKeys.isEmpty, state.modal != nil || !waitsForResult(state) {
+        while let key = state.waitingKeys.first, state.modal != nil ? !commandKeyWaits(key, state) : !waitsForResult(state) {
             effects += handle(state.waitingKeys.removeFirst(), &state, replaying: true)
         }
         return effects
@@ -469,8 +488,21 @@ public enum Browser {
         if !replaying, state.modal == nil,
             !state.waitingKeys.isEmpty || (waitsForResult(state) && (!isScreenIndependent(key) || stagingPending(state))) {
             switch key {
-            case .char("q"), .ctrl("c"), .escape:
-                // Quit and Esc act at once; what was typed ahead is dropped with them.
+            case .char("q") where !state.waitingKeys.contains(where: opensALine), .ctrl("c"), .escape:
+                // Quit and Esc act at once; what was typed ahead is dropped with them. A q behind a
+                // waiting `:` or `/` is text for that line (`j:query …` typed before the zones came
+                // quit the browser).
+                state.waitingKeys = []
+            default:
+                state.waitingKeys.append(key)
+                return []
+            }
+        }
+        // In the command line, Tab and Enter wait for what they read (`commandKeyWaits`), and what
+        // follows them waits too; Esc and Ctrl-C act at once and drop what was typed ahead.
+        if !replaying, case .input? = state.modal, !state.waitingKeys.isEmpty || commandKeyWaits(key, state) {
+            switch key {
+            case .ctrl("c"), .escape:
                 state.waitingKeys = []
             default:
                 state.waitingKeys.append(key)

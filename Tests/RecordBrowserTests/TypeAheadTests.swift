@@ -52,4 +52,45 @@ import Testing
         #expect(h.state.waitingKeys == [.char("j")], "zones are still loading: j waits")
         #expect(Browser.update(&h.state, .key(.char("q"))) == [.quit] && h.state.waitingKeys.isEmpty)
     }
+
+    /// `j:query Artwork` typed before the zones came: the q is text for the command line the `:`
+    /// waiting before it opens, not quit (it quit the browser).
+    @Test func aQBehindAWaitingColonIsText() {
+        var h = Harness()
+        for key in [Key.char("j"), .char(":")] + "query Artwork".map({ Key.char($0) }) {
+            #expect(Browser.update(&h.state, .key(key)).isEmpty)
+        }
+        #expect(!h.state.quitRequested && h.state.waitingKeys.count == 15)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        #expect(h.state.input?.text == "query Artwork" && h.state.waitingKeys.isEmpty)
+        #expect(h.state.position(.zones).selection == 1, "the j moved first")
+    }
+
+    /// `:query Artw`, Tab, Enter typed in one burst at start, before the zones and the schema came:
+    /// Tab waits for the schema and then completes, Enter waits behind it and then runs the query in
+    /// the zone selected, as the same keys typed a moment later do (before, Tab said the schema was
+    /// loading and Enter that no zone was known). Esc drops what waits.
+    @Test func theCommandLineWaitsForTheZonesAndTheSchemaItReads() {
+        var h = Harness(width: 100, height: 30)
+        h.type(":query Artw")
+        h.keys(.tab, .enter)
+        #expect(h.state.input?.text == "query Artw")
+        #expect(h.state.waitingKeys == [.tab, .enter], "the zones are still coming")
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        #expect(h.state.waitingKeys == [.tab, .enter], "Tab waits for the schema, Enter behind it")
+        h.send(.schemaLoaded(.success(SchemaScreenTests.known())))
+        #expect(h.state.waitingKeys.isEmpty)
+        let ran = h.effects.contains { effect in
+            guard case .runQuery(let request, let key, _, _) = effect else { return false }
+            return request.query.recordType == "Artwork" && key.zone.zoneID.zoneName == "_defaultZone"
+        }
+        #expect(ran && h.state.input == nil, "\(h.effects) \(String(describing: h.state.input))")
+
+        var later = Harness()
+        later.type(":query Artw")
+        later.keys(.tab, .char("x"), .escape)
+        #expect(later.state.waitingKeys.isEmpty && later.state.input == nil, "Esc closes the line and drops what waited")
+        later.send(.zonesLoaded(.private, .success(Harness.zones)))
+        #expect(later.state.input == nil)
+    }
 }
