@@ -54,7 +54,7 @@ WARM=()
 for _ in $(seq 1 "$RUNS"); do WARM+=("$(first_frame)"); done
 # What of that is tmux's and this script's: the same measurement of a command that prints the frame's
 # line at once (tmux starting its server and the command, the polling). It moves with the machine
-# (26–40 ms on 2026-12-02's machine): the part ckbrowse adds is the difference.
+# (medians of 37–45 ms, single runs 26–57 ms, on 2026-12-02's machine): the part ckbrowse adds is the difference.
 FLOOR=()
 for _ in $(seq 1 "$RUNS"); do FLOOR+=("$(first_frame "sh -c 'printf \"private · 3 zones\"; sleep 60'")"); done
 INSTRUCTIONS=""

@@ -131,7 +131,8 @@ public final class LiveLoop {
     /// Effects that wait for the next frame (`BrowserEffect.waitsForFrame`) when the app draws one
     /// (`framePresented`); off (the default: headless runs, tests), every effect starts at once.
     public var holdsUntilFrame = false
-    private var held: [BrowserEffect] = []
+    /// Effects held for a frame and not started yet.
+    public private(set) var waitingForFrame: [BrowserEffect] = []
 
     public init(_ loop: BrowserLoop, host: any EffectHost) {
         self.loop = loop
@@ -156,22 +157,19 @@ public final class LiveLoop {
     public func restoreJournal() { run(loop.restoreJournal()) }
     public func restoreHistory() { run(loop.restoreHistory()) }
 
-    /// Effects held for a frame (`holdsUntilFrame`) and not started yet.
-    public var waitingForFrame: [BrowserEffect] { held }
-
     /// The app has put a frame on screen: the effects held for it start.
     public func framePresented() {
-        guard !held.isEmpty else { return }
-        let effects = held
-        held = []
+        guard !waitingForFrame.isEmpty else { return }
+        let effects = waitingForFrame
+        waitingForFrame = []
         start(effects)
     }
 
     /// Runs each effect through the runner as a task; its events go to `onEvent`. With
     /// `holdsUntilFrame`, those that wait for a frame are kept until `framePresented`.
     public func run(_ effects: [BrowserEffect]) {
-        guard holdsUntilFrame, effects.contains(where: \.waitsForFrame) else { return start(effects) }
-        held += effects.filter(\.waitsForFrame)
+        guard holdsUntilFrame else { return start(effects) }
+        waitingForFrame += effects.filter(\.waitsForFrame)
         start(effects.filter { !$0.waitsForFrame })
     }
 

@@ -483,26 +483,21 @@ public enum Browser {
                 return handle(.escape, &state, replaying: replaying) + handle(.char(c), &state, replaying: replaying)
             }
         }
-        // A key that acts on the screen's rows waits while they are awaited; once one waits, every
-        // later key waits behind it (order is kept), but for quit and Esc.
-        if !replaying, state.modal == nil,
-            !state.waitingKeys.isEmpty || (waitsForResult(state) && (!isScreenIndependent(key) || stagingPending(state))) {
-            switch key {
-            case .char("q") where !state.waitingKeys.contains(where: opensALine), .ctrl("c"), .escape:
-                // Quit and Esc act at once; what was typed ahead is dropped with them. A q behind a
-                // waiting `:` or `/` is text for that line (`j:query …` typed before the zones came
-                // quit the browser).
-                state.waitingKeys = []
-            default:
-                state.waitingKeys.append(key)
-                return []
-            }
+        // A key that acts on the screen's rows waits while they are awaited, and in the command line
+        // Tab and Enter wait for what they read (`commandKeyWaits`); once one waits, every later key
+        // waits behind it (order is kept), but for quit and Esc.
+        let waits: Bool
+        switch state.modal {
+        case nil: waits = !state.waitingKeys.isEmpty || (waitsForResult(state) && (!isScreenIndependent(key) || stagingPending(state)))
+        case .input?: waits = !state.waitingKeys.isEmpty || commandKeyWaits(key, state)
+        default: waits = false
         }
-        // In the command line, Tab and Enter wait for what they read (`commandKeyWaits`), and what
-        // follows them waits too; Esc and Ctrl-C act at once and drop what was typed ahead.
-        if !replaying, case .input? = state.modal, !state.waitingKeys.isEmpty || commandKeyWaits(key, state) {
+        if !replaying, waits {
             switch key {
-            case .ctrl("c"), .escape:
+            case .char("q") where state.modal == nil && !state.waitingKeys.contains(where: opensALine), .ctrl("c"), .escape:
+                // Quit and Esc act at once; what was typed ahead is dropped with them. A q typed into
+                // a line, or behind a waiting `:` or `/` that opens one, is text (`j:query …` typed
+                // before the zones came quit the browser).
                 state.waitingKeys = []
             default:
                 state.waitingKeys.append(key)

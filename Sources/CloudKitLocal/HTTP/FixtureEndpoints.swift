@@ -150,15 +150,18 @@ struct SchemaRows: Sendable {
     /// building them (the first hashing of `[DatabaseValue]` arrays, sets and dictionaries of them) was
     /// 1.6 M of the 47 M instructions before the demo's first frame.
     private var kept: [[DatabaseValue]: [String: Set<[DatabaseValue]>]] {
-        keptSets.value {
-            var kept: [[DatabaseValue]: [String: Set<[DatabaseValue]>]] = [:]
+        keptSets.withLock { kept in
+            if let kept { return kept }
+            var built: [[DatabaseValue]: [String: Set<[DatabaseValue]>]] = [:]
             for (table, (_, rows)) in tables {
-                for row in rows { kept[[row[0], row[1]], default: [:]][table, default: []].insert(row) }
+                for row in rows { built[[row[0], row[1]], default: [:]][table, default: []].insert(row) }
             }
-            return kept
+            kept = built
+            return built
         }
     }
-    private let keptSets = BuiltOnce<[[DatabaseValue]: [String: Set<[DatabaseValue]>]]>()
+    /// Nil until the first reset builds it; a copy of the struct shares it.
+    private let keptSets = Mutex<[[DatabaseValue]: [String: Set<[DatabaseValue]>]]?>(nil)
 
     /// Replaces a container and environment's schema with the one kept, and the query index with
     /// what that schema indexes (the data is gone: see `reset`).
@@ -194,17 +197,3 @@ struct SchemaRows: Sendable {
     }
 }
 
-/// A value built by its first reader and kept (a copy of the struct holding it shares it).
-final class BuiltOnce<Value: Sendable>: @unchecked Sendable {
-    private let lock = Lock()
-    private var built: Value?
-
-    func value(_ build: () -> Value) -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        if let built { return built }
-        let value = build()
-        built = value
-        return value
-    }
-}
