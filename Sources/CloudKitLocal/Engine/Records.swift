@@ -666,17 +666,19 @@ extension LocalCloudKit {
 
     /// `writeChangePage` for records answered as stored: SQLite is asked for the few columns that
     /// decide how a row is answered and its stored rendering (`RecordWire`), not all seventeen; a
-    /// tombstone is written from its name, and a row without a rendering (assets, shares, rows
-    /// from before renderings) is read whole by its rowid and written as before.
+    /// tombstone is written from its name, and a row without a rendering (shares, rows from before
+    /// renderings) is read whole by its key and written as before.
+    ///
+    /// Each column named costs SQLite its decoding on every row, wanted or not: the type is asked
+    /// only when the request filters by type, and there is no rowid for the rare row without a
+    /// rendering (nor a `CASE` hiding a tombstone's rendering: the tombstone is decided first). Those
+    /// three were 15 % of SQLite's work on the Gallery's 200-record page (PERFORMANCE.md).
     private func writeRenderedChangePage(
         _ db: Database, _ context: RequestContext, _ zone: ZoneRow, since: Int64, limit: Int, types: Set<String>?,
         visible: SharedAccess?, reverse: Bool, reverseKey: Bool, into writer: inout JSONWriter
     ) throws {
-        enum Column { static let seq: Int32 = 0, deleted: Int32 = 1, type: Int32 = 2, name: Int32 = 3, wire: Int32 = 4, rowid: Int32 = 5, hasAssets: Int32 = 6 }
-        let statement = try db.cachedStatement(sql: """
-            SELECT seq, deleted, type, name, CASE WHEN deleted = 0 THEN wire END, rowid, has_assets
-            FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?
-            """)
+        enum Column { static let seq: Int32 = 0, deleted: Int32 = 1, name: Int32 = 2, wire: Int32 = 3, hasAssets: Int32 = 4, type: Int32 = 5 }
+        let statement = try db.cachedStatement(sql: types == nil ? Self.renderedChangePageSQL : Self.renderedChangePageOfTypesSQL)
         let rows = try Row.fetchCursor(statement, arguments: [context.dbID, zone.name, since, limit + 1])
         let current = statement.sqliteStatement
         let shape = RowShape(desiredKeys: nil, numbersAsStrings: false)
@@ -699,19 +701,19 @@ extension LocalCloudKit {
                 writer.raw(",")
             }
             written += 1
-            if let wire = RecordWire.bytes(current, column: Column.wire) {
+            let name = { RowJSON.text(current, Column.name).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+            if deleted {
+                if reverse { RowJSON.writeTombstone(current, nameColumn: Column.name, into: &out) } else { RowJSON.writeTombstone(current, nameColumn: Column.name, into: &writer) }
+            } else if let wire = RecordWire.bytes(current, column: Column.wire) {
                 let hasAssets = sqlite3_column_int64(current, Column.hasAssets) != 0
-                let name = { RowJSON.text(current, Column.name).map { String(decoding: $0, as: UTF8.self) } ?? "" }
                 if reverse {
                     try writeRendering(wire, hasAssets: hasAssets, record: name(), zone: zone.name, db, context, zoneID: nil, into: &out)
                 } else {
                     try writeRendering(wire, hasAssets: hasAssets, record: name(), zone: zone.name, db, context, zoneID: nil, into: &writer)
                 }
-            } else if deleted {
-                if reverse { RowJSON.writeTombstone(current, nameColumn: Column.name, into: &out) } else { RowJSON.writeTombstone(current, nameColumn: Column.name, into: &writer) }
             } else {
-                let whole = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE rowid = ?")
-                let wholeRows = try Row.fetchCursor(whole, arguments: [sqlite3_column_int64(current, Column.rowid)])
+                let whole = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND name = ?")
+                let wholeRows = try Row.fetchCursor(whole, arguments: [context.dbID, zone.name, name()])
                 while let row = try wholeRows.next() {
                     if reverse {
                         try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &out)
@@ -728,6 +730,10 @@ extension LocalCloudKit {
         }
         writeChangePageEnd(zone, since: since, last: last, moreComing: stepped > limit, reverse: reverse, reverseKey: reverseKey, into: &writer)
     }
+
+    /// `writeRenderedChangePage`'s rows; the type last, so the other columns keep their places.
+    private static let renderedChangePageSQL = "SELECT seq, deleted, name, wire, has_assets FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?"
+    private static let renderedChangePageOfTypesSQL = "SELECT seq, deleted, name, wire, has_assets, type FROM record WHERE db = ? AND zone = ? AND seq > ? ORDER BY seq LIMIT ?"
 }
 
 /// How a page's records are answered: `desiredKeys` and `numbersAsStrings` reshape them (then they are
