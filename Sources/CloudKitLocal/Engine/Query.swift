@@ -167,18 +167,20 @@ extension LocalCloudKit {
             }
             let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
             while let row = try rows.next() {
+                // Only the row that fills the page has its position taken (the continuation marker,
+                // written when more are coming): the other rows' sort keys and names are not read.
+                let fills = written == limit - 1
                 var keys: [FilterPredicate.Scalar?] = []
-                let name: String = row[1]
-                if keysOfLastOnly && written != limit - 1 {
-                    // Not the page's last row: its keys are not needed.
+                if keysOfLastOnly && !fills {
+                    // Not the page's last row: nothing is checked, and its keys are not needed.
                 } else if decodes {
                     var record = try StoredRecord(row: row, parsingFields: false)
                     record.fields = try FieldIndex.decodeFields(record.storedFieldsText, named)
                     if let access = context.access, access.permission(record.name) == nil { continue }
                     if !reading.permits(record) { continue }
                     if try !filters.allSatisfy({ try QueryMatcher.matches(record, $0) }) { continue }
-                    keys = descriptors.map { QueryMatcher.key(record, $0) }
-                } else {
+                    if fills { keys = descriptors.map { QueryMatcher.key(record, $0) } }
+                } else if fills {
                     keys = descriptors.map { descriptor in
                         let ts: Int64? = descriptor.systemFieldName == .modifiedTimestamp ? row[8] : row[5]
                         return ts.map { .number(Double($0)) }
@@ -190,7 +192,7 @@ extension LocalCloudKit {
                 if written > 0 { writer.raw(",") }
                 try writeRow(row, statement.sqliteStatement, db, context, shape: shape, into: &writer)
                 written += 1
-                last = QueryPosition(keys: keys, name: name, zone: zone.name)
+                if fills { last = QueryPosition(keys: keys, name: row[1], zone: zone.name) }
             }
         }
         return (written, false, last)

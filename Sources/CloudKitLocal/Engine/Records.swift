@@ -783,12 +783,14 @@ extension LocalCloudKit {
 
     /// Writes a stored rendering, with download URLs spliced into its asset dictionaries when the
     /// record holds uploaded assets (the splice finds them as it does in the fields text: their marker
-    /// cannot occur elsewhere in a rendering, where names and types are JSON strings).
+    /// cannot occur elsewhere in a rendering, where names and types are JSON strings). The record's
+    /// name and zone are read only then: made into strings for every row of a query page, they and
+    /// the sort keys `writeIndexedPage` took of every row were 18 % of the page's instructions.
     func writeRendering(
-        _ wire: UnsafeBufferPointer<UInt8>, hasAssets: Bool, record: @autoclosure () -> String, zone: String, _ db: Database,
+        _ wire: UnsafeBufferPointer<UInt8>, hasAssets: Bool, record: @autoclosure () -> String, zone: @autoclosure () -> String, _ db: Database,
         _ context: RequestContext, zoneID: [UInt8]?, into writer: inout JSONWriter
     ) throws {
-        if hasAssets, try writeWithDownloadURLs(wire, record: record(), zone: zone, db, context, zoneID: zoneID, into: &writer) { return }
+        if hasAssets, try writeWithDownloadURLs(wire, record: record(), zone: zone(), db, context, zoneID: zoneID, into: &writer) { return }
         RecordWire.write(wire, zoneID: zoneID, into: &writer)
     }
 }
