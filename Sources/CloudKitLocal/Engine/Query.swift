@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CSQLite
 import SQLiteDB
 
 extension LocalCloudKit {
@@ -152,9 +153,11 @@ extension LocalCloudKit {
         // its sort keys alone, which only the page's last row needs (its position, when more are
         // coming). Only the row that fills the page is decoded; the others are written as stored.
         let keysOfLastOnly = decodes && everyRow && filters.isEmpty
+        // Nothing decoded or reshaped: SQLite is asked only for what `writeLeanRow` reads.
+        let lean = !decodes && !shape.reshapes
         var written = 0
         var last: QueryPosition?
-        for part in plan.statements(dbID: context.dbID, zone: zone.name, type: query.recordType, after: position) {
+        for part in plan.statements(dbID: context.dbID, zone: zone.name, type: query.recordType, after: position, lean: lean) {
             // Without filters the statements are few and reused (cached, cut by LIMIT); with them
             // the text varies with the request, so it is prepared for this request only.
             let statement: Statement
@@ -171,6 +174,23 @@ extension LocalCloudKit {
                 // written when more are coming): the other rows' sort keys and names are not read.
                 let fills = written == limit - 1
                 var keys: [FilterPredicate.Scalar?] = []
+                if lean {
+                    if fills {
+                        keys = descriptors.map { descriptor in
+                            let column = descriptor.systemFieldName == .modifiedTimestamp ? IndexedQuery.LeanColumn.modified : IndexedQuery.LeanColumn.created
+                            return StatementRow(statement: statement.sqliteStatement).integer(column).map { .number(Double($0)) }
+                        }
+                    }
+                    if written == limit { return (written, true, last) }
+                    if written > 0 { writer.raw(",") }
+                    try writeLeanRow(statement.sqliteStatement, zone: zone, db, context, shape: shape, into: &writer)
+                    written += 1
+                    if fills {
+                        let name = RowJSON.text(statement.sqliteStatement, IndexedQuery.LeanColumn.name).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                        last = QueryPosition(keys: keys, name: name, zone: zone.name)
+                    }
+                    continue
+                }
                 if keysOfLastOnly && !fills {
                     // Not the page's last row: nothing is checked, and its keys are not needed.
                 } else if decodes {
@@ -196,6 +216,27 @@ extension LocalCloudKit {
             }
         }
         return (written, false, last)
+    }
+
+    /// Writes the record of a row read with `IndexedQuery.leanSelect`: its rendering, as `writeRow`
+    /// writes it; a share record or a row without a rendering is read again whole, by its key, and
+    /// written by `writeRow`.
+    private func writeLeanRow(
+        _ statement: SQLiteStatement, zone: ZoneRow, _ db: Database, _ context: RequestContext, shape: RowShape, into writer: inout JSONWriter
+    ) throws {
+        let name = { RowJSON.text(statement, IndexedQuery.LeanColumn.name).map { String(decoding: $0, as: UTF8.self) } ?? "" }
+        if sqlite3_column_int64(statement, IndexedQuery.LeanColumn.deleted) == 0,
+            !RowJSON.typeIs(statement, Self.shareRecordTypeText, column: IndexedQuery.LeanColumn.type),
+            let wire = RecordWire.bytes(statement, column: IndexedQuery.LeanColumn.wire)
+        {
+            let hasAssets = sqlite3_column_int64(statement, IndexedQuery.LeanColumn.hasAssets) != 0
+            return try writeRendering(wire, hasAssets: hasAssets, record: name(), zone: zone.name, db, context, zoneID: shape.zoneIDBytes, into: &writer)
+        }
+        let whole = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND name = ?")
+        let rows = try Row.fetchCursor(whole, arguments: [context.dbID, zone.name, name()])
+        while let row = try rows.next() {
+            try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &writer)
+        }
     }
 
     /// Writes the records of a query's page, in the page's order, from one read of their rows (by

@@ -40,8 +40,8 @@ enum RowJSON {
     static func isDeleted(_ statement: SQLiteStatement) -> Bool { sqlite3_column_int64(statement, Column.deleted) != 0 }
 
     /// Whether the row's record type is `type` (compared where SQLite holds the text, no `String` made).
-    static func typeIs(_ statement: SQLiteStatement, _ type: StaticString) -> Bool {
-        guard let bytes = text(statement, Column.type), bytes.count == type.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+    static func typeIs(_ statement: SQLiteStatement, _ type: StaticString, column: Int32 = Column.type) -> Bool {
+        guard let bytes = text(statement, column), bytes.count == type.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
         return memcmp(base, type.utf8Start, bytes.count) == 0
     }
 
