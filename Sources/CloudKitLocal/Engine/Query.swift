@@ -232,11 +232,7 @@ extension LocalCloudKit {
             let hasAssets = sqlite3_column_int64(statement, IndexedQuery.LeanColumn.hasAssets) != 0
             return try writeRendering(wire, hasAssets: hasAssets, record: name(), zone: zone.name, db, context, zoneID: shape.zoneIDBytes, into: &writer)
         }
-        let whole = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND name = ?")
-        let rows = try Row.fetchCursor(whole, arguments: [context.dbID, zone.name, name()])
-        while let row = try rows.next() {
-            try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &writer)
-        }
+        try writeWholeRecord(named: name(), zone: zone.name, db, context, shape: shape, into: &writer)
     }
 
     /// Writes the records of a query's page, in the page's order, from one read of their rows (by

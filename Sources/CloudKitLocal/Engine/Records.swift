@@ -711,16 +711,10 @@ extension LocalCloudKit {
                 } else {
                     try writeRendering(wire, hasAssets: hasAssets, record: name(), zone: zone.name, db, context, zoneID: nil, into: &writer)
                 }
+            } else if reverse {
+                try writeWholeRecord(named: name(), zone: zone.name, db, context, shape: shape, into: &out)
             } else {
-                let whole = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND name = ?")
-                let wholeRows = try Row.fetchCursor(whole, arguments: [context.dbID, zone.name, name()])
-                while let row = try wholeRows.next() {
-                    if reverse {
-                        try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &out)
-                    } else {
-                        try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &writer)
-                    }
-                }
+                try writeWholeRecord(named: name(), zone: zone.name, db, context, shape: shape, into: &writer)
             }
             if reverse { reversed.append(out.bytes) }
         }
@@ -779,6 +773,18 @@ extension LocalCloudKit {
         }
         let record = try StoredRecord(row: row)
         writer.write(try recordWire(record, db, context, zoneID: shape.zoneID, desiredKeys: shape.desiredKeys, numbersAsStrings: shape.numbersAsStrings))
+    }
+
+    /// Writes the record `name` of `zone` read again whole, for a page that read only some of its
+    /// row's columns and found them not enough (no rendering to copy, or a share record).
+    func writeWholeRecord(
+        named name: String, zone: String, _ db: Database, _ context: RequestContext, shape: RowShape, into writer: inout JSONWriter
+    ) throws {
+        let whole = try db.cachedStatement(sql: "SELECT \(StoredRecord.columns) FROM record WHERE db = ? AND zone = ? AND name = ?")
+        let rows = try Row.fetchCursor(whole, arguments: [context.dbID, zone, name])
+        while let row = try rows.next() {
+            try writeRow(row, whole.sqliteStatement, db, context, shape: shape, into: &writer)
+        }
     }
 
     /// Writes a stored rendering, with download URLs spliced into its asset dictionaries when the
