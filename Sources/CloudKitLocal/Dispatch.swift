@@ -55,7 +55,7 @@ extension LocalCloudKit {
         let key = databaseKey(route, caller: caller)
         let context = requestContext(route, caller: caller, key: key, dbID: try await databaseID(key), stamp: stamp)
         if route.isWrite {
-            let answer = try await store.pool.write { db in try self.write(route.endpoint, db, context, body) }
+            let answer = try await runWrite(route.endpoint, context, body)
             wroteAnswered(route.endpoint)
             return answer
         }
@@ -119,7 +119,7 @@ extension LocalCloudKit {
         do {
             let body = try parseBody(request.body)
             let context = requestContext(route, caller: caller, key: key, dbID: dbID, stamp: stamp)
-            let (status, reply) = try store.pool.write { db in try self.write(route.endpoint, db, context, body) }
+            let (status, reply) = try runWriteNow(route.endpoint, context, body)
             wroteAnswered(route.endpoint)
             return withCORS(respond(status, reply, uuid: uuid, extra: extra), request)
         } catch {
@@ -134,9 +134,29 @@ extension LocalCloudKit {
         return id
     }
 
-    func write(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
+    /// A writing request in one transaction of its own. An atomic records/modify whose operations do
+    /// not all succeed (`AtomicBatchRetry`) is rolled back and run once more, each operation isolated,
+    /// to answer each one's own error.
+    func runWrite(_ endpoint: Endpoint, _ context: RequestContext, _ body: JSON) async throws -> (Int, Reply) {
+        do {
+            return try await store.pool.write { db in try self.write(endpoint, db, context, body) }
+        } catch is AtomicBatchRetry {
+            return try await store.pool.write { db in try self.write(endpoint, db, context, body, isolatingOperations: true) }
+        }
+    }
+
+    /// `runWrite` on the calling thread (`answerWriteOnEventLoop`).
+    func runWriteNow(_ endpoint: Endpoint, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
+        do {
+            return try store.pool.write { db in try self.write(endpoint, db, context, body) }
+        } catch is AtomicBatchRetry {
+            return try store.pool.write { db in try self.write(endpoint, db, context, body, isolatingOperations: true) }
+        }
+    }
+
+    func write(_ endpoint: Endpoint, _ db: Database, _ context: RequestContext, _ body: JSON, isolatingOperations: Bool = false) throws -> (Int, Reply) {
         switch endpoint {
-        case .recordsModify: return try modifyRecords(db, context, body)
+        case .recordsModify: return try modifyRecords(db, context, body, isolatingOperations: isolatingOperations)
         case .zonesModify: return (200, .json(try modifyZones(db, context, body)))
         case .subscriptionsModify: return (200, .json(try modifySubscriptions(db, context, body)))
         default: throw ServiceError(.internalError, "no write handler")
@@ -181,3 +201,8 @@ extension LocalCloudKit {
         return value
     }
 }
+
+/// Thrown by an atomic records/modify run without a savepoint per operation when one of them fails:
+/// its transaction is rolled back, and the request runs again with each operation isolated
+/// (`LocalCloudKit.runWrite`). Never answered.
+struct AtomicBatchRetry: Error {}

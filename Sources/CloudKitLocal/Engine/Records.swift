@@ -11,7 +11,11 @@ extension LocalCloudKit {
     /// records/modify: operations in order, one per record, at most 200. In a zone with atomic
     /// capability and `atomic` (default true) it is all or nothing: the culprit carries its real code,
     /// every other operation ATOMIC_ERROR, answered with HTTP 400 as the live service does.
-    func modifyRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> (Int, Reply) {
+    ///
+    /// `isolatingOperations`: run each operation in its own savepoint. An atomic request first runs
+    /// without (see below); when one of its operations fails, it throws `AtomicBatchRetry`, and the
+    /// caller rolls the transaction back and runs the request again with it (`runWrite`).
+    func modifyRecords(_ db: Database, _ context: RequestContext, _ body: JSON, isolatingOperations: Bool = false) throws -> (Int, Reply) {
         let request = try decodeBody(ModifyRecordsRequest.self, Self.markingUntypedValues(Self.assigningRecordNames(body)))
         try checkCount(request.operations.count, "operations")
         var seen = Set<String>()
@@ -29,12 +33,14 @@ extension LocalCloudKit {
 
         var results: [Result<StoredRecord, ItemError>] = []
         var failed = false
-        var log = ChangeLog()
+        let log = ChangeLog()
         // Partial updates may edit the stored fields text without decoding it (`FieldsText`) when no
         // one needs the decoded fields afterwards: no subscription reads them, and the answer copies
         // the text as it is (no desiredKeys, no numbersAsStrings). `apply` also decodes when the
         // update touches a REFERENCE field, or sets an asset through a value sent without a type.
         let noSubscriptions = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM subscription WHERE db = ? LIMIT 1"), arguments: [context.dbID]) == nil
+        // The same query as `storedSubscriptions`, which fires them: with none, no change is kept for it.
+        log.keepsChanges = !noSubscriptions
         func fieldsAsText(_ operation: RecordOperation) -> Bool {
             noSubscriptions && !numbersAsStrings && (operation.desiredKeys ?? request.desiredKeys) == nil
                 && (operation.operationType == .update || operation.operationType == .forceUpdate)
@@ -42,59 +48,63 @@ extension LocalCloudKit {
             // A value sent without a type (as CloudKit JS apps write them) is typed by `apply`'s
             // checkSchema first; one that turns out to be an asset has the current fields decoded there.
         }
-        // An atomic request is all or nothing: its operations first run without a savepoint each (the
-        // request's savepoint undoes them all). Only when one fails is everything undone and run again,
-        // each operation in its own savepoint, so that each failure is the one it would be alone. A
-        // savepoint per operation made SQLite copy every page each operation touched (a 200-record
-        // batch: 10 k instructions of copying a record, and two statements).
-        var eachInSavepoint = !atomic
-        while true {
-            results = []
-            failed = false
-            log = ChangeLog()
-            var again = false
-            try db.inSavepoint {
-                for operation in request.operations {
-                    if !eachInSavepoint {
-                        do {
-                            results.append(.success(try apply(operation, db, context, zone, log, fieldsAsText: fieldsAsText(operation))))
-                            continue
-                        } catch is ItemError {
-                            again = true
-                            return .rollback
-                        }
+        // An atomic request is all or nothing. Its operations first run straight in the request's
+        // transaction, with no savepoint at all: when one fails, the caller rolls the transaction back
+        // and runs the request again (`AtomicBatchRetry`), each operation in its own savepoint, so that
+        // each failure is the one it would be alone. Under a savepoint SQLite copies every page the
+        // operations touch into its statement journal, and every statement that may fail half-way
+        // journals its pages again: a 200-record update batch on a data directory wrote a temporary
+        // file in /var/tmp (past SQLite's 64 KiB) 1,200 to 1,750 times, a fifth of the server's time on
+        // it (strace, perf: PERFORMANCE.md). Outside a savepoint a statement's journal holds only its own
+        // pages, in memory, dropped when it ends. A request that is not atomic runs each operation in a
+        // savepoint of its own, directly in the transaction; the atomic one run again has them inside
+        // one savepoint for the whole request, rolled back when any failed.
+        let eachInSavepoint = !atomic || isolatingOperations
+        func applyAll() throws {
+            for operation in request.operations {
+                if !eachInSavepoint {
+                    do {
+                        results.append(.success(try apply(operation, db, context, zone, log, fieldsAsText: fieldsAsText(operation))))
+                        continue
+                    } catch is ItemError {
+                        throw AtomicBatchRetry()
                     }
-                    var outcome: Result<StoredRecord, ItemError> = .failure(ItemError(.internalError, "not applied"))
-                    let mark = log.changes.count
-                    let zoneSeqs = log.zoneSeqs, seq = log.seq
-                    // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
-                    try db.inSavepoint {
-                        do {
-                            outcome = .success(try apply(operation, db, context, zone, log, fieldsAsText: fieldsAsText(operation)))
-                            return .commit
-                        } catch let error as ItemError {
-                            outcome = .failure(error)
-                            log.changes.removeSubrange(mark...)
-                            log.zoneSeqs = zoneSeqs  // its sequence numbers are used again
-                            log.seq = seq
-                            log.schema = [:]  // schema rows it added are rolled back too
-                            log.indexSpecs = [:]
-                            return .rollback
-                        }
+                }
+                var outcome: Result<StoredRecord, ItemError> = .failure(ItemError(.internalError, "not applied"))
+                let mark = log.changes.count
+                let zoneSeqs = log.zoneSeqs, seq = log.seq
+                // Each operation in its own savepoint: a failing one leaves nothing behind (a half-done cascade).
+                try db.inSavepoint {
+                    do {
+                        outcome = .success(try apply(operation, db, context, zone, log, fieldsAsText: fieldsAsText(operation)))
+                        return .commit
+                    } catch let error as ItemError {
+                        outcome = .failure(error)
+                        log.changes.removeSubrange(mark...)
+                        log.zoneSeqs = zoneSeqs  // its sequence numbers are used again
+                        log.seq = seq
+                        log.schema = [:]  // schema rows it added are rolled back too
+                        log.indexSpecs = [:]
+                        return .rollback
                     }
-                    if case .failure = outcome { failed = true }
-                    results.append(outcome)
                 }
-                for (zoneName, seq) in log.zoneSeqs { try touchZone(db, context.dbID, zoneName, seq) }
-                // Participants of a shared zone see it changed in their shared database.
-                if !(atomic && failed) { try touchSharedZones(db, context, ownerDB: context.dbID, zones: log.zoneSeqs.keys) }
-                if let seq = log.seq {
-                    try db.cachedStatement(sql: "UPDATE ckdb SET seq = ? WHERE id = ?").execute(arguments: [seq, context.dbID])
-                }
-                return atomic && failed ? .rollback : .commit
+                if case .failure = outcome { failed = true }
+                results.append(outcome)
             }
-            guard again else { break }
-            eachInSavepoint = true
+            for (zoneName, seq) in log.zoneSeqs { try touchZone(db, context.dbID, zoneName, seq) }
+            // Participants of a shared zone see it changed in their shared database.
+            if !(atomic && failed) { try touchSharedZones(db, context, ownerDB: context.dbID, zones: log.zoneSeqs.keys) }
+            if let seq = log.seq {
+                try db.cachedStatement(sql: "UPDATE ckdb SET seq = ? WHERE id = ?").execute(arguments: [seq, context.dbID])
+            }
+        }
+        if atomic && isolatingOperations {
+            try db.inSavepoint {
+                try applyAll()
+                return failed ? .rollback : .commit
+            }
+        } else {
+            try applyAll()
         }
         // Subscriptions fire in the same transaction as the write: a rolled-back batch fires nothing.
         if !(atomic && failed) { try fireSubscriptions(db, context, log.changes) }
@@ -314,7 +324,7 @@ extension LocalCloudKit {
         }
         record.storedFieldsText = encodedFields
         log.zoneSeqs[zone.name] = seq
-        log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
+        if log.keepsChanges { log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record)) }
         if isShare { try saveShare(operation, record, db, context, zone, log) }
         return record
     }
@@ -364,7 +374,7 @@ extension LocalCloudKit {
             $0.add(record.name)
         }
         log.zoneSeqs[zone.name] = seq
-        log.changes.append(RecordChange(kind: .deleted, before: record, after: nil))
+        if log.keepsChanges { log.changes.append(RecordChange(kind: .deleted, before: record, after: nil)) }
         // A deleted share revokes its participants' access; a deleted shared root takes its share along.
         if record.type == Self.shareRecordType { try deletedShare(record, db, context, zone, log) }
         if let share = record.share, let shareRecord = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: share), !shareRecord.deleted {

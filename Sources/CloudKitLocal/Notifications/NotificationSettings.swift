@@ -53,6 +53,9 @@ struct RecordChange {
 /// changes back out).
 final class ChangeLog {
     var changes: [RecordChange] = []
+    /// Whether `changes` is kept: only subscriptions read it (`fireSubscriptions`), and a database
+    /// with none has each change's two states copied for nothing (`modifyRecords` turns it off).
+    var keepsChanges = true
     /// Field schema read during the request (record type → field → type).
     var schema: [String: [String: String]] = [:]
     /// Record types whose grants were read during the request (public database).
