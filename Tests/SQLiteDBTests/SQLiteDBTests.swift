@@ -219,4 +219,17 @@ final class Outcomes: @unchecked Sendable {
         try queue.inDatabase { db in try db.execute(sql: "BEGIN") }
         #expect(throws: DatabaseError.self) { try queue.write { db in try db.execute(sql: "INSERT INTO t (v) VALUES (3)") } }
     }
+
+    /// SQLite's memory statistics are off (`sqliteMemoryStatisticsOff`): its allocations take no
+    /// process-wide mutex, and so its count of memory in use stays at zero while it allocates.
+    @Test func sqliteKeepsNoMemoryStatistics() throws {
+        let queue = try DatabaseQueue(path: try SQLiteDBTests.temporaryPath())
+        #expect(sqliteMemoryStatisticsOff, "set before SQLite initialized")
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (v TEXT)")
+            for i in 0..<200 { try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: [String(repeating: "x", count: i * 10)]) }
+        }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") } == 200)
+        #expect(sqlite3_memory_used() == 0, "statistics kept: \(sqlite3_memory_used()) bytes counted")
+    }
 }
