@@ -324,7 +324,7 @@ extension LocalCloudKit {
         }
         record.storedFieldsText = encodedFields
         log.zoneSeqs[zone.name] = seq
-        if log.keepsChanges { log.changes.append(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record)) }
+        log.record(RecordChange(kind: existing == nil ? .created : .updated, before: existing, after: record))
         if isShare { try saveShare(operation, record, db, context, zone, log) }
         return record
     }
@@ -374,7 +374,7 @@ extension LocalCloudKit {
             $0.add(record.name)
         }
         log.zoneSeqs[zone.name] = seq
-        if log.keepsChanges { log.changes.append(RecordChange(kind: .deleted, before: record, after: nil)) }
+        log.record(RecordChange(kind: .deleted, before: record, after: nil))
         // A deleted share revokes its participants' access; a deleted shared root takes its share along.
         if record.type == Self.shareRecordType { try deletedShare(record, db, context, zone, log) }
         if let share = record.share, let shareRecord = try StoredRecord.load(db, dbID: context.dbID, zone: zone.name, name: share), !shareRecord.deleted {

@@ -427,7 +427,7 @@ extension LocalCloudKit {
         root.modified = RecordStamp(timestamp: context.now, userRecordName: context.caller.actingRecordName, deviceID: Self.deviceID)
         try root.save(db, dbID: context.dbID, encodedFields: Record.encodeStoredFields(root.fields), over: before)
         log.zoneSeqs[zone.name] = seq
-        if log.keepsChanges { log.changes.append(RecordChange(kind: .updated, before: before, after: root)) }
+        log.record(RecordChange(kind: .updated, before: before, after: root))
     }
 
     /// A share record deleted: its participants lose access at once, and its root is unlinked.

@@ -56,6 +56,11 @@ final class ChangeLog {
     /// Whether `changes` is kept: only subscriptions read it (`fireSubscriptions`), and a database
     /// with none has each change's two states copied for nothing (`modifyRecords` turns it off).
     var keepsChanges = true
+
+    /// Logs a change, made only when the log keeps changes (`keepsChanges`).
+    func record(_ change: @autoclosure () -> RecordChange) {
+        if keepsChanges { changes.append(change()) }
+    }
     /// Field schema read during the request (record type → field → type).
     var schema: [String: [String: String]] = [:]
     /// Record types whose grants were read during the request (public database).
