@@ -78,6 +78,8 @@ import Testing
         let names = Self.texts.indices.map { i in "rec-\(i)-" + String(String.UnicodeScalarView(Self.texts[i].unicodeScalars.filter { $0.value >= 0x20 })) }
         var ops = names.indices.map { RecordOperation.create(record(names[$0], "Note", Self.fields($0))) }
         ops[3].record.parent = RecordLink(recordName: names[2])
+        // A short GUID is written after the stamps, before the parent link.
+        ops[3].record.createShortGUID = true
         // Two records holding an uploaded file: their answers carry download URLs.
         for (i, name) in ["with-asset", "with-assets"].enumerated() {
             let field = i == 0 ? "image" : "images"

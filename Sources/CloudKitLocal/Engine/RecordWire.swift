@@ -45,9 +45,12 @@ enum RecordWire {
     /// none is kept (see above).
     static func render(_ record: StoredRecord, fieldsText: String?) -> Data? {
         guard !record.deleted, let type = record.type, type != Record.shareRecordType, let fieldsText else { return nil }
-        let texts = [record.name, type, fieldsText, record.tag, record.created?.userRecordName, record.created?.deviceID, record.modified?.userRecordName,
-                     record.modified?.deviceID, record.shortGUID, record.parent, record.share]
-        guard !texts.contains(where: { $0.map(hasNUL) ?? false }) else { return nil }
+        // Checked one by one: an array of the eleven texts was allocated on every write.
+        func clean(_ text: String?) -> Bool { text.map { !hasNUL($0) } ?? true }
+        guard clean(record.name), clean(type), clean(fieldsText), clean(record.tag), clean(record.created?.userRecordName),
+            clean(record.created?.deviceID), clean(record.modified?.userRecordName), clean(record.modified?.deviceID),
+            clean(record.shortGUID), clean(record.parent), clean(record.share)
+        else { return nil }
         var copy = record
         copy.storedFieldsText = fieldsText
         var writer = JSONWriter(capacity: fieldsText.utf8.count + 256)

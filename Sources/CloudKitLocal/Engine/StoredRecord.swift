@@ -156,29 +156,46 @@ struct StoredRecord: Sendable {
         writer.raw(#","fields":"#)
         writer.raw(text.utf8)
         writer.raw(#","pluginFields":{}"#)
-        for (key, stamp) in [("created", created), ("modified", modified)] {
-            guard let stamp else { continue }
-            writer.raw(#",""#)
-            writer.raw(key.utf8)
-            writer.raw(#"":"#)
-            writer.write(stamp.json)
-        }
+        // The stamps and links are written as their `json` would be, without building it: making and
+        // writing those dictionaries was a third of rendering a record on every write (callgrind).
+        if let created { Self.writeStamp(created, key: #","created":"#, into: &writer) }
+        if let modified { Self.writeStamp(modified, key: #","modified":"#, into: &writer) }
         writer.raw(#","deleted":false"#)
         if let shortGUID {
             writer.raw(#","shortGUID":"#)
             writer.writeString(shortGUID)
         }
-        for (key, link) in [("parent", parent), ("share", share)] {
-            guard let link else { continue }
-            writer.raw(#",""#)
-            writer.raw(key.utf8)
-            writer.raw(#"":"#)
-            writer.write(RecordLink(recordName: link).json)
-        }
+        if let parent { Self.writeLink(parent, key: #","parent":"#, into: &writer) }
+        if let share { Self.writeLink(share, key: #","share":"#, into: &writer) }
         if let zoneID {
             writer.raw(#","zoneID":"#)
             writer.write(zoneID.json)
         }
+        writer.raw("}")
+    }
+
+    /// `key` and `RecordStamp.json`, `{"timestamp":…,"userRecordName":…,"deviceID":…}` (absent values
+    /// left out, as `JSONObject.set` leaves them).
+    private static func writeStamp(_ stamp: RecordStamp, key: StaticString, into writer: inout JSONWriter) {
+        writer.raw(key)
+        writer.raw(#"{"timestamp":"#)
+        writer.writeInt(stamp.timestamp)
+        if let user = stamp.userRecordName {
+            writer.raw(#","userRecordName":"#)
+            writer.writeString(user)
+        }
+        if let device = stamp.deviceID {
+            writer.raw(#","deviceID":"#)
+            writer.writeString(device)
+        }
+        writer.raw("}")
+    }
+
+    /// `key` and `RecordLink(recordName: name).json`.
+    private static func writeLink(_ name: String, key: StaticString, into writer: inout JSONWriter) {
+        writer.raw(key)
+        writer.raw(#"{"recordName":"#)
+        writer.writeString(name)
         writer.raw("}")
     }
 
