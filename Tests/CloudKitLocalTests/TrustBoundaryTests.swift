@@ -154,15 +154,27 @@ import Testing
         #expect(rawQueryValue(request, "ckWebAuthToken") == "a%2Bb" && rawQueryValue(request, "x") == "1" && rawQueryValue(request, "y") == nil)
         #expect(request.credentials == ServerRequest.Credentials(apiToken: nil, webAuthToken: "c", rawWebAuthToken: "a%2Bb"))
         // The credentials' one pass reads what `queryItems` and `rawQueryValue` read, on queries made of
-        // the parameters' names, aliases, escapes, repeats and malformed parts.
+        // the parameters' names, aliases, escapes, repeats and malformed parts; and `queryItems` reads
+        // what a plain split and `PercentEncoding` read (the server's own decoding takes shortcuts).
+        func plainItems(_ query: String) -> [String: String] {
+            var items: [String: String] = [:]
+            for pair in query.utf8.split(separator: UInt8(ascii: "&")) {
+                let equals = pair.firstIndex(of: UInt8(ascii: "="))
+                guard let name = PercentEncoding.decode(Substring(pair[..<(equals ?? pair.endIndex)]), plusAsSpace: true) else { continue }
+                items[name] = equals.map { PercentEncoding.decode(Substring(pair[pair.index(after: $0)...]), plusAsSpace: false) ?? "" } ?? ""
+            }
+            return items
+        }
         var random = SystemRandomNumberGenerator()
         let parts = ["ckAPIToken=a", "ckAPIToken=b%2B", "ckWebAuthToken=t+/=", "ckWebAuthToken=t%2B%2F%3D", "ckWebAuthToken=",
                      "ckWebAuthToken", "ckSession=s", "ckSession=%ZZ", "ck%57ebAuthToken=escaped", "ckWeb+AuthToken=x", "=v", "",
-                     "ckAPIToken", "other=1", "ckSession=", "ckAPIToken=%E2%9C%93", "ckWebAuthToken=%"]
+                     "ckAPIToken", "other=1", "ckSession=", "ckAPIToken=%E2%9C%93", "ckWebAuthToken=%", "ckAPIToken=välue+",
+                     "ckSession=名前=値", "名前=値"]
         for _ in 0..<2_000 {
             let query = (0..<Int.random(in: 0...5, using: &random)).map { _ in parts.randomElement(using: &random)! }.joined(separator: "&")
             let request = ServerRequest(method: "GET", path: "/", query: query, headers: [], body: [])
             let items = request.queryItems
+            #expect(items == plainItems(query), "\(query)")
             let expected = ServerRequest.Credentials(
                 apiToken: items["ckAPIToken"], webAuthToken: items["ckWebAuthToken"] ?? items["ckSession"],
                 rawWebAuthToken: rawQueryValue(request, "ckWebAuthToken") ?? rawQueryValue(request, "ckSession"))
