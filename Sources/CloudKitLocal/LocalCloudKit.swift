@@ -125,18 +125,16 @@ public struct ServerRequest: Sendable {
     enum CredentialParameter {
         case apiToken, webAuthToken, session
 
-        init?(name: String) {
-            switch name {
-            case "ckAPIToken": self = .apiToken
-            case "ckWebAuthToken": self = .webAuthToken
-            case "ckSession": self = .session
-            default: return nil
-            }
-        }
-
+        /// Each parameter's name, as UTF-8.
         static let names: [(bytes: [UInt8], parameter: CredentialParameter)] = [
             (Array("ckAPIToken".utf8), .apiToken), (Array("ckWebAuthToken".utf8), .webAuthToken), (Array("ckSession".utf8), .session),
         ]
+
+        /// The parameter named by `bytes`, if any.
+        init?(named bytes: some Sequence<UInt8>) {
+            guard let entry = Self.names.first(where: { $0.bytes.elementsEqual(bytes) }) else { return nil }
+            self = entry.parameter
+        }
     }
 
     /// Which credential a parameter named `key` carries, if any, and whether the name is spelled as
@@ -146,12 +144,12 @@ public struct ServerRequest: Sendable {
         var compared: CredentialParameter??
         _ = key.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return }
-            compared = .some(CredentialParameter.names.first { $0.bytes.elementsEqual(bytes) }?.parameter)
+            compared = .some(CredentialParameter(named: bytes))
         }
         if let compared { return (compared, true) }
         // Not contiguous (a string bridged from elsewhere), or a name to decode.
         let name = decodedName(key)
-        return (name.flatMap(CredentialParameter.init(name:)), name.map { $0.utf8.elementsEqual(key) } ?? false)
+        return (name.flatMap { CredentialParameter(named: $0.utf8) }, name.map { $0.utf8.elementsEqual(key) } ?? false)
     }
 
     /// Each non-empty `&`-separated pair of a query: the name, and the value after the first `=` (nil

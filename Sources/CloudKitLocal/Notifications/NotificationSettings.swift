@@ -61,6 +61,7 @@ final class ChangeLog {
     func record(_ change: @autoclosure () -> RecordChange) {
         if keepsChanges { changes.append(change()) }
     }
+
     /// Field schema read during the request (record type → field → type).
     var schema: [String: [String: String]] = [:]
     /// Record types whose grants were read during the request (public database).
