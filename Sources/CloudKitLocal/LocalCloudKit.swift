@@ -583,10 +583,13 @@ public final class LocalCloudKit: Sendable {
     }
 
     /// A random (version 4) UUID in lower case, for `X-Apple-Request-UUID`; Foundation's `UUID` and
-    /// `uuidString` cost more than a cached answer's lookup.
+    /// `uuidString` cost more than a cached answer's lookup. Its bits come from `RequestIDs`, not from
+    /// the system's generator: that is two `getrandom` calls, and every answer carries one.
+    static let requestIDs = RequestIDs()
+
     static func requestUUID() -> String {
-        var random = SystemRandomNumberGenerator()
-        var bytes = withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Array($0) }
+        let (high, low) = requestIDs.next()
+        var bytes = withUnsafeBytes(of: (high, low)) { Array($0) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = Array("0123456789abcdef".utf8)
@@ -634,6 +637,36 @@ public final class LocalCloudKit: Sendable {
         }
         guard case .object = json else { throw ServiceError.badRequest("BadRequestException: the body must be a JSON object") }
         return json
+    }
+}
+
+/// The bits of request UUIDs: unique in the process and random to look at, without a system call
+/// each. SplitMix64 (Steele, Lea and Flood) over a counter that starts at a random value: its mixing
+/// is a bijection, so no two answers of a process share a UUID. Not a secret (the UUID names a
+/// request in logs, and the state can be worked out from it): tokens, nonces and share keys still
+/// come from `SystemRandomNumberGenerator`.
+final class RequestIDs: @unchecked Sendable {
+    private let lock = Lock()
+    private var counter: UInt64
+
+    init(seed: UInt64 = { var random = SystemRandomNumberGenerator(); return random.next() }()) { counter = seed }
+
+    /// 128 bits: two consecutive outputs.
+    func next() -> (UInt64, UInt64) {
+        lock.lock()
+        let first = counter &+ Self.gamma
+        counter = first &+ Self.gamma
+        lock.unlock()
+        return (Self.mix(first), Self.mix(first &+ Self.gamma))
+    }
+
+    private static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 

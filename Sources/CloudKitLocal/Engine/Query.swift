@@ -56,8 +56,7 @@ extension LocalCloudKit {
         }
         var writer = JSONWriter(capacity: (reshape ? 1024 : 1280) * limit + 128)
         writer.raw(#"{"records":["#)
-        // How many records the page holds, whether more are coming, and where the page ended.
-        var written = 0
+        // Whether more are coming, and where the page ended.
         var more = false
         var last: QueryPosition?
         if configuration.usesQueryIndexes, zones.count == 1,
@@ -69,7 +68,7 @@ extension LocalCloudKit {
             let everyRow = plan.exact && (zoneContext.access?.isWholeZone ?? true) && reading == .all
             // On the event loop only what costs a page: each row SQLite gives is in the answer.
             if context.boundedOnly && !everyRow { throw NotBoundedWork() }
-            (written, more, last) = try writeIndexedPage(
+            (_, more, last) = try writeIndexedPage(
                 plan, query: query, zone: zone, zoneContext, shape: shapes[0], named: named, reading: reading, everyRow: everyRow,
                 after: position, limit: limit, db, into: &writer)
         } else {
@@ -101,7 +100,7 @@ extension LocalCloudKit {
             } ?? 0
             let page = Array(matches[start...].prefix(limit))
             more = start + page.count < matches.count
-            written = try writeQueryPage(page, zones: zones, shapes: shapes, db, into: &writer)
+            _ = try writeQueryPage(page, zones: zones, shapes: shapes, db, into: &writer)
             last = page.last.map { QueryPosition(keys: $0.keys, name: $0.name, zone: zoneNames[$0.zone]) }
         }
         writer.raw("]")
