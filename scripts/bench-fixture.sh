@@ -5,7 +5,8 @@
 # suite loop a test suite runs between tests, in loops a second: reset the fixture, create a zone (a
 # table), write 10 records (items) in one request, query them, delete 1. Each answer is checked (the 10
 # written, the query answering all 10 of them, the delete answered) before any figure is trusted.
-# Then, after each loop run on the same server, single writes, point reads and bulk writes (below).
+# With the loop rate, where a loop's time went: the server's CPU and the client's own, and what the
+# client's own share allows at most (the ratio a server taking no time would reach). Then, after each loop run on the same server, single writes, point reads and bulk writes (below).
 # Usage: scripts/bench-fixture.sh [SECONDS per loop run] [RUNS]   (defaults 5 and 3; medians printed)
 # CKBROWSE_BIN=path picks the binary, as in the other scripts (CKBROWSE= too; default: the release build, built if missing).
 set -euo pipefail
@@ -156,21 +157,35 @@ def per_second(action, duration):
         done += action()
     return done / (time.perf_counter() - started)
 
-def loops_per_second(port, loop):
+def cpu_seconds(pid):
+    # utime + stime of the whole process (every thread), from /proc: Linux only, as this script is.
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+def loops_per_second(proc, port, loop):
     client = Client(port)
     for i in range(5): loop(client, i)  # warm up (and check the answers once more)
     done, started = 0, time.perf_counter()
+    server_before, client_before = cpu_seconds(proc.pid), time.process_time()
     while time.perf_counter() - started < seconds:
         loop(client, done); done += 1
-    return done / (time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    # Where a loop's time goes: the server's CPU and this client's own (encoding, HTTP, parsing the
+    # answers); one waits for the other. The client's share bounds the ratio: a server that took no
+    # time at all would still wait for it.
+    split = {"wall": elapsed / done, "server": (cpu_seconds(proc.pid) - server_before) / done,
+             "client": (time.process_time() - client_before) / done}
+    return done / elapsed, split
 
-results = {name: {"ready": [], "loops": [], "single": [], "read": [], "bulk": []} for name in ("ckbrowse", "moto")}
+results = {name: {"ready": [], "loops": [], "split": [], "single": [], "read": [], "bulk": []} for name in ("ckbrowse", "moto")}
 for run in range(runs):
     for name, spawn, loop, ops in (("ckbrowse", spawn_ckbrowse, ck_loop, ck_ops), ("moto", spawn_moto, moto_loop, moto_ops)):
         proc, port, ready = spawn()
         try:
             results[name]["ready"].append(ready)
-            results[name]["loops"].append(loops_per_second(port, loop))
+            rate, split = loops_per_second(proc, port, loop)
+            results[name]["loops"].append(rate)
+            results[name]["split"].append(split)
             single, read, bulk = ops(Client(port))
             for key, action in (("single", single), ("read", read), ("bulk", bulk)):
                 results[name][key].append(per_second(action, seconds / 2))
@@ -187,4 +202,10 @@ for key, label in (("single", "single writes (one record a request)"), ("read", 
 ck, moto = statistics.median(results["ckbrowse"]["loops"]), statistics.median(results["moto"]["loops"])
 print(f"ready after spawn (median): ckbrowse {statistics.median(results['ckbrowse']['ready']) * 1000:.0f} ms, moto {statistics.median(results['moto']['ready']) * 1000:.0f} ms")
 print(f"suite loop (reset, create a zone, write 10, query, delete 1), median of {runs}: ckbrowse {ck:.0f}/s, moto {moto:.0f}/s: {ck / moto:.1f}x  (budget: at least 10x)")
+def part(name, key): return statistics.median(s[key] for s in results[name]["split"]) * 1000
+for name in ("ckbrowse", "moto"):
+    print(f"  a {name} loop: {part(name, 'wall'):.2f} ms; the server's CPU {part(name, 'server'):.2f} ms, the client's own "
+          f"{part(name, 'client'):.2f} ms (medians; /proc's ticks and process_time, so the two may add up to a little more than the loop)")
+print(f"  with this client, a server that took no time at all would make {part('moto', 'wall') / part('ckbrowse', 'client'):.1f}x moto's loop "
+      f"(moto's loop over the client's own CPU in ckbrowse's)")
 PY
