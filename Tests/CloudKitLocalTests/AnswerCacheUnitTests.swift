@@ -132,6 +132,27 @@ import Testing
         }
     }
 
+    /// The same with the names CloudKit allows (ASCII), many more records of them: names that are
+    /// prefixes of others, capitals before small letters, digits and underscores; every fifth record
+    /// with one non-ASCII name among them.
+    @Test func asciiNamesMergeAsTheDecoderWould() throws {
+        var rng = SplitMix64(seed: 20261206)
+        let pool = Array(try Self.fixtureFields().values)
+        let names = ["a", "A", "aa", "a_", "a0", "B", "b", "n1", "n10", "n2", "n", "Z9", "_x", "_", "zz", "space name", "a.b"]
+        for round in 0..<600 {
+            var fields: [String: FieldValue] = [:]
+            for name in names where rng.next() % 2 == 0 { fields[name] = pool[Int(rng.next() % UInt64(pool.count))] }
+            if round % 5 == 0 { fields["é"] = .int64(5) }
+            var updates: [String: FieldValue] = [:]
+            for name in names where rng.next() % 3 == 0 {
+                updates[name] = rng.next() % 3 == 0 ? .null : pool[Int(rng.next() % UInt64(pool.count))]
+            }
+            var expected = fields
+            for (name, value) in updates { if case .null = value { expected[name] = nil } else { expected[name] = value } }
+            #expect(FieldsText.merge(Record.encodeStoredFields(fields), updates) == Record.encodeStoredFields(expected))
+        }
+    }
+
     @Test func textItCannotReadIsLeftToTheDecoder() {
         #expect(FieldsText.merge(#"{"a\"b":{"value":1,"type":"INT64"}}"#, [:]) == nil)
         #expect(FieldsText.merge(#"{"a":{"value":1"#, [:]) == nil)
