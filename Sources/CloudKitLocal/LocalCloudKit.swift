@@ -582,11 +582,12 @@ public final class LocalCloudKit: Sendable {
         return EventLoopAnswer(response: withCORS(knownCallerAnswer(bytes, user: user), request), isCached: false)
     }
 
+    /// Where `requestUUID` draws its bits.
+    static let requestIDs = RequestIDs()
+
     /// A random (version 4) UUID in lower case, for `X-Apple-Request-UUID`; Foundation's `UUID` and
     /// `uuidString` cost more than a cached answer's lookup. Its bits come from `RequestIDs`, not from
     /// the system's generator: that is two `getrandom` calls, and every answer carries one.
-    static let requestIDs = RequestIDs()
-
     static func requestUUID() -> String {
         let (high, low) = requestIDs.next()
         var bytes = withUnsafeBytes(of: (high, low)) { Array($0) }
@@ -640,11 +641,11 @@ public final class LocalCloudKit: Sendable {
     }
 }
 
-/// The bits of request UUIDs: unique in the process and random to look at, without a system call
-/// each. SplitMix64 (Steele, Lea and Flood) over a counter that starts at a random value: its mixing
-/// is a bijection, so no two answers of a process share a UUID. Not a secret (the UUID names a
-/// request in logs, and the state can be worked out from it): tokens, nonces and share keys still
-/// come from `SystemRandomNumberGenerator`.
+/// The bits of request UUIDs: random to look at, without a system call each. SplitMix64 (Steele, Lea
+/// and Flood) over a counter that starts at a random value: its mixing is a bijection, so the 128 bits
+/// drawn never repeat in a process (a UUID keeps 122 of them, the rest being its version and variant).
+/// Not a secret (the UUID names a request in logs, and the state can be worked out from it): tokens,
+/// nonces and share keys still come from `SystemRandomNumberGenerator`.
 final class RequestIDs: @unchecked Sendable {
     private let lock = Lock()
     private var counter: UInt64
