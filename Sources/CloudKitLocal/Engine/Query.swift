@@ -68,7 +68,7 @@ extension LocalCloudKit {
             let everyRow = plan.exact && (zoneContext.access?.isWholeZone ?? true) && reading == .all
             // On the event loop only what costs a page: each row SQLite gives is in the answer.
             if context.boundedOnly && !everyRow { throw NotBoundedWork() }
-            (_, more, last) = try writeIndexedPage(
+            (more, last) = try writeIndexedPage(
                 plan, query: query, zone: zone, zoneContext, shape: shapes[0], named: named, reading: reading, everyRow: everyRow,
                 after: position, limit: limit, db, into: &writer)
         } else {
@@ -100,7 +100,7 @@ extension LocalCloudKit {
             } ?? 0
             let page = Array(matches[start...].prefix(limit))
             more = start + page.count < matches.count
-            _ = try writeQueryPage(page, zones: zones, shapes: shapes, db, into: &writer)
+            try writeQueryPage(page, zones: zones, shapes: shapes, db, into: &writer)
             last = page.last.map { QueryPosition(keys: $0.keys, name: $0.name, zone: zoneNames[$0.zone]) }
         }
         writer.raw("]")
@@ -138,12 +138,12 @@ extension LocalCloudKit {
 
     /// Writes a page of an indexed query (`IndexedQuery`) as SQLite steps its rows: each row is
     /// checked as the evaluator checks it (share access, READ grants, every filter on the fields the
-    /// query names) unless `everyRow` says each row SQLite gives is in the answer. Answers how many
-    /// were written, whether more are coming, and the last one's position.
+    /// query names) unless `everyRow` says each row SQLite gives is in the answer. Answers whether more
+    /// are coming, and the last one's position.
     func writeIndexedPage(
         _ plan: IndexedQuery, query: Query, zone: ZoneRow, _ context: RequestContext, shape: RowShape, named: Set<String>,
         reading: ReadAccess, everyRow: Bool, after position: QueryPosition?, limit: Int, _ db: Database, into writer: inout JSONWriter
-    ) throws -> (Int, Bool, QueryPosition?) {
+    ) throws -> (Bool, QueryPosition?) {
         let descriptors = query.sortBy ?? []
         let filters = query.filterBy ?? []
         // Rows are decoded only where a check or a sort key needs it.
@@ -180,7 +180,7 @@ extension LocalCloudKit {
                             return StatementRow(statement: statement.sqliteStatement).integer(column).map { .number(Double($0)) }
                         }
                     }
-                    if written == limit { return (written, true, last) }
+                    if written == limit { return (true, last) }
                     if written > 0 { writer.raw(",") }
                     try writeLeanRow(statement.sqliteStatement, zone: zone, db, context, shape: shape, into: &writer)
                     written += 1
@@ -206,7 +206,7 @@ extension LocalCloudKit {
                     }
                 }
                 if written == limit {
-                    return (written, true, last)
+                    return (true, last)
                 }
                 if written > 0 { writer.raw(",") }
                 try writeRow(row, statement.sqliteStatement, db, context, shape: shape, into: &writer)
@@ -214,7 +214,7 @@ extension LocalCloudKit {
                 if fills { last = QueryPosition(keys: keys, name: row[1], zone: zone.name) }
             }
         }
-        return (written, false, last)
+        return (false, last)
     }
 
     /// Writes the record of a row read with `IndexedQuery.leanSelect`: its rendering, as `writeRow`
@@ -235,9 +235,9 @@ extension LocalCloudKit {
     }
 
     /// Writes the records of a query's page, in the page's order, from one read of their rows (by
-    /// row id). Answers how many were written.
-    func writeQueryPage(_ page: [QueryCandidate], zones: [(ZoneRow, RequestContext)], shapes: [RowShape], _ db: Database, into writer: inout JSONWriter) throws -> Int {
-        guard !page.isEmpty else { return 0 }
+    /// row id).
+    func writeQueryPage(_ page: [QueryCandidate], zones: [(ZoneRow, RequestContext)], shapes: [RowShape], _ db: Database, into writer: inout JSONWriter) throws {
+        guard !page.isEmpty else { return }
         let zoneOf = Dictionary(page.map { ($0.rowID, $0.zone) }, uniquingKeysWith: { first, _ in first })
         let statement = try db.cachedStatement(
             sql: "SELECT \(StoredRecord.columns), rowid FROM record WHERE rowid IN (\(Array(repeating: "?", count: page.count).joined(separator: ",")))")
@@ -259,7 +259,6 @@ extension LocalCloudKit {
             writer.raw(scratch.bytes[range])
             count += 1
         }
-        return count
     }
 }
 
