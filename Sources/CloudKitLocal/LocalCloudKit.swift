@@ -646,18 +646,17 @@ public final class LocalCloudKit: Sendable {
 /// drawn never repeat in a process (a UUID keeps 122 of them, the rest being its version and variant).
 /// Not a secret (the UUID names a request in logs, and the state can be worked out from it): tokens,
 /// nonces and share keys still come from `SystemRandomNumberGenerator`.
-final class RequestIDs: @unchecked Sendable {
-    private let lock = Lock()
-    private var counter: UInt64
+final class RequestIDs: Sendable {
+    private let counter: Mutex<UInt64>
 
-    init(seed: UInt64 = { var random = SystemRandomNumberGenerator(); return random.next() }()) { counter = seed }
+    init(seed: UInt64 = { var random = SystemRandomNumberGenerator(); return random.next() }()) { counter = Mutex(seed) }
 
     /// 128 bits: two consecutive outputs.
     func next() -> (UInt64, UInt64) {
-        lock.lock()
-        let first = counter &+ Self.gamma
-        counter = first &+ Self.gamma
-        lock.unlock()
+        let first = counter.withLock { counter in
+            counter &+= 2 &* Self.gamma
+            return counter &- Self.gamma
+        }
         return (Self.mix(first), Self.mix(first &+ Self.gamma))
     }
 
