@@ -6,7 +6,8 @@
 # table), write 10 records (items) in one request, query them, delete 1. Each answer is checked (the 10
 # written, the query answering all 10 of them, the delete answered) before any figure is trusted.
 # With the loop rate, where a loop's time went: the server's CPU and the client's own, and what the
-# client's own share allows at most (the ratio a server taking no time would reach). Then, after each loop run on the same server, single writes, point reads and bulk writes (below).
+# client's own share allows at most (the ratio a server taking no time would reach). Then, after each
+# loop run on the same server, single writes, point reads and bulk writes (below).
 # Usage: scripts/bench-fixture.sh [SECONDS per loop run] [RUNS]   (defaults 5 and 3; medians printed)
 # CKBROWSE_BIN=path picks the binary, as in the other scripts (CKBROWSE= too; default: the release build, built if missing).
 set -euo pipefail
