@@ -301,6 +301,12 @@ public final class LocalCloudKit: Sendable {
     let blobIDs = StampedMemo<BlobKey, Int64?>()
     /// Record types' schemas by container, environment and name, as read at one change stamp.
     let typeSchemas = StampedMemo<TypeKey, RecordTypeSchema?>(capacity: 10_000)
+    /// What a write reads of a record type's schema, by container, environment and name, at one schema
+    /// version (`SchemaTables.version`): its fields' wire types ("" for the type itself) and its indexed
+    /// fields. Read once per request before; each was a statement and a walk over the type's rows, 60 k
+    /// of a one-record write's 560 k instructions (callgrind).
+    let writeFieldTypes = StampedMemo<TypeKey, [String: String]>(capacity: 10_000)
+    let writeIndexSpecs = StampedMemo<TypeKey, FieldIndex.Spec>(capacity: 10_000)
     /// Every container's schema as the server started it (`markStartingState`): a fixture reset puts
     /// a container back to it.
     let startingSchemas = Mutex(SchemaRows())

@@ -456,4 +456,53 @@ import Testing
         let note = try await server.service.schema(container: LiveServer.container, environment: .development).recordType("Note")
         #expect(note?.fields.contains { $0.name == "later" } == true)
     }
+
+    /// Writes keep what they read of a type's schema (its fields' types, its indexed fields) across
+    /// requests at one schema version: whatever moves the version is seen by the next write, and a
+    /// field made just in time by an operation that failed is not.
+    @Test func writesFollowTheSchemaTheyKeep() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        try server.service.markStartingState()
+        func code(_ result: ModifyRecordsResult) -> ServerErrorCode? { result.results.first?.error?.serverErrorCode }
+        #expect(try await db.modify([.create(record("a", "Kept", ["n": .int64(1)]))]).isCompleteSuccess)
+        // Kept: n is INT64 from now on, in every later request.
+        #expect(try await code(db.modify([.create(record("b", "Kept", ["n": .string("one")]))])) == .badRequest)
+        #expect(try await code(db.modify([.create(record("c", "Kept", ["n": .string("one")]))])) == .badRequest)
+        // A reset takes the type made just in time: n may be a STRING now.
+        let reset = try await server.raw(.post, "/admin/1/\(LiveServer.container)/development/reset", query: "ckAPIToken=\(LiveServer.apiToken)")
+        #expect(reset.status == 200)
+        #expect(try await db.modify([.create(record("d", "Kept", ["n": .string("one")]))]).isCompleteSuccess)
+        #expect(try await code(db.modify([.create(record("e", "Kept", ["n": .int64(2)]))])) == .badRequest)
+        // A field made just in time by an operation that then fails (a record over 1 MB) is rolled back
+        // with it: the next request may make it with another type.
+        let big = String(repeating: "x", count: 1_100_000)
+        let partial = try await db.modify([.create(record("f", "Kept", ["n": .string("two")])), .create(record("g", "Kept", ["huge": .string(big)]))], atomic: false)
+        #expect(partial.results[0].record != nil && partial.results[1].error?.serverErrorCode == .badRequest)
+        #expect(try await db.modify([.create(record("h", "Kept", ["huge": .int64(3)]))]).isCompleteSuccess)
+        // Within a request too: in an atomic batch that fails, each operation is judged as it would be
+        // alone after the ones before it. The third sees the field the first made, after the second
+        // failed and was rolled back, and refuses a STRING for it.
+        let failed = try await db.modify(
+            [.create(record("j", "Kept", ["p": .int64(5)])), .create(record("d", "Kept", ["n": .string("dup")])), .create(record("k", "Kept", ["p": .string("s")]))],
+            atomic: true)
+        #expect(failed.results.map { $0.error?.serverErrorCode } == [.atomicError, .exists, .badRequest])
+        // All of it rolled back: the field is gone, and the next request makes it a STRING.
+        #expect(try await db.modify([.create(record("k", "Kept", ["p": .string("s")]))]).isCompleteSuccess)
+        // The indexes a write keeps follow a schema import: a field made QUERYABLE is indexed by the next write.
+        let schema = try SchemaLanguage.parse("""
+            DEFINE SCHEMA
+                RECORD TYPE Kept (
+                    "___recordID" REFERENCE QUERYABLE,
+                    n             STRING QUERYABLE SORTABLE,
+                    huge          INT64 QUERYABLE SORTABLE,
+                    GRANT WRITE TO "_creator", GRANT CREATE TO "_icloud", GRANT READ TO "_world"
+                );
+            """)
+        _ = try await server.service.importSchema(schema, container: LiveServer.container)
+        #expect(try await db.modify([.create(record("i", "Kept", ["huge": .int64(4)]))]).isCompleteSuccess)
+        let query = QueryRequest(query: Query(recordType: "Kept", filterBy: [Filter("huge", .greaterThan, .int64(0))], sortBy: [SortDescriptor("huge")]))
+        #expect(try await db.query(query).records.compactMap(\.recordName) == ["h", "i"])
+    }
 }

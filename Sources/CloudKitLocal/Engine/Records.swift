@@ -85,6 +85,7 @@ extension LocalCloudKit {
                         log.seq = seq
                         log.schema = [:]  // schema rows it added are rolled back too
                         log.indexSpecs = [:]
+                        log.schemaVersion = nil
                         return .rollback
                     }
                 }
@@ -251,7 +252,7 @@ extension LocalCloudKit {
         }
         let recordType = record.type ?? ""
         let knownFields = log.schema[recordType]?.count
-        try checkSchema(db, context, recordType: recordType, fields: &incoming.fields, cache: &log.schema)
+        try checkSchema(db, context, recordType: recordType, fields: &incoming.fields, log: log)
         // A field created just in time changes what the type indexes.
         if log.schema[recordType]?.count != knownFields { log.indexSpecs[recordType] = nil }
         // The stored fields read without decoding (fieldsAsText), decoded after all.
@@ -334,9 +335,20 @@ extension LocalCloudKit {
     /// The indexed fields of a record type, read once per request (`FieldIndex`).
     func indexSpec(_ recordType: String, _ db: Database, _ context: RequestContext, _ log: ChangeLog) throws -> FieldIndex.Spec {
         if let spec = log.indexSpecs[recordType] { return spec }
-        let spec = try FieldIndex.spec(db, container: context.container, environment: context.environment.rawValue, type: recordType)
+        let key = TypeKey(container: context.container, environment: context.environment, name: recordType)
+        let spec = try writeIndexSpecs.value(at: try schemaVersion(db, log), key) {
+            try FieldIndex.spec(db, container: context.container, environment: context.environment.rawValue, type: recordType)
+        }
         log.indexSpecs[recordType] = spec
         return spec
+    }
+
+    /// The schema version the request's transaction is at (`ChangeLog.schemaVersion`).
+    func schemaVersion(_ db: Database, _ log: ChangeLog) throws -> Int64 {
+        if let version = log.schemaVersion { return version }
+        let version = try SchemaTables.version(db)
+        log.schemaVersion = version
+        return version
     }
 
     static func shortGUID() -> String {
@@ -433,32 +445,35 @@ extension LocalCloudKit {
     /// (`cloudkit.share`) are the service's and are created in any environment. A value sent without
     /// `type` (`untypedMarker`) is read as the field's declared type, or typed by its JSON shape when the
     /// schema does not have the field; it is refused only when it cannot be read as that type.
-    func checkSchema(
-        _ db: Database, _ context: RequestContext, recordType: String, fields: inout [String: FieldValue], cache: inout [String: [String: String]]
-    ) throws {
+    func checkSchema(_ db: Database, _ context: RequestContext, recordType: String, fields: inout [String: FieldValue], log: ChangeLog) throws {
         let env = context.environment.rawValue
         let creates = context.environment == .development || SchemaTables.isSystemType(recordType)
-        // The record type's fields, read once per request (field → type; "" is the type itself).
-        if cache[recordType] == nil {
-            var known: [String: String] = [:]
-            try db.forEachRow("SELECT field, type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?", {
-                $0.add(context.container)
-                $0.add(env)
-                $0.add(recordType)
-            }) { row in
-                known[row.text(0) ?? ""] = row.text(1) ?? ""
+        // The record type's fields (field → type; "" is the type itself), read once per request and
+        // kept across requests at the schema version they were read at.
+        if log.schema[recordType] == nil {
+            let key = TypeKey(container: context.container, environment: context.environment, name: recordType)
+            log.schema[recordType] = try writeFieldTypes.value(at: try schemaVersion(db, log), key) {
+                var known: [String: String] = [:]
+                try db.forEachRow("SELECT field, type FROM field_schema WHERE container = ? AND environment = ? AND record_type = ?", {
+                    $0.add(context.container)
+                    $0.add(env)
+                    $0.add(recordType)
+                }) { row in
+                    known[row.text(0) ?? ""] = row.text(1) ?? ""
+                }
+                return known
             }
-            cache[recordType] = known
         }
-        if cache[recordType]?[""] == nil {
+        if log.schema[recordType]?[""] == nil {
             guard creates else { throw ItemError(.badRequest, "Cannot create new type \(recordType) in production schema") }
             try SchemaTables.addJustInTimeType(db, container: context.container, environment: context.environment, name: recordType)
-            cache[recordType]?[""] = ""
+            log.schema[recordType]?[""] = ""
+            log.schemaVersion = nil
         }
         for (name, sent) in fields {
             var value = sent
             if case .other(Self.untypedMarker, let json) = sent {
-                let declared = cache[recordType]?[name].map(FieldType.init(rawValue:))
+                let declared = log.schema[recordType]?[name].map(FieldType.init(rawValue:))
                 let type = declared ?? FieldValue.inferType(of: json)
                 do {
                     value = try FieldValue.decode(json, as: type)
@@ -478,7 +493,7 @@ extension LocalCloudKit {
             default: type = value.type
             }
             guard Self.isValidName(name), !name.hasPrefix("___") else { throw ItemError(.badRequest, "invalid field name '\(name)'") }
-            if let existing = cache[recordType]?[name] {
+            if let existing = log.schema[recordType]?[name] {
                 if existing != type.rawValue {
                     throw ItemError(
                         .badRequest,
@@ -490,7 +505,8 @@ extension LocalCloudKit {
                 try FieldIndex.addedField(
                     db, container: context.container, environment: context.environment.rawValue, type: recordType, field: name,
                     wireType: type.rawValue, indexes: SchemaFieldType(wireType: type.rawValue)?.justInTimeIndexes ?? [])
-                cache[recordType]?[name] = type.rawValue
+                log.schema[recordType]?[name] = type.rawValue
+                log.schemaVersion = nil
             } else {
                 throw ItemError(.badRequest, "Cannot create or modify field '\(name)' in record '\(recordType)' in production schema")
             }

@@ -70,6 +70,10 @@ final class ChangeLog {
     var indexSpecs: [String: FieldIndex.Spec] = [:]
     /// The caller's roles in the public database (`_creator` aside), read once per request.
     var roles: Set<String>?
+    /// The schema version (`SchemaTables.version`) the request's transaction is at, as last read: set
+    /// back to nil whenever the request changes the schema (a field created just in time) or rolls such
+    /// a change back, so that what is read of the schema is kept under the version it was read at.
+    var schemaVersion: Int64?
     /// The newest change sequence number per zone written during the request; the zones' rows are
     /// updated once at the end of the request instead of once per record.
     var zoneSeqs: [String: Int64] = [:]
