@@ -141,6 +141,10 @@ import Testing
         defer { Task { await server.stop() } }
         let ready = try await server.raw(.get, "/ready", query: "")
         #expect(ready.status == 200 && String(decoding: ready.body, as: UTF8.self) == #"{"ready":true}"#)
+        // Answered on the event loop, with the full path's checks: no web page, no foreign Host.
+        let fromPage = try await server.raw(.get, "/ready", query: "", headers: [("Origin", "https://evil.example")])
+        let rebound = try await server.raw(.get, "/ready", query: "", headers: [("Host", "evil.example")])
+        #expect(fromPage.status == 403 && rebound.status == 403)
         let db = server.client().database(.private)
         try await db.createZone("Z")
         _ = try await db.modify([.create(record("a", "Note", ["n": .int64(1)])), .create(record("b", "Note"))], zone: "Z")

@@ -21,6 +21,8 @@ import NIOHTTPTypes
 /// is bounded (a page of changes, a lookup, zones, a query SQLite pages) computed here too
 /// (`LocalCloudKit.answerOnEventLoop`).
 ///
+/// `/ready` is answered here too, and writes when `answersWritesOnEventLoop` is on.
+///
 /// Sits after HTTP decoding. A `/database/1/` request is held until its end; if the cache answers it,
 /// the answer is written here, otherwise the request passes on unchanged. A request is only answered
 /// here while no earlier request of the connection is still waiting for its answer, so answers keep
@@ -64,7 +66,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether a request to this path may be answered here.
     private func holds(_ path: String?) -> Bool {
         guard let path else { return false }
-        return path.hasPrefix("/database/1/") || (answersWrites && path.hasPrefix(LocalCloudKit.adminPathPrefix))
+        return path.hasPrefix("/database/1/") || path == "/ready" || path.hasPrefix("/ready?") || (answersWrites && path.hasPrefix(LocalCloudKit.adminPathPrefix))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -121,7 +123,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let request = ServerRequest(
             method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority),
             body: body.map { Array(buffer: $0) } ?? [])
-        guard let answer = service.answerOnEventLoop(request) ?? writeAnswer(request) else { return nil }
+        guard let answer = service.answerOnEventLoop(request) ?? readinessAnswer(request) ?? writeAnswer(request) else { return nil }
         let response = answer.response
         // A cached answer's buffer is shared by the requests it answers; a computed one is copied once
         // (kept among the shared buffers, it would only push out the cached ones).
@@ -130,6 +132,10 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         fields[.contentLength] = String(response.body.count)
         fields[.date] = shared.date()
         return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), body)
+    }
+
+    private func readinessAnswer(_ request: ServerRequest) -> LocalCloudKit.EventLoopAnswer? {
+        service.answerReadinessOnEventLoop(request).map { LocalCloudKit.EventLoopAnswer(response: $0, isCached: false) }
     }
 
     private func writeAnswer(_ request: ServerRequest) -> LocalCloudKit.EventLoopAnswer? {
