@@ -7,7 +7,8 @@
 # Per press = (instructions with N presses - instructions with 0 presses) / (5 runs x N presses).
 # Then the server's instructions per records/changes and records/query page (see below).
 # Then the instructions of one fixture suite loop (scripts/bench-fixture.sh's: reset, create a zone,
-# write 10, query, delete 1), counted the same way; and of one operation of a 200-op update batch.
+# write 10, query, delete 1), counted the same way; of a one-record write and a /ready poll; and of one
+# operation of a 200-op update batch.
 # Usage: scripts/bench-callgrind.sh [PRESSES]   (default 300; about 2 minutes of valgrind at 300, then
 # about 5 for the server; SERVER_ONLY=1 skips the key presses; CKBROWSE_STATIC=path counts another static build)
 set -euo pipefail
@@ -111,6 +112,40 @@ PY
 }
 printf "serve fixture loop (reset, create a zone, write 10, query, delete 1): %d instructions a loop\n" \
     $(( ($(loop_count 25) - $(loop_count 5)) / 20 ))
+# One request of each kind a suite repeats most, in the same server: a records/modify of one record
+# (one field updated) and a `/ready` poll; per request = (instructions after 250 - after 50) / 200.
+request_count() {  # update|ready count → instructions of the whole serve process
+    start_counted request --in-memory --api-token bench-fixture-api-token --user alice:bench-fixture-web-token \
+        --container iCloud.com.example.Fixture --schema scripts/bench-suite.ckdb
+    python3 - "${SERVE_URL##*:}" "$1" "$2" <<'PY'
+import http.client, json, sys
+port, kind, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+API, WEB, C = "bench-fixture-api-token", "bench-fixture-web-token", "iCloud.com.example.Fixture"
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=900)
+def send(method, path, body=None):
+    c.request(method, path, body and json.dumps(body), {"Content-Type": "application/json"})
+    r = c.getresponse(); data = r.read()
+    assert r.status == 200, (path, r.status, data[:200])
+    return json.loads(data)
+q, base = f"?ckAPIToken={API}&ckWebAuthToken={WEB}", f"/database/1/{C}/development/private"
+zone = {"zoneName": "Z"}
+send("POST", base + "/zones/modify" + q, {"operations": [{"operationType": "create", "zone": {"zoneID": zone}}]})
+send("POST", base + "/records/modify" + q, {"zoneID": zone, "operations": [{"operationType": "create", "record": {
+    "recordName": "item", "recordType": "Item", "fields": {"title": {"value": "Item"}, "n": {"value": 0}}}}]})
+for i in range(count):
+    if kind == "ready":
+        assert send("GET", "/ready") == {"ready": True}
+    else:
+        # The baseline must do the real work: the record saved with the new value.
+        r = send("POST", base + "/records/modify" + q, {"zoneID": zone, "operations": [{"operationType": "forceUpdate", "record": {
+            "recordName": "item", "fields": {"n": {"value": i + 1}}}}]})
+        assert r["records"][0]["fields"]["n"]["value"] == i + 1, r
+PY
+    stop_counted request
+}
+printf "serve records/modify of one record (one field updated): %d instructions a request\n" \
+    $(( ($(request_count update 250) - $(request_count update 50)) / 200 ))
+printf "serve /ready: %d instructions a request\n" $(( ($(request_count ready 250) - $(request_count ready 50)) / 200 ))
 # One operation of an atomic 200-op records/modify that updates one field of each record (`bench
 # serve`'s batch), with the value typed as the Swift client sends it and untyped as CloudKit JS apps
 # do: `serve --in-memory`, 200 records of eight fields created, then 2 or 10 such batches;
