@@ -406,7 +406,7 @@ public final class LocalCloudKit: Sendable {
             }
             if request.path.hasPrefix(Self.schemaPathPrefix) { return try await handleSchema(request, uuid: uuid) }
             if request.path.hasPrefix(Self.adminPathPrefix) { return try await handleAdmin(request, uuid: uuid) }
-            if request.path == "/ready" { return readiness() }
+            if request.path == "/ready" { return try readiness(request) }
             if request.path.hasPrefix("/device/") {
                 let (status, json, caller) = try await handleDevice(request, uuid: uuid, spent: &spentToken)
                 // Every user-authenticated answer carries the next token (single-use tokens need it).

@@ -145,6 +145,10 @@ import Testing
         let fromPage = try await server.raw(.get, "/ready", query: "", headers: [("Origin", "https://evil.example")])
         let rebound = try await server.raw(.get, "/ready", query: "", headers: [("Host", "evil.example")])
         #expect(fromPage.status == 403 && rebound.status == 403)
+        // The endpoint takes GET (and HEAD): a POST is refused with the methods it takes.
+        let posted = try await server.raw(.post, "/ready", query: "", body: "{}")
+        #expect(posted.status == 405 && posted.headers.first { $0.name.lowercased() == "allow" }?.value == "GET, HEAD")
+        #expect(String(decoding: posted.body, as: UTF8.self).contains(#""serverErrorCode":"BAD_REQUEST""#))
         let db = server.client().database(.private)
         try await db.createZone("Z")
         _ = try await db.modify([.create(record("a", "Note", ["n": .int64(1)])), .create(record("b", "Note"))], zone: "Z")

@@ -19,6 +19,17 @@ extension LocalCloudKit {
         ServerResponse(status: 200, headers: [(name: "Content-Type", value: "application/json")], body: Array(#"{"ready":true}"#.utf8))
     }
 
+    /// `/ready` as the endpoint table lists it: GET (and HEAD, its headers alone); any other method is
+    /// a 405 naming the two, as the other endpoints of this server answer a method they do not take.
+    func readiness(_ request: ServerRequest) throws -> ServerResponse {
+        guard ["GET", "HEAD"].contains(request.method.uppercased()) else {
+            var error = ServiceError(.badRequest, "method \(request.method.prefix(10)) not allowed here: GET /ready", status: 405)
+            error.extraHeaders = [("Allow", "GET, HEAD")]
+            throw error
+        }
+        return readiness()
+    }
+
     /// `/ready` on the calling thread (the HTTP server's event loop), with the same checks and answer as
     /// the full path: a harness polls it until the server answers, and each poll hopped into Swift
     /// concurrency and back, 93 µs of the server's CPU against a lookup's 78 (scripts: PERFORMANCE.md).
