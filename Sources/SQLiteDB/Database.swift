@@ -288,8 +288,8 @@ public final class Database {
     }
 }
 
-/// A statement cache's key: the SQL text, hashed by its length and 32 of its bytes at most, not all of
-/// them. Every cached statement is looked up by its text, several times a request; hashing the whole text
+/// A statement cache's key: the SQL text, hashed by its length and every (length / 32)th of its bytes
+/// (fewer than 64 of them), not all of them. Every cached statement is looked up by its text, several times a request; hashing the whole text
 /// (SipHash over 100-300 bytes) was most of a lookup's 1,000 instructions, 2 % of a fixture suite's loop
 /// (scripts/bench-fixture.sh; callgrind). Equality is still the whole text, and `String`'s `==` answers at
 /// once for the same literal, so texts that share a hash only cost a comparison.
