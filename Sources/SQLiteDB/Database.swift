@@ -289,30 +289,43 @@ public final class Database {
 }
 
 /// A statement cache's key: the SQL text, hashed by its length and every (length / 32)th of its bytes
-/// (fewer than 64 of them), not all of them. Every cached statement is looked up by its text, several times a request; hashing the whole text
-/// (SipHash over 100-300 bytes) was most of a lookup's 1,000 instructions, 2 % of a fixture suite's loop
-/// (scripts/bench-fixture.sh; callgrind). Equality is still the whole text, and `String`'s `==` answers at
-/// once for the same literal, so texts that share a hash only cost a comparison.
+/// (fewer than 64 of them), not all of them. Every cached statement is looked up by its text, several
+/// times a request; hashing the whole text (SipHash over 100-300 bytes) was most of a lookup's 1,000
+/// instructions, 2 % of a fixture suite's loop (scripts/bench-fixture.sh; callgrind).
+///
+/// Two keys are equal when their texts have the same UTF-8 bytes, which is what SQLite compiles and what
+/// the hash reads (`String`'s `==` would call two spellings of one Unicode text equal while their
+/// hashes differ). The same literal answers at once (the same storage), so texts that share a hash
+/// only cost a comparison.
 struct SQLKey: Hashable {
     let sql: String
 
     init(_ sql: String) { self.sql = sql }
 
-    static func == (a: SQLKey, b: SQLKey) -> Bool { a.sql == b.sql }
+    static func == (a: SQLKey, b: SQLKey) -> Bool {
+        let contiguous = a.sql.utf8.withContiguousStorageIfAvailable { x in
+            b.sql.utf8.withContiguousStorageIfAvailable { y in
+                x.count == y.count && (x.baseAddress == y.baseAddress || x.elementsEqual(y))
+            }
+        }
+        if let contiguous, let equal = contiguous { return equal }
+        return a.sql.utf8.elementsEqual(b.sql.utf8)
+    }
 
     func hash(into hasher: inout Hasher) {
-        let sampled: UInt64? = sql.utf8.withContiguousStorageIfAvailable { bytes in
-            // FNV-1a over the length and every `stride`th byte (the last one included).
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
-            guard !bytes.isEmpty else { return h }
-            let stride = max(1, bytes.count / 32)
-            var i = bytes.count - 1
-            while i >= 0 {
-                h = (h ^ UInt64(bytes[i])) &* 0x100_0000_01b3
-                i -= stride
-            }
-            return h
+        hasher.combine(sql.utf8.withContiguousStorageIfAvailable(Self.sampledHash) ?? Array(sql.utf8).withUnsafeBufferPointer(Self.sampledHash))
+    }
+
+    /// FNV-1a over the length and every `stride`th byte (the last one included).
+    static func sampledHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
+        guard !bytes.isEmpty else { return h }
+        let stride = max(1, bytes.count / 32)
+        var i = bytes.count - 1
+        while i >= 0 {
+            h = (h ^ UInt64(bytes[i])) &* 0x100_0000_01b3
+            i -= stride
         }
-        if let sampled { hasher.combine(sampled) } else { hasher.combine(sql) }
+        return h
     }
 }

@@ -90,6 +90,28 @@ import Testing
         #expect(after == 2)
     }
 
+    /// The statement cache keys a statement by its text's bytes: two spellings of one Unicode text
+    /// (`String`'s `==` calls them equal) are two statements, each answering its own bytes; the same
+    /// text in other storage is the same key, with the same hash.
+    @Test func theStatementCacheKeysATextByItsBytes() throws {
+        let composed = "SELECT '\u{E9}'", decomposed = "SELECT 'e\u{301}'"
+        #expect(composed == decomposed && SQLKey(composed) != SQLKey(decomposed))
+        let built = ["SELECT", "'\u{E9}'"].joined(separator: " ")
+        #expect(SQLKey(built) == SQLKey(composed) && SQLKey(built).hashValue == SQLKey(composed).hashValue)
+        let long = String(repeating: "SELECT 1 + ", count: 40) + "1", longBuilt = (0..<40).map { _ in "SELECT 1 + " }.joined() + "1"
+        #expect(SQLKey(long) == SQLKey(longBuilt) && SQLKey(long).hashValue == SQLKey(longBuilt).hashValue)
+        #expect(SQLKey(long) != SQLKey(String(long.dropLast()) + "2"))
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            for (sql, expected) in [(composed, [0xC3, 0xA9]), (decomposed, [0x65, 0xCC, 0x81]), (composed, [0xC3, 0xA9]), (built, [0xC3, 0xA9])] as [(String, [UInt8])] {
+                let bytes = try db.firstRow(sql, { _ in }) { statement in
+                    Array(UnsafeBufferPointer(start: sqlite3_column_text(statement, 0), count: Int(sqlite3_column_bytes(statement, 0))))
+                }
+                #expect(bytes == expected, "\(Array(sql.utf8))")
+            }
+        }
+    }
+
     @Test func executeRunsEveryStatementAndChecksTheArguments() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
