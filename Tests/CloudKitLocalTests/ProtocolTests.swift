@@ -141,7 +141,8 @@ import Testing
         defer { Task { await server.stop() } }
         let ready = try await server.raw(.get, "/ready", query: "")
         #expect(ready.status == 200 && String(decoding: ready.body, as: UTF8.self) == #"{"ready":true}"#)
-        // Answered on the event loop, with the full path's checks: no web page, no foreign Host.
+        // The event loop answers /ready with the full path's checks (it would answer these 200 without
+        // them): no web page, no foreign Host.
         let fromPage = try await server.raw(.get, "/ready", query: "", headers: [("Origin", "https://evil.example")])
         let rebound = try await server.raw(.get, "/ready", query: "", headers: [("Host", "evil.example")])
         #expect(fromPage.status == 403 && rebound.status == 403)

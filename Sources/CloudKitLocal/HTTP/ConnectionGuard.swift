@@ -183,6 +183,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let limits: ConnectionLimits
     private let count: ConnectionCount
+    /// Whether the server's request policy lets this request through (Host, Origin: the service's
+    /// `requestPolicyRefusal`). A refusal over the cap answers by it: `/ready`'s answer and CORS
+    /// headers only to a request the full path would answer.
+    private let policyAllows: (HTTPRequest) -> Bool
     private var clock: ConnectionClock
     private var context: ChannelHandlerContext?
     private var timer: Scheduled<Void>?
@@ -196,9 +200,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request being answered is a webcourier long-poll.
     private var longPoll = false
 
-    init(limits: ConnectionLimits, count: ConnectionCount) {
+    init(limits: ConnectionLimits, count: ConnectionCount, policyAllows: @escaping (HTTPRequest) -> Bool) {
         self.limits = limits
         self.count = count
+        self.policyAllows = policyAllows
         clock = ConnectionClock(header: limits.headerTimeout, idle: limits.idleTimeout, write: limits.writeTimeout, now: Self.now())
     }
 
@@ -326,12 +331,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Over the cap: a 503 with CloudKit's error dictionary (or `/ready`'s answer), then close.
+    /// Over the cap: a 503 with CloudKit's error dictionary (or `/ready`'s answer), then close. `/ready`
+    /// is answered as on the full path: to GET and HEAD, from no web page and for this server's Host;
+    /// anything else it gets is the 503. The `Origin` is echoed only where the policy allows it.
     private func refuse(_ head: HTTPRequest, context: ChannelHandlerContext) {
         let status: HTTPResponse.Status
         let body: String
         var fields = HTTPFields()
-        if head.path.map({ $0 == "/ready" || $0.hasPrefix("/ready?") }) == true {
+        let allowed = policyAllows(head)
+        if allowed, head.method == .get || head.method == .head, head.path.map({ $0 == "/ready" || $0.hasPrefix("/ready?") }) == true {
             status = .ok
             body = #"{"ready":true}"#
         } else {
@@ -343,7 +351,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.contentLength] = String(body.utf8.count)
         fields[.connection] = "close"
-        if let origin = head.headerFields[.origin] {
+        if allowed, let origin = head.headerFields[.origin] {
             fields[.accessControlAllowOrigin] = origin
             fields[.accessControlExposeHeaders] = "Retry-After"
         }

@@ -68,7 +68,12 @@ public struct LocalHTTPServer: Sendable {
             server: HTTPServerBuilder { responder in
                 LocalHTTP1Channel(responder: responder) {
                     [
-                        ConnectionGuard(limits: limits, count: connections), FinishAnswersBeforeClose(),
+                        ConnectionGuard(limits: limits, count: connections, policyAllows: { head in
+                            service.requestPolicyRefusal(ServerRequest(
+                                method: head.method.rawValue, target: Substring(head.path ?? "/"),
+                                headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority), body: [])) == nil
+                        }),
+                        FinishAnswersBeforeClose(),
                         CachedAnswerHandler(service: service, shared: shared),
                     ]
                 }
