@@ -5,8 +5,6 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
