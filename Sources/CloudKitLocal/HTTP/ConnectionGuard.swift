@@ -339,7 +339,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let body: String
         var fields = HTTPFields()
         let allowed = policyAllows(head)
-        if allowed, head.method == .get || head.method == .head, head.path.map({ $0 == "/ready" || $0.hasPrefix("/ready?") }) == true {
+        if allowed, LocalCloudKit.isReadinessMethod(head.method.rawValue), head.path.map({ $0 == "/ready" || $0.hasPrefix("/ready?") }) == true {
             status = .ok
             body = #"{"ready":true}"#
         } else {

@@ -19,10 +19,14 @@ extension LocalCloudKit {
         ServerResponse(status: 200, headers: [(name: "Content-Type", value: "application/json")], body: Array(#"{"ready":true}"#.utf8))
     }
 
-    /// `/ready` as the endpoint table lists it: GET (and HEAD, its headers alone); any other method is
-    /// a 405 naming the two, as the other endpoints of this server answer a method they do not take.
+    /// The methods `/ready` takes: the endpoint table's GET, and HEAD (its headers alone). The full path
+    /// and the connection guard's answer over the cap both ask this.
+    static func isReadinessMethod(_ method: String) -> Bool { ["GET", "HEAD"].contains(method.uppercased()) }
+
+    /// `/ready` as the endpoint table lists it; any other method is a 405 naming the two it takes, as
+    /// the other endpoints of this server answer a method they do not take.
     func readiness(_ request: ServerRequest) throws -> ServerResponse {
-        guard ["GET", "HEAD"].contains(request.method.uppercased()) else {
+        guard Self.isReadinessMethod(request.method) else {
             var error = ServiceError(.badRequest, "method \(request.method.prefix(10)) not allowed here: GET /ready", status: 405)
             error.extraHeaders = [("Allow", "GET, HEAD")]
             throw error
