@@ -199,6 +199,31 @@ import Testing
         #expect(responses.map { $0.contains("\"recordName\":\"r7\"") && !$0.contains("\"r8\"") } == [true, false, true])
         #expect(responses[1].contains("\"syncToken\""))
     }
+
+    /// An answer made on the event loop goes past the pipeline's events to NIO's encoder
+    /// (`DirectAnswerWriter`), which pairs each answer with its request's method and leaves the body out
+    /// of an answer to HEAD. Pipelined: HEAD and GET /ready (answered on the event loop), a cached page, a
+    /// request the full path answers, HEAD again. Had an answer skipped the encoder, the next answer would
+    /// be paired with the wrong method: a HEAD answer with a body, or a page without one.
+    @Test func answersOnTheEventLoopKeepEachRequestsMethod() async throws {
+        let server = try await Self.seeded()
+        defer { Task { await server.stop() } }
+        let changes = server.path("private", "records/changes")
+        _ = try await server.raw(.post, changes, body: Self.changesBody)  // now cached
+        let query = "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(LiveServer.alice.token))"
+        func request(_ method: String, _ path: String, _ body: String = "") -> String {
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        let text = request("HEAD", "/ready") + request("GET", "/ready") + request("POST", "\(changes)?\(query)", Self.changesBody)
+            + request("POST", "\(changes)?ckAPIToken=unknown", Self.changesBody) + request("HEAD", "/ready") + request("POST", "\(changes)?\(query)", Self.changesBody)
+        let responses = try RawConnection.exchange(port: server.port, Array(text.utf8), responses: 6, bodiless: [0, 4])
+        #expect(responses.count == 6)
+        #expect(responses[0] == "" && responses[4] == "", "no body in an answer to HEAD")
+        #expect(responses[1] == #"{"ready":true}"#)
+        #expect(responses[2].contains("\"syncToken\"") && responses[2] == responses[5], "the page, whole, both times")
+        #expect(responses[3].contains("\"serverErrorCode\""), "an unknown token's refusal, from the full path")
+        #expect(server.service.answerCacheCounters.hits >= 2)
+    }
 }
 
 /// Short enough to read in a failed expectation.
@@ -209,7 +234,8 @@ func digest(_ bytes: [UInt8]) -> String { "\(bytes.count) bytes, hash \(bytes.ha
 enum RawConnection {
     struct Failure: Error { var what: String }
 
-    static func exchange(port: Int, _ bytes: [UInt8], responses count: Int) throws -> [String] {
+    /// `bodiless`: the answers (by position) that announce a length but carry no body (to HEAD).
+    static func exchange(port: Int, _ bytes: [UInt8], responses count: Int, bodiless: Set<Int> = []) throws -> [String] {
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -235,10 +261,13 @@ enum RawConnection {
             // Take every complete response already received.
             while let headerEnd = find(Array("\r\n\r\n".utf8), in: received) {
                 let head = String(decoding: received[..<headerEnd], as: UTF8.self)
+                // Every answer starts where the one before it ended: bytes a HEAD answer should not
+                // have carried would sit in front of the next status line.
+                guard head.hasPrefix("HTTP/1.1 ") else { throw Failure(what: "answer \(answers.count) starts with \(head.prefix(40))") }
                 guard let lengthLine = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
                     let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
                 else { throw Failure(what: "no content-length in \(head)") }
-                let total = headerEnd + 4 + length
+                let total = headerEnd + 4 + (bodiless.contains(answers.count) ? 0 : length)
                 guard received.count >= total else { break }
                 answers.append(String(decoding: received[(headerEnd + 4)..<total], as: UTF8.self))
                 received.removeFirst(total)

@@ -13,6 +13,7 @@ import Darwin
 #endif
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Answers repeated reads from `LocalCloudKit`'s answer cache on the connection's event loop, without
@@ -55,10 +56,13 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var awaitingAnswers = 0
     private let answersWrites: Bool
     private let largestHeld: Int
+    /// Where an answer made here is written: the handler before this one (`FinishAnswersBeforeClose`).
+    private let direct: any DirectAnswerWriter
 
-    init(service: LocalCloudKit, shared: CachedAnswerShared) {
+    init(service: LocalCloudKit, shared: CachedAnswerShared, direct: any DirectAnswerWriter) {
         self.service = service
         self.shared = shared
+        self.direct = direct
         answersWrites = service.configuration.answersWritesOnEventLoop
         largestHeld = answersWrites ? Self.largestHeldWrite : Self.largestHeldBody
     }
@@ -95,9 +99,11 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case (.end(let trailers), .holding(let head, let body)):
             state = .idle
             if let answer = cachedAnswer(head, body) {
-                context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
-                context.write(wrapOutboundOut(.body(answer.body)), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                // Down this connection's handlers by call (`DirectAnswerWriter`), not as pipeline events.
+                direct.writeDirect(.head(answer.head), promise: nil)
+                direct.writeDirect(.body(.byteBuffer(answer.body)), promise: nil)
+                direct.writeDirect(.end(nil), promise: nil)
+                direct.flushDirect()
                 return
             }
             awaitingAnswers += 1
@@ -118,7 +124,7 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
-    private func cachedAnswer(_ head: HTTPRequest, _ body: ByteBuffer?) -> (head: HTTPResponse, body: ByteBuffer)? {
+    private func cachedAnswer(_ head: HTTPRequest, _ body: ByteBuffer?) -> (head: HTTPResponseHead, body: ByteBuffer)? {
         guard let target = head.path else { return nil }
         let request = ServerRequest(
             method: head.method.rawValue, target: Substring(target), headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority),
@@ -128,10 +134,9 @@ final class CachedAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // A cached answer's buffer is shared by the requests it answers; a computed one is copied once
         // (kept among the shared buffers, it would only push out the cached ones).
         let body = answer.isCached ? shared.buffer(for: response.body) : ByteBuffer(bytes: response.body)
-        var fields = LocalHTTPServer.fields(response.headers)
-        fields[.contentLength] = String(response.body.count)
-        fields[.date] = shared.date()
-        return (HTTPResponse(status: HTTPResponse.Status(code: response.status), headerFields: fields), body)
+        let answerHead = LocalHTTPServer.responseHead(
+            status: response.status, headers: response.headers, contentLength: response.body.count, date: shared.date())
+        return (answerHead, body)
     }
 
     private func readinessAnswer(_ request: ServerRequest) -> LocalCloudKit.EventLoopAnswer? {

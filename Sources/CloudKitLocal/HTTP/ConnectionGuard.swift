@@ -6,6 +6,7 @@ import Foundation
 #endif
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// How long a connection may take over each step, and how many may be open at once
@@ -168,11 +169,12 @@ final class ConnectionCount: @unchecked Sendable {
 /// cap with 503 `TRY_AGAIN_LATER` and closes it; and closes a connection whose client went away while
 /// its long-poll waits, so the poll's socket is released at once (the responder then cancels the poll).
 ///
-/// Sits first after HTTP decoding, so it sees every request part and every answer (the cache's and
-/// Hummingbird's), and its closes reach the socket directly (not held by `FinishAnswersBeforeClose`).
+/// Sits first after HTTP decoding, so it sees every request part and every answer (Hummingbird's as
+/// pipeline writes, the event loop's by call: `DirectAnswerWriter`), and its closes reach the socket
+/// directly (not held by `FinishAnswersBeforeClose`).
 /// It adds a `FirstBytes` handler in front of the decoder, which tells it when a head starts arriving.
 /// A large body is handed to the socket in slices, so a slow reader's progress is seen.
-final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, DirectAnswerWriter {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
@@ -199,10 +201,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var refusedHead: HTTPRequest?
     /// The request being answered is a webcourier long-poll.
     private var longPoll = false
+    /// The next handler of a direct answer (the codec).
+    private let direct: (any DirectAnswerWriter)?
 
-    init(limits: ConnectionLimits, count: ConnectionCount, policyAllows: @escaping (HTTPRequest) -> Bool) {
+    init(limits: ConnectionLimits, count: ConnectionCount, direct: (any DirectAnswerWriter)?, policyAllows: @escaping (HTTPRequest) -> Bool) {
         self.limits = limits
         self.count = count
+        self.direct = direct
         self.policyAllows = policyAllows
         clock = ConnectionClock(header: limits.headerTimeout, idle: limits.idleTimeout, write: limits.writeTimeout, now: Self.now())
     }
@@ -294,32 +299,62 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let part = unwrapOutboundIn(data)
-        switch part {
-        case .body(let body) where body.readableBytes > Self.slice:
-            // In slices, each completing when the socket took it: a slow reader's progress shows.
-            var rest = body
-            var slices: [EventLoopFuture<Void>] = []
-            while rest.readableBytes > 0, let slice = rest.readSlice(length: min(Self.slice, rest.readableBytes)) {
-                let written = context.eventLoop.makePromise(of: Void.self)
-                track(written)
-                context.write(wrapOutboundOut(.body(slice)), promise: written)
-                slices.append(written.futureResult)
+        switch unwrapOutboundIn(data) {
+        case .body(let body):
+            passBody(body, on: context.eventLoop, promise: promise, whole: { context.write(data, promise: $0) }) {
+                context.write(self.wrapOutboundOut(.body($0)), promise: $1)
             }
-            if let promise {
-                EventLoopFuture.andAllSucceed(slices, on: context.eventLoop).cascade(to: promise)
-            }
-        case .end:
-            clock.answerEnded(now: Self.now())
-            if clock.answering == 0 { longPoll = false }
-            let written = promise ?? context.eventLoop.makePromise()
-            track(written)
-            context.write(data, promise: written)
-        default:
-            let written = promise ?? context.eventLoop.makePromise()
-            track(written)
-            context.write(data, promise: written)
+        case .end: passEnd(on: context.eventLoop, promise) { context.write(data, promise: $0) }
+        case .head: passOther(on: context.eventLoop, promise) { context.write(data, promise: $0) }
         }
+    }
+
+    // A direct answer's parts (`DirectAnswerWriter`): the same as `write`'s, then on to the codec.
+    func writeDirect(_ part: HTTPServerResponsePart, promise: EventLoopPromise<Void>?) {
+        guard let next = direct, let loop = context?.eventLoop else { promise?.fail(ChannelError.ioOnClosedChannel); return }
+        switch part {
+        case .body(.byteBuffer(let body)):
+            passBody(body, on: loop, promise: promise, whole: { next.writeDirect(part, promise: $0) }) {
+                next.writeDirect(.body(.byteBuffer($0)), promise: $1)
+            }
+        case .end: passEnd(on: loop, promise) { next.writeDirect(part, promise: $0) }
+        case .head, .body(.fileRegion): passOther(on: loop, promise) { next.writeDirect(part, promise: $0) }
+        }
+    }
+
+    func flushDirect() { direct?.flushDirect() }
+
+    /// A body: larger than `slice`, in slices, each completing when the socket took it, so a slow
+    /// reader's progress shows; `promise` completes with the last.
+    private func passBody(
+        _ body: ByteBuffer, on loop: any EventLoop, promise: EventLoopPromise<Void>?, whole: (EventLoopPromise<Void>) -> Void,
+        slice forward: (ByteBuffer, EventLoopPromise<Void>) -> Void
+    ) {
+        guard body.readableBytes > Self.slice else { return passOther(on: loop, promise, whole) }
+        var rest = body
+        var slices: [EventLoopFuture<Void>] = []
+        while rest.readableBytes > 0, let slice = rest.readSlice(length: min(Self.slice, rest.readableBytes)) {
+            let written = loop.makePromise(of: Void.self)
+            track(written)
+            forward(slice, written)
+            slices.append(written.futureResult)
+        }
+        if let promise {
+            EventLoopFuture.andAllSucceed(slices, on: loop).cascade(to: promise)
+        }
+    }
+
+    /// An answer's end.
+    private func passEnd(on loop: any EventLoop, _ promise: EventLoopPromise<Void>?, _ forward: (EventLoopPromise<Void>) -> Void) {
+        clock.answerEnded(now: Self.now())
+        if clock.answering == 0 { longPoll = false }
+        passOther(on: loop, promise, forward)
+    }
+
+    private func passOther(on loop: any EventLoop, _ promise: EventLoopPromise<Void>?, _ forward: (EventLoopPromise<Void>) -> Void) {
+        let written = promise ?? loop.makePromise()
+        track(written)
+        forward(written)
     }
 
     private func track(_ written: EventLoopPromise<Void>) {

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Lets the answers already written on a connection reach the client before the connection closes.
@@ -10,11 +11,12 @@ import NIOHTTPTypes
 /// computed for the request alike (`tests/reliability/shutdown.py`).
 ///
 /// This handler sits between HTTP decoding and Hummingbird's connection state handler. It therefore
-/// sees every answer's end and every close that handler asks for. A full close asked for while an
+/// sees every answer's end (the event loop's answers by call, `DirectAnswerWriter`) and every close
+/// that handler asks for. A full close asked for while an
 /// answer's bytes are still being written waits until they are written, for at most `longestWait`, so
 /// a client that stopped reading cannot hold the server open. While a close waits, new requests on
 /// the connection are not read: the connection is closing, and no answer to them could be sent.
-final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHandler {
+final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHandler, DirectAnswerWriter {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
@@ -27,6 +29,13 @@ final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHand
     /// The promises of the close that waits, when one does.
     private var waitingClose: [EventLoopPromise<Void>?]?
     private var deadline: Scheduled<Void>?
+    /// The next handler of a direct answer (the connection guard).
+    private let direct: (any DirectAnswerWriter)?
+    private var context: ChannelHandlerContext?
+
+    init(direct: (any DirectAnswerWriter)?) { self.direct = direct }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard waitingClose == nil else { return }
@@ -35,15 +44,29 @@ final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHand
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
+        context.write(data, promise: answerEnds(context, promise))
+    }
+
+    // A direct answer's parts (`DirectAnswerWriter`): the same as `write`'s, then on to the guard.
+    func writeDirect(_ part: HTTPServerResponsePart, promise: EventLoopPromise<Void>?) {
+        guard let direct, let context else { promise?.fail(ChannelError.ioOnClosedChannel); return }
+        guard case .end = part else { return direct.writeDirect(part, promise: promise) }
+        direct.writeDirect(part, promise: answerEnds(context, promise))
+    }
+
+    func flushDirect() { direct?.flushDirect() }
+
+    /// Counts an answer whose end is being written, until the socket has taken its last byte (or the
+    /// write failed): the promise to write the end with.
+    private func answerEnds(_ context: ChannelHandlerContext, _ promise: EventLoopPromise<Void>?) -> EventLoopPromise<Void> {
         unfinished += 1
         let written = promise ?? context.eventLoop.makePromise()
-        // Completes once the socket has taken the answer's last byte (or the write failed); a channel's
-        // writes complete in order, so all of the answer has gone by then.
+        // A channel's writes complete in order, so all of the answer has gone by then.
         written.futureResult.assumeIsolated().whenComplete { _ in
             self.unfinished -= 1
             if self.unfinished == 0 { self.closeIfWaiting(context: context) }
         }
-        context.write(data, promise: written)
+        return written
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
@@ -59,6 +82,7 @@ final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
         deadline?.cancel()
         deadline = nil
         // The channel closed some other way while a close waited: its promises still get an answer.

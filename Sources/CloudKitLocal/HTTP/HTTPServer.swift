@@ -66,16 +66,15 @@ public struct LocalHTTPServer: Sendable {
             // In pipeline order: ConnectionGuard and FinishAnswersBeforeClose see the cache's answers and
             // Hummingbird's; the guard's closes (timeouts) are not held back by FinishAnswersBeforeClose.
             server: HTTPServerBuilder { responder in
-                LocalHTTP1Channel(responder: responder) {
-                    [
-                        ConnectionGuard(limits: limits, count: connections, policyAllows: { head in
-                            service.requestPolicyRefusal(ServerRequest(
-                                method: head.method.rawValue, target: Substring(head.path ?? "/"),
-                                headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority), body: [])) == nil
-                        }),
-                        FinishAnswersBeforeClose(),
-                        CachedAnswerHandler(service: service, shared: shared),
-                    ]
+                LocalHTTP1Channel(responder: responder) { codec in
+                    // An answer made on the event loop goes down the same handlers by call (`DirectAnswerWriter`).
+                    let connectionGuard = ConnectionGuard(limits: limits, count: connections, direct: codec, policyAllows: { head in
+                        service.requestPolicyRefusal(ServerRequest(
+                            method: head.method.rawValue, target: Substring(head.path ?? "/"),
+                            headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority), body: [])) == nil
+                    })
+                    let finish = FinishAnswersBeforeClose(direct: connectionGuard)
+                    return [connectionGuard, finish, CachedAnswerHandler(service: service, shared: shared, direct: finish)]
                 }
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),

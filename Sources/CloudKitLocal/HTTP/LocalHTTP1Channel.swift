@@ -17,8 +17,9 @@ struct LocalHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let responder: HTTPChannelHandler.Responder
-    /// Handlers after the request's conversion, in pipeline order (as `HTTP1Channel`'s additional ones).
-    let additionalChannelHandlers: @Sendable () -> [any RemovableChannelHandler]
+    /// Handlers after the request's conversion, in pipeline order (as `HTTP1Channel`'s additional ones),
+    /// given the codec that writes direct answers on to NIO's encoder (`DirectAnswerWriter`).
+    let additionalChannelHandlers: @Sendable (_ codec: any DirectAnswerWriter) -> [any RemovableChannelHandler]
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -34,8 +35,9 @@ struct LocalHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withEncoderConfiguration: .init(),
                 withDecoderLimitConfiguration: limits
             )
-            try channel.pipeline.syncOperations.addHandler(OriginFormServerCodec())
-            try channel.pipeline.syncOperations.addHandlers(additionalChannelHandlers())
+            let codec = OriginFormServerCodec()
+            try channel.pipeline.syncOperations.addHandler(codec)
+            try channel.pipeline.syncOperations.addHandlers(additionalChannelHandlers(codec))
             try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
@@ -46,12 +48,26 @@ struct LocalHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 }
 
-/// swift-nio-extras' `HTTP1ToHTTPServerCodec(secure: false)`, but for the path of an origin-form target.
-final class OriginFormServerCodec: ChannelDuplexHandler, RemovableChannelHandler, Sendable {
+/// swift-nio-extras' `HTTP1ToHTTPServerCodec(secure: false)`, but for the path of an origin-form target;
+/// and the last of the handlers a direct answer passes (`DirectAnswerWriter`), already in NIO's types.
+final class OriginFormServerCodec: ChannelDuplexHandler, RemovableChannelHandler, DirectAnswerWriter {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPServerResponsePart
+
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    func writeDirect(_ part: HTTPServerResponsePart, promise: EventLoopPromise<Void>?) {
+        guard let context else { promise?.fail(ChannelError.ioOnClosedChannel); return }
+        context.write(wrapOutboundOut(part), promise: promise)
+    }
+
+    func flushDirect() { context?.flush() }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
