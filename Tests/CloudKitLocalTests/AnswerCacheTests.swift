@@ -202,27 +202,31 @@ import Testing
 
     /// An answer made on the event loop goes past the pipeline's events to NIO's encoder
     /// (`DirectAnswerWriter`), which pairs each answer with its request's method and leaves the body out
-    /// of an answer to HEAD. Pipelined: HEAD and GET /ready (answered on the event loop), a cached page, a
-    /// request the full path answers, HEAD again. Had an answer skipped the encoder, the next answer would
-    /// be paired with the wrong method: a HEAD answer with a body, or a page without one.
+    /// of an answer to HEAD. Sent in turn on one connection (so the event loop answers every request it
+    /// can): HEAD /ready (the full path answers HEAD), GET /ready and a cached page (both answered on
+    /// the event loop), HEAD again, a refused request (full path), the page, GET, HEAD. Had an answer
+    /// made on the event loop skipped the encoder, the encoder would pair the next answer with the
+    /// method before it: the HEAD answer after it would carry a body.
     @Test func answersOnTheEventLoopKeepEachRequestsMethod() async throws {
         let server = try await Self.seeded()
         defer { Task { await server.stop() } }
         let changes = server.path("private", "records/changes")
         _ = try await server.raw(.post, changes, body: Self.changesBody)  // now cached
         let query = "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(LiveServer.alice.token))"
-        func request(_ method: String, _ path: String, _ body: String = "") -> String {
-            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        func request(_ method: String, _ path: String, _ body: String = "") -> [UInt8] {
+            Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
         }
-        let text = request("HEAD", "/ready") + request("GET", "/ready") + request("POST", "\(changes)?\(query)", Self.changesBody)
-            + request("POST", "\(changes)?ckAPIToken=unknown", Self.changesBody) + request("HEAD", "/ready") + request("POST", "\(changes)?\(query)", Self.changesBody)
-        let responses = try RawConnection.exchange(port: server.port, Array(text.utf8), responses: 6, bodiless: [0, 4])
-        #expect(responses.count == 6)
-        #expect(responses[0] == "" && responses[4] == "", "no body in an answer to HEAD")
-        #expect(responses[1] == #"{"ready":true}"#)
-        #expect(responses[2].contains("\"syncToken\"") && responses[2] == responses[5], "the page, whole, both times")
-        #expect(responses[3].contains("\"serverErrorCode\""), "an unknown token's refusal, from the full path")
-        #expect(server.service.answerCacheCounters.hits >= 2)
+        let page = request("POST", "\(changes)?\(query)", Self.changesBody)
+        let requests = [
+            request("HEAD", "/ready"), request("GET", "/ready"), page, request("HEAD", "/ready"),
+            request("POST", "\(changes)?ckAPIToken=unknown", Self.changesBody), page, request("GET", "/ready"), request("HEAD", "/ready"),
+        ]
+        let answers = try RawConnection.exchange(port: server.port, requests: requests, responses: requests.count, bodiless: [0, 3, 7])
+        #expect(answers.count == 8)
+        #expect(answers[0] == "" && answers[3] == "" && answers[7] == "", "no body in an answer to HEAD")
+        #expect(answers[1] == #"{"ready":true}"# && answers[6] == answers[1])
+        #expect(answers[2].contains("\"syncToken\"") && answers[2] == answers[5], "the page, whole, both times")
+        #expect(answers[4].contains("\"serverErrorCode\""), "an unknown token's refusal, from the full path")
     }
 }
 
@@ -234,8 +238,14 @@ func digest(_ bytes: [UInt8]) -> String { "\(bytes.count) bytes, hash \(bytes.ha
 enum RawConnection {
     struct Failure: Error { var what: String }
 
-    /// `bodiless`: the answers (by position) that announce a length but carry no body (to HEAD).
-    static func exchange(port: Int, _ bytes: [UInt8], responses count: Int, bodiless: Set<Int> = []) throws -> [String] {
+    static func exchange(port: Int, _ bytes: [UInt8], responses count: Int) throws -> [String] {
+        try exchange(port: port, requests: [bytes], responses: count)
+    }
+
+    /// Sends `requests[k]` once `k` answers have arrived: one element holding several requests
+    /// pipelines them, one request an element sends them in turn. `bodiless`: the answers (by position)
+    /// that announce a length but carry no body (to HEAD).
+    static func exchange(port: Int, requests: [[UInt8]], responses count: Int, bodiless: Set<Int> = []) throws -> [String] {
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -253,11 +263,16 @@ enum RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure(what: "connect") }
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(what: "send") }
         var received: [UInt8] = []
         var answers: [String] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
+        var sent = 0
         while answers.count < count {
+            if sent < requests.count, answers.count >= sent {
+                let bytes = requests[sent]
+                guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(what: "send") }
+                sent += 1
+            }
             // Take every complete response already received.
             while let headerEnd = find(Array("\r\n\r\n".utf8), in: received) {
                 let head = String(decoding: received[..<headerEnd], as: UTF8.self)
@@ -273,6 +288,7 @@ enum RawConnection {
                 received.removeFirst(total)
             }
             if answers.count >= count { break }
+            if sent < requests.count, answers.count >= sent { continue }  // the next request's turn
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             guard n > 0 else { throw Failure(what: "connection ended after \(answers.count) answers") }
             received += chunk[..<n]

@@ -18,8 +18,7 @@ import Testing
             ("X-CRLF", "a\r\nInjected: yes"), ("X-NUL", "a\u{0}b"), ("X-Space", "  padded  "), ("X-Unicode", "é ✓ 😀"),
             ("X-Tab", "a\tb"), ("X-Empty", ""), ("Content-Type", "second\nline"),
         ]
-        let lengthOrDate: [(name: String, value: String)] = [("content-length", "999"), ("X-After", "1"), ("DATE", "yesterday")]
-        let cases: [[(name: String, value: String)]] = [[], common, odd, common + odd, lengthOrDate, common + lengthOrDate + odd]
+        let cases: [[(name: String, value: String)]] = [[], common, odd, common + odd, odd + common]
         for status in [200, 201, 204, 304, 400, 401, 404, 405, 421, 500, 503, 599, 299] {
             for (index, headers) in cases.enumerated() {
                 let ours = LocalHTTPServer.responseHead(status: status, headers: headers, contentLength: 1234, date: "Sun, 06 Dec 2026 18:40:00 GMT")
@@ -29,6 +28,11 @@ import Testing
                 #expect(ours.headers.map { "\($0.name): \($0.value)" } == theirs.headers.map { "\($0.name): \($0.value)" }, "status \(status), case \(index)")
             }
         }
+        // Headers that name Content-Length or Date take swift-http-types' path (its subscript replaces them
+        // in place): one of each is sent, with the answer's values.
+        let lengthOrDate = LocalHTTPServer.responseHead(
+            status: 200, headers: [("content-length", "999"), ("X-After", "1"), ("DATE", "yesterday")], contentLength: 1234, date: "today")
+        #expect(lengthOrDate.headers.map { "\($0.name): \($0.value)" } == ["Content-Length: 1234", "X-After: 1", "Date: today"])
         // The comparison can fail: a value with a line break is legalized, never sent as it is.
         let injected = LocalHTTPServer.responseHead(status: 200, headers: [("X-CRLF", "a\r\nInjected: yes")], contentLength: 0, date: "d")
         #expect(injected.headers.count == 3 && !injected.headers.contains { $0.value.contains("\n") || $0.name == "Injected" })
