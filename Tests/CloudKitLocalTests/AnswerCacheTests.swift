@@ -180,19 +180,29 @@ import Testing
         #expect(server.service.answerCacheCounters.stored > 0)
     }
 
+    /// `seeded()` with the Feed page asked for once (so it is cached): the server, the page's path, and
+    /// alice's credentials as a query.
+    static func seededWithCachedPage() async throws -> (server: LiveServer, changes: String, query: String) {
+        let server = try await Self.seeded()
+        let changes = server.path("private", "records/changes")
+        _ = try await server.raw(.post, changes, body: Self.changesBody)
+        let query = "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(LiveServer.alice.token))"
+        return (server, changes, query)
+    }
+
+    /// A request as its bytes on the wire: HTTP/1.1, a JSON body (possibly empty).
+    static func wire(_ method: String, _ target: String, _ body: String = "") -> String {
+        "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
     /// Pipelined on one connection: a request the cache cannot answer, then one it can. The cached
     /// answer must wait for the first one's.
     @Test func pipelinedAnswersKeepTheOrderOfRequests() async throws {
-        let server = try await Self.seeded()
+        let (server, changes, query) = try await Self.seededWithCachedPage()
         defer { Task { await server.stop() } }
-        let changes = server.path("private", "records/changes")
-        _ = try await server.raw(.post, changes, body: Self.changesBody)  // now cached
-        let query = "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(LiveServer.alice.token))"
         let lookup = server.path("private", "records/lookup")
         let lookupBody = #"{"zoneID":{"zoneName":"Feed"},"records":[{"recordName":"r7"}]}"#
-        func request(_ path: String, _ body: String) -> String {
-            "POST \(path)?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        }
+        func request(_ path: String, _ body: String) -> String { Self.wire("POST", "\(path)?\(query)", body) }
         let text = request(lookup, lookupBody) + request(changes, Self.changesBody) + request(lookup, lookupBody)
         let responses = try RawConnection.exchange(port: server.port, Array(text.utf8), responses: 3)
         #expect(responses.count == 3)
@@ -208,14 +218,9 @@ import Testing
     /// made on the event loop skipped the encoder, the encoder would pair the next answer with the
     /// method before it: the HEAD answer after it would carry a body.
     @Test func answersOnTheEventLoopKeepEachRequestsMethod() async throws {
-        let server = try await Self.seeded()
+        let (server, changes, query) = try await Self.seededWithCachedPage()
         defer { Task { await server.stop() } }
-        let changes = server.path("private", "records/changes")
-        _ = try await server.raw(.post, changes, body: Self.changesBody)  // now cached
-        let query = "ckAPIToken=\(LiveServer.apiToken)&ckWebAuthToken=\(PercentEncoding.encodeQueryValue(LiveServer.alice.token))"
-        func request(_ method: String, _ path: String, _ body: String = "") -> [UInt8] {
-            Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
-        }
+        func request(_ method: String, _ target: String, _ body: String = "") -> [UInt8] { Array(Self.wire(method, target, body).utf8) }
         let page = request("POST", "\(changes)?\(query)", Self.changesBody)
         let requests = [
             request("HEAD", "/ready"), request("GET", "/ready"), page, request("HEAD", "/ready"),
