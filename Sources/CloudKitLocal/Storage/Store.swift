@@ -13,7 +13,7 @@ public final class Store: Sendable {
     let pool: DatabasePool
     public let path: String
     /// A connection that never writes, kept only to read `PRAGMA data_version` (see `changeStamp()`).
-    private let stampReader: DatabaseQueue
+    private let stampReader: ChangeStampReader
 
     /// `inMemory`: the directory is in RAM (`serve --in-memory`), and so are SQLite's statement and
     /// savepoint journals and temporary b-trees (`temp_store = MEMORY`). This machine's libsqlite3
@@ -36,10 +36,7 @@ public final class Store: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
-        var readOnly = Configuration()
-        readOnly.readonly = true
-        readOnly.busyMode = .timeout(10)
-        stampReader = try DatabaseQueue(path: path, configuration: readOnly)
+        stampReader = try ChangeStampReader(path: path)
     }
 
     // MARK: Snapshots
@@ -192,10 +189,7 @@ public final class Store: Sendable {
     /// SQLite's `data_version` moves on every commit made by *other* connections; this connection
     /// never writes, so it sees them all. Runs on the calling thread (a few microseconds, no I/O in
     /// WAL mode). Nil if SQLite fails: callers then treat nothing as unchanged.
-    public func changeStamp() -> Int64? {
-        // Read through the C API (`firstRow`): it is asked before every answer from the cache.
-        try? stampReader.inDatabase { db in try db.firstRow("PRAGMA data_version", { _ in }) { sqlite3_column_int64($0, 0) } }
-    }
+    public func changeStamp() -> Int64? { stampReader.read() }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
