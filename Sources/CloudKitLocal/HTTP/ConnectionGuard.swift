@@ -202,9 +202,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
     /// The request being answered is a webcourier long-poll.
     private var longPoll = false
     /// The next handler of a direct answer (the codec).
-    private let direct: (any DirectAnswerWriter)?
+    private let direct: any DirectAnswerWriter
 
-    init(limits: ConnectionLimits, count: ConnectionCount, direct: (any DirectAnswerWriter)?, policyAllows: @escaping (HTTPRequest) -> Bool) {
+    init(limits: ConnectionLimits, count: ConnectionCount, direct: any DirectAnswerWriter, policyAllows: @escaping (HTTPRequest) -> Bool) {
         self.limits = limits
         self.count = count
         self.direct = direct
@@ -311,7 +311,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
 
     // A direct answer's parts (`DirectAnswerWriter`): the same as `write`'s, then on to the codec.
     func writeDirect(_ part: HTTPServerResponsePart, promise: EventLoopPromise<Void>?) {
-        guard let next = direct, let loop = context?.eventLoop else { promise?.fail(ChannelError.ioOnClosedChannel); return }
+        let next = direct
+        guard let loop = context?.eventLoop else { promise?.fail(ChannelError.ioOnClosedChannel); return }
         switch part {
         case .body(.byteBuffer(let body)):
             passBody(body, on: loop, promise: promise, whole: { next.writeDirect(part, promise: $0) }) {
@@ -322,7 +323,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
         }
     }
 
-    func flushDirect() { direct?.flushDirect() }
+    func flushDirect() { direct.flushDirect() }
 
     /// A body: larger than `slice`, in slices, each completing when the socket took it, so a slow
     /// reader's progress shows; `promise` completes with the last.

@@ -30,10 +30,10 @@ final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHand
     private var waitingClose: [EventLoopPromise<Void>?]?
     private var deadline: Scheduled<Void>?
     /// The next handler of a direct answer (the connection guard).
-    private let direct: (any DirectAnswerWriter)?
+    private let direct: any DirectAnswerWriter
     private var context: ChannelHandlerContext?
 
-    init(direct: (any DirectAnswerWriter)?) { self.direct = direct }
+    init(direct: any DirectAnswerWriter) { self.direct = direct }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
@@ -49,12 +49,12 @@ final class FinishAnswersBeforeClose: ChannelDuplexHandler, RemovableChannelHand
 
     // A direct answer's parts (`DirectAnswerWriter`): the same as `write`'s, then on to the guard.
     func writeDirect(_ part: HTTPServerResponsePart, promise: EventLoopPromise<Void>?) {
-        guard let direct, let context else { promise?.fail(ChannelError.ioOnClosedChannel); return }
+        guard let context else { promise?.fail(ChannelError.ioOnClosedChannel); return }
         guard case .end = part else { return direct.writeDirect(part, promise: promise) }
         direct.writeDirect(part, promise: answerEnds(context, promise))
     }
 
-    func flushDirect() { direct?.flushDirect() }
+    func flushDirect() { direct.flushDirect() }
 
     /// Counts an answer whose end is being written, until the socket has taken its last byte (or the
     /// write failed): the promise to write the end with.
