@@ -282,8 +282,11 @@ extension Browser {
         guard let type = known.schema.recordType(query.recordType) else {
             return "Did not find record type: \(query.recordType) (\(known.environment.rawValue) schema, \(known.source))"
         }
-        guard let violation = IndexRules.violation(of: query, in: type) else { return nil }
-        return "\(violation.reason) in \(known.environment.rawValue) (schema \(known.source))"
+        if let violation = IndexRules.violation(of: query, in: type) {
+            return "\(violation.reason) in \(known.environment.rawValue) (schema \(known.source))"
+        }
+        if let mismatch = FilterTypes.problem(of: query, in: type) { return "\(mismatch) (schema \(known.source))" }
+        return nil
     }
 
     /// Browsing development: what production's schema says CloudKit would answer there, for a type

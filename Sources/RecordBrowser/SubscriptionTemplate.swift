@@ -206,6 +206,9 @@ public enum SubscriptionTemplate {
                     let violation = IndexRules.violation(of: Query(recordType: query.recordType, filterBy: query.filterBy), in: type) {
                     return "\(violation.reason): the subscription's filter needs that index in \(known.environment.rawValue) (schema \(known.source))"
                 }
+                if let mismatch = FilterTypes.problem(of: Query(recordType: query.recordType, filterBy: query.filterBy), in: type) {
+                    return "\(mismatch) (schema \(known.source))"
+                }
             }
         case .zone:
             if context.database == .public { return "the public database takes no zone subscriptions (a query subscription watches its records)" }

@@ -109,6 +109,57 @@ import Testing
         #expect(try await query(db, Query(recordType: "Note", filterBy: [Filter("title", .equals, .string("hello world"))], sortBy: [SortDescriptor("body")])) == ["n1"])
     }
 
+    /// A filter's value of another kind than its field is BAD_REQUEST (`FilterTypes`): `FilterPredicate`
+    /// orders numbers before text, so `n LESS_THAN "abc"` on an INT64 field answered every record, on
+    /// the indexed path and the scan alike. Kinds that compare still run: a DOUBLE or TIMESTAMP value
+    /// for an INT64 field, a record name for a REFERENCE, a scalar for a list field's elements, an
+    /// empty list. Query subscriptions are refused the same way.
+    @Test func filterValuesMustCompareWithTheirField() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let db = server.client().database(.private)
+        _ = try await server.client().schema(.import, text: """
+            DEFINE SCHEMA
+                RECORD TYPE Note (
+                    "___recordID" REFERENCE QUERYABLE,
+                    title STRING QUERYABLE, n INT64 QUERYABLE SORTABLE, when TIMESTAMP QUERYABLE SORTABLE, ref REFERENCE QUERYABLE,
+                    tags LIST<STRING> QUERYABLE, counts LIST<INT64> QUERYABLE
+                );
+            """)
+        #expect(try await db.modify([
+            .create(record("target", "Note", ["title": .string("target")])),
+            .create(record("n1", "Note", [
+                "title": .string("hello world"), "n": .int64(1), "when": .timestamp(1_000), "ref": .reference(Reference(recordName: "target")),
+                "tags": .stringList(["a", "b"]), "counts": .int64List([1, 2]),
+            ])),
+        ]).isCompleteSuccess)
+        func reason(_ filter: Filter) async -> String? {
+            let error = await refusal { _ = try await db.query(QueryRequest(query: Query(recordType: "Note", filterBy: [filter]))) }
+            #expect(error?.serverErrorCode == .badRequest && error?.httpStatus == 400, "\(filter)")
+            return error?.reason
+        }
+        #expect(await reason(Filter("n", .lessThan, .string("abc"))) == "Field 'n' is INT64: LESS_THAN cannot compare it with a value of type STRING")
+        #expect(await reason(Filter("title", .equals, .int64(5))) == "Field 'title' is STRING: EQUALS cannot compare it with a value of type INT64")
+        #expect(await reason(Filter("n", .in, .stringList(["1", "2"]))) == "Field 'n' is INT64: IN cannot compare it with a value of type STRING_LIST")
+        #expect(await reason(Filter("tags", .listContains, .int64(5))) == "Field 'tags' is STRING_LIST: LIST_CONTAINS cannot compare it with a value of type INT64")
+        #expect(await reason(Filter("counts", .listContainsAny, .stringList(["x"]))) == "Field 'counts' is INT64_LIST: LIST_CONTAINS_ANY cannot compare it with a value of type STRING_LIST")
+        #expect(await reason(Filter(system: .recordName, .equals, .int64(1))) == "Field 'recordName' is REFERENCE: EQUALS cannot compare it with a value of type INT64")
+        // Kinds that compare: these run, and answer what they should.
+        #expect(try await query(db, Query(recordType: "Note", filterBy: [Filter("n", .lessThan, .double(1.5))])) == ["n1"])
+        #expect(try await query(db, Query(recordType: "Note", filterBy: [Filter("when", .greaterThan, .int64(999))])) == ["n1"])
+        #expect(try await query(db, Query(recordType: "Note", filterBy: [Filter("ref", .equals, .string("target"))])) == ["n1"])
+        #expect(try await query(db, Query(recordType: "Note", filterBy: [Filter("tags", .listContains, .string("b"))])) == ["n1"])
+        #expect(try await query(db, Query(recordType: "Note", filterBy: [Filter("n", .notIn, .int64List([]))])) == ["n1"])
+        #expect(try await query(db, Query(recordType: "Note", filterBy: [Filter(system: .recordName, .equals, .reference(Reference(recordName: "n1", action: nil)))])) == ["n1"])
+
+        let mismatched = Subscription.query("q-mismatch", Query(recordType: "Note", filterBy: [Filter("n", .greaterThan, .string("abc"))]), firesOn: [.create])
+        let refused = try await db.modifySubscriptions([SubscriptionOperation(.create, mismatched)])
+        #expect(refused.first?.error?.serverErrorCode == .badRequest)
+        #expect(refused.first?.error?.reason == "Field 'n' is INT64: GREATER_THAN cannot compare it with a value of type STRING")
+        let matching = Subscription.query("q-number", Query(recordType: "Note", filterBy: [Filter("n", .greaterThan, .double(0.5))]), firesOn: [.create])
+        #expect(try await db.modifySubscriptions([SubscriptionOperation(.create, matching)]).first?.subscription?.subscriptionID == "q-number")
+    }
+
     @Test func productionHasOnlyWhatWasDeployed() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }

@@ -105,6 +105,20 @@ extension CellGrid {
         unknown.type(":query Sculpture")
         unknown.keys(.enter)
         if case .refusedQuery(_, _, let reason)? = unknown.state.confirmation { #expect(reason.hasPrefix("Did not find record type: Sculpture")) } else { Issue.record("not questioned") }
+        // A value of another kind than its field: the server refuses it (`FilterTypes`), so it is
+        // questioned before it is sent; quoted, the same digits are text and go at once.
+        var mismatched = loaded()
+        mismatched.type(":query Artwork title EQUALS 1900")
+        mismatched.keys(.enter)
+        if case .refusedQuery(_, _, let reason)? = mismatched.state.confirmation {
+            #expect(reason == "Field 'title' is STRING: EQUALS cannot compare it with a value of type INT64 (schema from the server)")
+        } else {
+            Issue.record("not questioned: \(String(describing: mismatched.state.confirmation))")
+        }
+        var quoted = loaded()
+        quoted.type(":query Artwork title EQUALS \"1900\"")
+        quoted.keys(.enter)
+        #expect(quoted.state.confirmation == nil)
     }
 
     @Test func developmentQueriesAreJudgedByProductionToo() {

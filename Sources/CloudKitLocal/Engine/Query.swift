@@ -25,6 +25,9 @@ extension LocalCloudKit {
         if configuration.enforcesIndexes, !SchemaTables.isSystemType(type.name), let violation = IndexRules.violation(of: query, in: type) {
             throw ServiceError.badRequest(violation.reason)
         }
+        // A value of another kind than its field (`n LESS_THAN "abc"` on an INT64) is a type mismatch:
+        // compared as `FilterPredicate` orders kinds, it held for every record or for none.
+        if let mismatch = FilterTypes.problem(of: query, in: type) { throw ServiceError.badRequest(mismatch) }
         let reading = try readAccess(type, db, context)
 
         // Each zone with the context it is read in (in the shared database, its owner's database).

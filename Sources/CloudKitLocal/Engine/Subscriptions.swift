@@ -108,6 +108,9 @@ extension LocalCloudKit {
             if subscription.zoneWide == nil { subscription.zoneWide = true }  // Apple: default true on create
             if subscription.firesOnce == nil { subscription.firesOnce = false }
             if let zoneID = subscription.zoneID { _ = try requireZone(db, context, zoneID) }
+            // A filter whose value is of another kind than its field would fire for every record or for
+            // none (`FilterTypes`); refused as queries are (unconfirmed that CloudKit checks it here).
+            if let type = try recordType(query.recordType, db, context), let mismatch = FilterTypes.problem(of: query, in: type) { return mismatch }
         case .zone:
             guard let zoneID = subscription.zoneID else { return "a zone subscription needs 'zoneID'" }
             if context.scope == .public { return "zone subscriptions are not supported in the public database" }
