@@ -204,7 +204,8 @@ import Testing
         let lookupBody = #"{"zoneID":{"zoneName":"Feed"},"records":[{"recordName":"r7"}]}"#
         func request(_ path: String, _ body: String) -> String { Self.wire("POST", "\(path)?\(query)", body) }
         let text = request(lookup, lookupBody) + request(changes, Self.changesBody) + request(lookup, lookupBody)
-        let responses = try RawConnection.exchange(port: server.port, Array(text.utf8), responses: 3)
+        let port = server.port
+        let responses = try await RawConnection.offThePool { try RawConnection.exchange(port: port, Array(text.utf8), responses: 3) }
         #expect(responses.count == 3)
         #expect(responses.map { $0.contains("\"recordName\":\"r7\"") && !$0.contains("\"r8\"") } == [true, false, true])
         #expect(responses[1].contains("\"syncToken\""))
@@ -226,12 +227,50 @@ import Testing
             request("HEAD", "/ready"), request("GET", "/ready"), page, request("HEAD", "/ready"),
             request("POST", "\(changes)?ckAPIToken=unknown", Self.changesBody), page, request("GET", "/ready"), request("HEAD", "/ready"),
         ]
-        let answers = try RawConnection.exchange(port: server.port, requests: requests, responses: requests.count, bodiless: [0, 3, 7])
+        let port = server.port
+        let answers = try await RawConnection.offThePool {
+            try RawConnection.exchange(port: port, requests: requests, responses: requests.count, bodiless: [0, 3, 7])
+        }
         #expect(answers.count == 8)
         #expect(answers[0] == "" && answers[3] == "" && answers[7] == "", "no body in an answer to HEAD")
         #expect(answers[1] == #"{"ready":true}"# && answers[6] == answers[1])
         #expect(answers[2].contains("\"syncToken\"") && answers[2] == answers[5], "the page, whole, both times")
         #expect(answers[4].contains("\"serverErrorCode\""), "an unknown token's refusal, from the full path")
+    }
+
+    /// A request that ends its connection gets its answer, then the connection closes: HTTP/1.0 without
+    /// `keep-alive`, and `Connection` tokens in any case and list (RFC 9112 §9.3, §9.6), on the paths
+    /// the event loop answers (`/ready`, a cached page) and on the full path (a 404). swift-http-types
+    /// keeps no version and both paths compared the whole value with `close`: each of these answered
+    /// and then left the connection open (found by hand with a socket, 2026-12-06).
+    @Test func requestsThatEndTheirConnectionEndIt() async throws {
+        let (server, changes, query) = try await Self.seededWithCachedPage()
+        defer { Task { await server.stop() } }
+        let body = Self.changesBody
+        func request(_ line: String, _ headers: String, _ body: String = "") -> [UInt8] {
+            Array("\(line)\r\nHost: 127.0.0.1\r\n\(headers)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+        }
+        let ending: [(String, [UInt8])] = [
+            ("GET /ready, HTTP/1.0", request("GET /ready HTTP/1.0", "")),
+            ("GET /ready, keep-alive, close", request("GET /ready HTTP/1.1", "Connection: keep-alive, close\r\n")),
+            ("GET /ready, Close", request("GET /ready HTTP/1.1", "Connection: Close\r\n")),
+            ("the cached page, HTTP/1.0", request("POST \(changes)?\(query) HTTP/1.0", "", body)),
+            ("the cached page, close", request("POST \(changes)?\(query) HTTP/1.1", "Connection: close\r\n", body)),
+            ("a 404, HTTP/1.0", request("GET /nowhere HTTP/1.0", "")),
+        ]
+        for (name, bytes) in ending {
+            let port = server.port
+            let (answer, closed) = try await RawConnection.offThePool { try RawConnection.untilClosed(port: port, bytes) }
+            #expect(answer.hasPrefix("HTTP/1.1 200 ") || (name.hasPrefix("a 404") && answer.hasPrefix("HTTP/1.1 404 ")), "\(name): \(answer.prefix(60))")
+            #expect(closed, "\(name): the connection stayed open after the answer")
+        }
+        // Keep-alive requests keep it: a second request on the same connection is answered.
+        for (name, headers, version) in [("HTTP/1.1", "", "HTTP/1.1"), ("HTTP/1.0 keep-alive", "Connection: Keep-Alive\r\n", "HTTP/1.0")] {
+            let page = request("POST \(changes)?\(query) \(version)", headers, body)
+            let port = server.port
+            let answers = try await RawConnection.offThePool { try RawConnection.exchange(port: port, requests: [page, page], responses: 2) }
+            #expect(answers.count == 2 && answers[0] == answers[1] && answers[0].contains("\"syncToken\""), "\(name)")
+        }
     }
 }
 
@@ -242,6 +281,15 @@ func digest(_ bytes: [UInt8]) -> String { "\(bytes.count) bytes, hash \(bytes.ha
 /// Content-Length (no chunking: the server sends lengths).
 enum RawConnection {
     struct Failure: Error { var what: String }
+
+    /// Runs blocking socket work on a Dispatch thread. A test's `recv` on Swift's cooperative pool (two
+    /// threads on a 2-core machine) starves every server in the test process whose answers need the
+    /// pool, its own included: answers then time out across unrelated tests.
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
 
     static func exchange(port: Int, _ bytes: [UInt8], responses count: Int) throws -> [String] {
         try exchange(port: port, requests: [bytes], responses: count)
@@ -299,6 +347,37 @@ enum RawConnection {
             received += chunk[..<n]
         }
         return answers
+    }
+
+    /// Sends `bytes`, then reads until the server closes the connection (true) or 10 s pass without
+    /// a byte (false); the bytes read, as text.
+    static func untilClosed(port: Int, _ bytes: [UInt8]) throws -> (String, Bool) {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure(what: "socket") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(what: "connect") }
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(what: "send") }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return (String(decoding: received, as: UTF8.self), true) }
+            if n < 0 { return (String(decoding: received, as: UTF8.self), false) }
+            received += chunk[..<n]
+        }
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -73,7 +73,13 @@ final class OriginFormServerCodec: ChannelDuplexHandler, RemovableChannelHandler
         switch unwrapInboundIn(data) {
         case .head(let head):
             do {
-                context.fireChannelRead(wrapInboundOut(.head(try Self.request(head))))
+                var request = try Self.request(head)
+                // swift-http-types has no version, and what follows reads only `Connection: close`
+                // (Hummingbird compares the whole value): a request that ends its connection otherwise
+                // (HTTP/1.0 without keep-alive, `Connection: keep-alive, close`, `Close`) says so in
+                // those words, or its connection stayed open after the answer.
+                if !head.isKeepAlive { request.headerFields[.connection] = "close" }
+                context.fireChannelRead(wrapInboundOut(.head(request)))
             } catch {
                 context.fireErrorCaught(error)
             }
