@@ -15,6 +15,32 @@ import Testing
             body: Array("{\"n\":\(n)}".utf8))
     }
 
+    /// The change stamp is read on the event loops (`ChangeStampReader`): a lock it cannot take gives
+    /// nil at once (every caller then takes the full path), instead of the 10 s the store's own
+    /// connections wait. A WAL reader meets a lock only in recovery, which a test cannot hold open, so
+    /// the lock here is a rollback-journal database's exclusive lock, which blocks every reader.
+    @Test func theChangeStampNeverWaitsForALock() throws {
+        let directory = QueryIndexTests.temporaryDirectory("stamp")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/locked.sqlite"
+        let holder = try DatabaseQueue(path: path)
+        try holder.writeWithoutTransaction { db in try db.execute(sql: "CREATE TABLE t (x)") }
+        let reader = try ChangeStampReader(path: path)
+        let before = try #require(reader.read())
+        try holder.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN EXCLUSIVE")
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+        }
+        let started = Date()
+        #expect(reader.read() == nil)
+        // Not a speed figure: with the store's 10 s busy timeout the reader waited all of it here.
+        #expect(Date().timeIntervalSince(started) < 5)
+        try holder.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+        #expect(try #require(reader.read()) != before, "the holder's commit moved the stamp")
+        try holder.close()
+    }
+
     @Test func staysWithinItsLimitDroppingTheOldestFirst() {
         let cache = AnswerCache(limit: 10_000)
         for n in 0..<20 { cache.store([UInt8](repeating: UInt8(n), count: 1_000), for: Self.key(n), at: 7) }

@@ -14,8 +14,11 @@ final class ChangeStampReader: @unchecked Sendable {
     private let connection: OpaquePointer
     private let statement: OpaquePointer
 
-    /// A read-only connection to the database file at `path`, waiting up to 10 s on a lock (as the
-    /// store's connections do).
+    /// A read-only connection to the database file at `path` that never waits on a lock: it is read on
+    /// the event loops, under one mutex, so a wait would stall every connection of both loops. In WAL
+    /// mode a reader meets a lock only in recovery or against a connection in exclusive locking mode;
+    /// then the stamp is nil, which every caller takes as "changed" (the request takes the full path,
+    /// whose connections wait up to 10 s off the event loop).
     init(path: String) throws {
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
@@ -25,7 +28,7 @@ final class ChangeStampReader: @unchecked Sendable {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
         }
         sqlite3_extended_result_codes(opened, 1)
-        sqlite3_busy_timeout(opened, 10_000)
+        sqlite3_busy_timeout(opened, 0)
         var prepared: OpaquePointer?
         let prepareCode = sqlite3_prepare_v2(opened, "PRAGMA data_version", -1, &prepared, nil)
         guard prepareCode == SQLITE_OK, let prepared else {
