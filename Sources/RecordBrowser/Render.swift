@@ -251,11 +251,15 @@ extension Browser {
                 empty = list.moreComing ? "no loaded record matches the filter (G loads the rest · Esc clears the filter)" : "no record matches the filter (Esc clears it)"
             } else if case .records(let records) = state.stack.top, records.query != nil {
                 empty = "no record matches the query (Esc goes back)"
+            } else if list.source == .awaitingQuery {
+                // Not "no records": the default zone may hold many, and only a query lists them.
+                empty = "the default zone has no change feed: :query TYPE [FIELD COMPARATOR VALUE] lists its records (n makes one)"
             } else {
                 empty = "no records in this zone (n makes one)"
             }
             drawNote(&screen, empty, y: 2)
-            if let message = state.message, list.total == 0 {
+            // The default zone's hint is the note above: not twice.
+            if let message = state.message, list.total == 0, state.report.notice != .defaultZoneHasNoFeed {
                 // Wrapped, never cut: it tells a new user what to type next.
                 for (i, row) in TextWidth.wrap(message, to: Layout(screen).textWidth).prefix(Layout(screen).noteRows).enumerated() {
                     screen.put(" " + row, x: 0, y: 4 + i, maxWidth: Layout(screen).rowWidth)

@@ -91,11 +91,11 @@ extension Browser {
     static func editKey(_ key: Key, _ record: Record, _ screen: inout DetailScreen, _ state: inout BrowserState) -> [BrowserEffect] {
         let detail = screen.detail
         // On one element of a list: e edits it, a adds one after it, x removes it. On the list's own row,
-        // a adds a field as anywhere else (the help's "a add a field"); e on an empty list adds its first
-        // element.
+        // a adds a field and x clears the whole field, as anywhere else (the help's "a add a field", and
+        // what `elementToRemove` says); e on an empty list adds its first element.
         if let line = selectedLine(screen, state), let field = line.owner, let list = currentValue(detail, state, field), list.isList,
             let elementType = list.type.elementType, FieldInput.isEditable(list.type), ["e", "a", "x"].contains(key.character ?? " "),
-            line.element != nil || key != .char("a") {
+            line.element != nil || key == .char("e") {
             let elements = list.listElements
             switch key {
             case .char("e"):

@@ -192,6 +192,20 @@ struct Harness {
         #expect(h.screen.line(23).contains("650 loaded") && !h.screen.line(23).contains("more coming"))
     }
 
+    /// The default zone has no change feed: its screen says how to list its records, once, and never
+    /// that it holds none (a new user read "no records in this zone" over a zone of 40).
+    @Test func theDefaultZoneSaysHowToListItsRecords() {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.enter)
+        #expect(h.state.list?.source == .awaitingQuery)
+        let text = h.screen.allText
+        #expect(!text.contains("no records in this zone"))
+        let words = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("the default zone has no change feed: :query TYPE [FIELD COMPARATOR VALUE] lists its records (n makes one)"))
+        #expect(words.components(separatedBy: ":query TYPE").count == 3, "the note and the hint line, not a third copy under the note")
+    }
+
     @Test func theSelectionBarCoversTheRowsTextNotTheBlankRest() throws {
         var h = Harness()
         h.send(.zonesLoaded(.private, .success(Harness.zones)))

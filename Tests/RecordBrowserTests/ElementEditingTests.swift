@@ -64,6 +64,20 @@ import Testing
         #expect(h.state.staged.isEmpty)
     }
 
+    /// x on a list's own row clears the whole field, as `elementToRemove` tells a user on an element
+    /// (found by a new-user trial: x there only repeated that message); a there still adds a field.
+    @Test mutating func xOnTheListsOwnRowClearsTheField() {
+        var h = open()
+        let lines = Browser.detailPage(h.state)!.lines
+        let row = lines.firstIndex { $0.owner == "tags" && $0.element == nil }!
+        while h.state.detail!.selection < row { h.keys(.char("j")) }
+        while h.state.detail!.selection > row { h.keys(.char("k")) }
+        h.keys(.char("x"))
+        #expect(h.state.staged.operations.first?.changes["tags"] == .null)
+        h.keys(.char("a"))
+        #expect(h.state.input?.mode == .addField)
+    }
+
     /// A zone staged for creation is listed under the zones, as staged; a long help line wraps under
     /// its description, not under its key.
     @Test func stagedZonesAndHelpAreReadable() {
