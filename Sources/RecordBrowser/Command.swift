@@ -23,8 +23,13 @@ extension Browser {
             }
             return switchDatabase(scope, &state)
         case "open":
-            guard words.count == 2, let zone = state.recordsScreen?.list.zone else {
+            guard words.count == 2 else {
                 refuse(.openUsage, &state)
+                return []
+            }
+            // In the zone on screen, or the one selected on the zones screen (as :query runs).
+            guard let zone = queryZone(state).map({ state.connection.zone($0) }) ?? state.recordsScreen?.list.zone else {
+                refuse(.openNeedsZone, &state)
                 return []
             }
             return openRecord(RecordKey(zone: zone, recordName: words[1]), &state)

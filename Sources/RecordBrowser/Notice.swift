@@ -139,6 +139,8 @@ public enum Notice: Sendable, Hashable {
         case unknownCommand(String)
         case dbUsage
         case openUsage
+        /// `:open NAME` where no zone is open or selected.
+        case openNeedsZone
         /// A command that takes nothing after it was given something.
         case takesNoArguments(String)
         case acceptUsage

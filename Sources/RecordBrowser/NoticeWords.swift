@@ -234,7 +234,8 @@ extension Browser {
         case .unknownCommand(let verb):
             return "unknown command ':\(verb)' (try :query, :schema, :db, :open, :share, :shares, :accept, :columns, :sort, :set, :export, :q; Tab completes)"
         case .dbUsage: return ":db takes public, private or shared"
-        case .openUsage: return ":open takes a record name (open a zone first)"
+        case .openUsage: return ":open takes one record name (:open NAME)"
+        case .openNeedsZone: return ":open needs a zone: select one on the zones screen (z), or open one"
         case .takesNoArguments(let verb): return ":\(verb) takes nothing after it"
         case .acceptUsage: return ":accept takes a share URL or its shortGUID"
         case .noZoneForQuery: return "no zone is known yet to run the query in (z lists the zones)"

@@ -8,14 +8,27 @@ import Testing
 @Suite struct ReadingTests {
     /// Errors are kept in full for `!`; the status bar's short form goes when the user moves on, and a
     /// long message wraps instead of being cut.
+    /// `:open NAME` on the zones screen opens the record in the zone selected there, as `:query` runs
+    /// there (a new user was told ":open takes a record name" after giving one).
+    @Test func openOnTheZonesScreenUsesTheSelectedZone() {
+        var h = Harness(width: 80, height: 24)
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .char(":"))
+        h.type("open artwork-0001")
+        h.keys(.enter)
+        #expect(h.state.input == nil)
+        #expect(h.effects.contains { if case .lookupRecord(let key) = $0 { return key.recordName == "artwork-0001" && key.zone.zoneID.zoneName == "Gallery" } else { return false } })
+        #expect(h.state.pane == .recordDetail)
+    }
+
     @Test func errorsAreKeptInFullAndClearWhenTheUserMovesOn() {
         var h = Harness(width: 80, height: 24)
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
         h.keys(.char(":"))
-        h.type("open x")
+        h.type("open")
         h.keys(.enter)
         // A refused command is not an error: the line stays open with the text and why.
-        #expect(h.state.input?.text == "open x" && h.state.input?.refusal == .openUsage && h.inputNote == ":open takes a record name (open a zone first)")
+        #expect(h.state.input?.text == "open" && h.state.input?.refusal == .openUsage && h.inputNote == ":open takes one record name (:open NAME)")
         #expect(h.state.lastError == nil && h.state.errorLog.isEmpty)
         h.keys(.escape)
         Browser.fail(&h.state, BrowserFailure(message: "zones/list: the network is down"))
