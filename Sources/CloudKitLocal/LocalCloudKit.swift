@@ -479,7 +479,7 @@ public final class LocalCloudKit: Sendable {
         }
         let method = request.header("Access-Control-Request-Method") ?? "GET"
         guard EndpointRule.rule(path: request.path, method: method)?.pages == .allowedOrigins, originAllowed(origin, request: request) else {
-            return ServiceError(.accessDenied, "origin \(origin.prefix(100)) may not call \(request.path.prefix(40)) (serve --allow-origin)", status: 403)
+            return ServiceError(.accessDenied, "origin \(origin.prefix(100)) may not call \(Self.quoted(request.path, limit: 200)) (serve --allow-origin)", status: 403)
                 .response(uuid: uuid)
         }
         let requested = request.header("Access-Control-Request-Headers")

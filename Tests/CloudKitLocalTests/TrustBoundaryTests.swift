@@ -47,6 +47,20 @@ import Testing
         #expect(EndpointRule.markdown.split(separator: "\n").count == EndpointRule.all.count + 2)
     }
 
+    /// A refusal names the whole path it refuses: it was cut at 40 characters, mid-word
+    /// ("…/developm: it is for tools"), as a new-user trial read it.
+    @Test func refusalsNameTheWholePath() async throws {
+        let directory = QueryIndexTests.temporaryDirectory("refusal")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let service = try service({ _ in }, directory: directory)
+        let path = "/admin/1/iCloud.com.example.AnotherApp/development/reset"
+        let answer = await service.handle(ServerRequest(
+            method: "POST", path: path, query: "ckAPIToken=api", headers: [("Origin", "http://localhost:3000")], body: Array("{}".utf8)))
+        #expect(answer.status == 403)
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(text.contains("web pages may not call '\(path)': it is for tools"), "\(text)")
+    }
+
     func service(_ configure: (inout LocalServerConfiguration) -> Void, directory: String) throws -> LocalCloudKit {
         var configuration = LocalServerConfiguration()
         configuration.apiTokens = ["api"]

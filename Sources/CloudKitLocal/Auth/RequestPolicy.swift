@@ -32,7 +32,7 @@ extension LocalCloudKit {
         case .none?:
             // A top-level navigation (the sign-in popup, a link to /ready) is a person, not a script.
             if origin != nil || (mode != nil && mode != "navigate") {
-                return ServiceError(.accessDenied, "web pages may not call \(request.path.prefix(40)): it is for tools, not browsers", status: 403)
+                return ServiceError(.accessDenied, "web pages may not call \(Self.quoted(request.path, limit: 200)): it is for tools, not browsers", status: 403)
             }
         case .ownPage?:
             if let origin, !isOwnOrigin(origin, request) {

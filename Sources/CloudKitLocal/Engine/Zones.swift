@@ -220,16 +220,16 @@ extension LocalCloudKit {
         return nil
     }
 
-    /// A name as a reason may quote it: at most 60 characters, controls as `\u{…}`.
-    static func quoted(_ name: String) -> String {
+    /// A name as a reason may quote it: at most `limit` characters (then `…`), controls as `\u{…}`.
+    static func quoted(_ name: String, limit: Int = 60) -> String {
         var out = ""
-        for scalar in name.unicodeScalars.prefix(60) {
+        for scalar in name.unicodeScalars.prefix(limit) {
             if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format {
                 out += "\\u{" + String(scalar.value, radix: 16) + "}"
             } else {
                 out.unicodeScalars.append(scalar)
             }
         }
-        return "'" + out + (name.unicodeScalars.count > 60 ? "…'" : "'")
+        return "'" + out + (name.unicodeScalars.count > limit ? "…'" : "'")
     }
 }
