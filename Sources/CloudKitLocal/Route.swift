@@ -112,7 +112,7 @@ struct Route: Sendable {
     static func isContainerID(_ text: String) -> Bool { text.hasPrefix("iCloud.") && text.count > "iCloud.".count }
 
     static func invalidContainer(_ text: String) -> ServiceError {
-        ServiceError.badRequest("container identifier '\(text.prefix(80))' is not valid: it begins with iCloud.")
+        ServiceError.badRequest("container identifier '\(text.prefix(80))' is not valid: it must begin with iCloud. (iCloud.com.example.App)")
     }
 
     /// Private and shared databases, writes to the public one and users/* need a signed-in user

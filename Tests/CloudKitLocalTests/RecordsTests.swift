@@ -19,8 +19,13 @@ import Testing
             let result = try await db.modify([op], zone: "Z")
             #expect(result.failures.first?.serverErrorCode == .conflict, "\(op.operationType)")
         }
-        // A conditional write without a tag is treated as stale (documented choice).
-        #expect(try await db.modify([.update(record("n1", ["title": .string("x")]))], zone: "Z").failures.first?.serverErrorCode == .conflict)
+        // A conditional write without a tag is treated as stale (documented choice), and the reason
+        // says what is missing rather than that the record changed.
+        let untagged = try await db.modify([.update(record("n1", ["title": .string("x")]))], zone: "Z").failures.first
+        #expect(untagged?.serverErrorCode == .conflict)
+        #expect(untagged?.reason == "oplock error: record 'n1' exists (change tag \(updated.recordChangeTag ?? "?")) and this update sends no recordChangeTag; send the tag you read, or use forceUpdate")
+        let stale = try await db.modify([.update(record("n1", tag: tag1, ["title": .string("x")]))], zone: "Z").failures.first
+        #expect(stale?.reason?.hasPrefix("oplock error: record 'n1' was changed") == true)
         #expect(try await db.lookup("n1", zone: "Z").record?.fields["title"] == .string("b"))
         // create of an existing name: EXISTS.
         #expect(try await db.modify([.create(record("n1"))], zone: "Z").failures.first?.serverErrorCode == .exists)
@@ -164,6 +169,13 @@ import Testing
         let clash = try await db.modify([.create(record("u2", "T", ["i": .string("not a number")]))])
         #expect(clash.failures.first?.serverErrorCode == .badRequest)
         #expect(clash.failures.first?.reason?.contains("defined to be: INT64") == true)
+        // An untyped value that cannot be read as the field's type says what it found.
+        let seven = #"{"zoneID":{"zoneName":"_defaultZone"},"operations":[{"operationType":"create","record":{"recordName":"u3","recordType":"T","fields":{"i":{"value":"seven"}}}}]}"#
+        let sevenAnswer = String(decoding: try await server.raw(.post, server.path("private", "records/modify"), body: seven).body, as: UTF8.self)
+        #expect(sevenAnswer.contains(#"expected an integer, found the string \"seven\""#), "\(sevenAnswer)")
+        // A container identifier that is not one says what one looks like.
+        let badContainer = try await server.raw(.get, "/database/1/com.bad/development/public/zones/list")
+        #expect(badContainer.status == 400 && String(decoding: badContainer.body, as: UTF8.self).contains("'com.bad' is not valid: it must begin with iCloud."))
         // Production enforces its schema, which only a deploy changes: a new field or type is refused.
         let prod = server.client(environment: .production).database(.private)
         #expect(try await prod.modify([.create(record("p", "T", ["i": .int64(1)]))]).failures.first?.reason == "Cannot create new type T in production schema")

@@ -215,7 +215,12 @@ extension LocalCloudKit {
         }
         if type.needsChangeTag, let existing {
             // A conditional write without a tag is treated as stale (unconfirmed; the reference suggests CONFLICT).
-            guard let tag = incoming.recordChangeTag, tag == existing.tag else {
+            guard let tag = incoming.recordChangeTag else {
+                throw ItemError(
+                    .conflict,
+                    "oplock error: record '\(name)' exists (change tag \(existing.tag ?? "none")) and this \(type.rawValue) sends no recordChangeTag; send the tag you read, or use force\(type.rawValue.prefix(1).uppercased() + type.rawValue.dropFirst())")
+            }
+            guard tag == existing.tag else {
                 throw ItemError(.conflict, "oplock error: record '\(name)' was changed (change tag \(existing.tag ?? "none")); fetch it and retry")
             }
         }

@@ -136,7 +136,8 @@ extension JSON {
         case .double(let d) where d.rounded() == d && abs(d) < 9.2e18: return Int64(d)
         case .string(let s):  // numbersAsStrings
             if let i = Int64(s) { return i }
-            throw JSONDecodingError(message: "expected an integer string")
+            // A string is taken when it holds an integer (numbersAsStrings); any other is not one.
+            throw JSONDecodingError(message: "expected an integer, found the string \(String(reflecting: String(s.prefix(40))))")
         default: throw JSONDecodingError(message: "expected an integer, found \(kindName)")
         }
     }
