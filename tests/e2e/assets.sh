@@ -60,6 +60,13 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
       || { bad "$size: get --asset"; cat "$WORK/get.err"; }
     env $ENVS "$BIN" get artwork-0011 --zone Gallery --asset title --to "$WORK/no.bin" 2> "$WORK/get.err"
     grep -q "is STRING, not an asset" "$WORK/get.err" && ok "$size: get --asset on a non-asset field says so" || { bad "$size: get --asset title"; cat "$WORK/get.err"; }
+    # An existing file is left alone, as the browser's o leaves it; --force writes over it.
+    echo precious > "$WORK/kept-$size.txt"
+    env $ENVS "$BIN" get artwork-0011 --zone Gallery --asset image --to "$WORK/kept-$size.txt" 2> "$WORK/get.err"; status=$?
+    [ $status -eq 64 ] && [ "$(cat "$WORK/kept-$size.txt")" = precious ] && grep -q "exists (nothing overwritten)" "$WORK/get.err" \
+      && ok "$size: get --asset leaves an existing file alone" || { bad "$size: get --asset over a file (exit $status)"; cat "$WORK/get.err"; }
+    env $ENVS "$BIN" get artwork-0011 --zone Gallery --asset image --to "$WORK/kept-$size.txt" --force 2> "$WORK/get.err"
+    cmp -s "$DL/scan.bin" "$WORK/kept-$size.txt" && ok "$size: get --asset --force writes over it" || { bad "$size: get --asset --force"; cat "$WORK/get.err"; }
     keys q
 done
 

@@ -210,5 +210,17 @@ msg=$(CLOUDKIT_ENVIRONMENT=production subs iCloud.example.SubsB create "$WORK/su
 [ $code = 1 ] && grep -q "cannot be created in production" <<< "$msg" && ok "production: refused before anything is sent" || bad "production: exit $code $msg"
 kill $SUBS; wait $SUBS 2>/dev/null
 
+# Mistakes get words, not a usage dump: a mistyped subcommand, a query filter of the wrong kind, a
+# file that cannot be read, a port already taken.
+"$BIN" frob > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 64 ] && grep -q "unknown subcommand 'frob' (one of browse, zones" "$WORK/err" && ok "a mistyped subcommand is named as one" || bad "frob: exit $code $(cat "$WORK/err")"
+"$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN abc' > /dev/null 2> "$WORK/err"; code=$?
+[ $code != 0 ] && grep -q "Field 'year' is INT64: LESS_THAN cannot compare it with a value of type STRING" "$WORK/err" \
+    && ok "a filter value of another kind than its field is refused (exit $code)" || bad "mismatched filter: exit $code $(cat "$WORK/err")"
+"$BIN" apply "$WORK" > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 64 ] && grep -q "cannot read $WORK: it is a directory" "$WORK/err" && ok "apply of a directory says why it cannot be read" || bad "apply dir: exit $code $(cat "$WORK/err")"
+port=${CLOUDKIT_SERVER##*:}
+"$BIN" serve --in-memory --port "$port" > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 1 ] && grep -q "port $port on 127.0.0.1 is in use" "$WORK/err" && ok "serve on a port in use says so" || bad "serve busy port: exit $code $(cat "$WORK/err")"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

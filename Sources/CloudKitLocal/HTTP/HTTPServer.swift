@@ -8,6 +8,13 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Serves a `LocalCloudKit` over HTTP/1.1 with Hummingbird. Routing, auth and errors live in
 /// `LocalCloudKit.handle`; this adapter only moves bytes.
@@ -23,6 +30,18 @@ public struct LocalHTTPServer: Sendable {
         self.host = host
         self.port = port
         self.limits = limits
+    }
+
+    /// Words for an error that kept the server from listening on `host`:`port` (nil: not such an
+    /// error). NIO's own read "bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)".
+    public static func listenFailure(_ error: any Error, host: String, port: Int) -> String? {
+        guard let io = error as? IOError else { return nil }
+        switch io.errnoCode {
+        case EADDRINUSE: return "port \(port) on \(host) is in use (another server listens there): choose another --port, or --port 0 for a free one"
+        case EACCES: return "no permission to listen on port \(port) (ports below 1024 need privileges): choose another --port"
+        case EADDRNOTAVAIL: return "\(host) is not an address of this machine: use 127.0.0.1 (the default) or one of its own"
+        default: return "cannot listen on \(host):\(port): \(String(cString: strerror(io.errnoCode)))"
+        }
     }
 
     /// Builds the application; `onReady` receives the bound port once the server listens.

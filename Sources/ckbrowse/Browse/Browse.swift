@@ -15,6 +15,7 @@ import Musl
 import Darwin
 #endif
 import RecordBrowser
+import TerminalUI
 
 /// `ckbrowse` (the default): the full-screen browser.
 struct Browse: AsyncParsableCommand {
@@ -28,6 +29,16 @@ struct Browse: AsyncParsableCommand {
     )
 
     @OptionGroup var connection: ConnectionOptions
+
+    /// Browse takes no arguments: a word here is a mistyped subcommand (`ckbrowse frob` reaches the
+    /// default command), and is said to be one instead of "Unexpected argument" and browse's usage.
+    @Argument(parsing: .captureForPassthrough, help: .hidden) var stray: [String] = []
+
+    func validate() throws {
+        guard let word = stray.first else { return }
+        let names = CKBrowse.configuration.subcommands.map { $0._commandName }
+        throw ValidationError("unknown subcommand '\(TerminalText.visible(word))' (one of \(names.joined(separator: ", ")); see ckbrowse --help)")
+    }
 
     func run() async throws {
         try await Self.run(connection.settings)

@@ -13,6 +13,7 @@ import Musl
 import Darwin
 #endif
 import RecordBrowser
+import TerminalUI
 
 /// Exit statuses of the read commands, in every command's help.
 let readExitStatuses = "Exit status: 0 success, 1 failure, 3 not found (record, zone or subscription), 4 authentication, 64 bad usage."
@@ -187,6 +188,7 @@ struct Get: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --asset: the element of an ASSETID_LIST field (0 first).", valueName: "n")) var index = 0
     @Option(name: .customLong("to"), help: ArgumentHelp("With --asset: the file to write (- for standard output).", valueName: "file"))
     var output: String?
+    @Flag(help: "With --asset: write over --to FILE when it exists (by default an existing file is left alone).") var force = false
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var out: OutputOptions
 
@@ -194,7 +196,13 @@ struct Get: AsyncParsableCommand {
         guard !names.isEmpty, names.count <= 200 else { throw ValidationError("give 1 to 200 record names") }
         if asset != nil {
             guard names.count == 1 else { throw ValidationError("--asset takes one record name") }
-            guard output != nil else { throw ValidationError("--asset needs --to FILE (or - for standard output)") }
+            guard let output else { throw ValidationError("--asset needs --to FILE (or - for standard output)") }
+            // As the browser's o and :export: nothing is written over unless asked.
+            if output != "-", !force, FileManager.default.fileExists(atPath: output) {
+                throw ValidationError("\(TerminalText.visible(output)) exists (nothing overwritten): give another name, or --force to write over it")
+            }
+        } else if force {
+            throw ValidationError("--force writes over an asset's --to FILE: name its field with --asset")
         } else if output != nil {
             throw ValidationError("--to writes an asset: name its field with --asset")
         }

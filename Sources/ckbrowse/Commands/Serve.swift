@@ -242,7 +242,12 @@ struct Serve: AsyncParsableCommand {
         if configuration.apiTokens.isEmpty {
             FileOutput.standardError.write("warning: no API token given (--api-token, --config or --seed demo): every request will be refused\n")
         }
-        let store = try Store(directory: directory, inMemory: inMemory)
+        let store: Store
+        do {
+            store = try Store(directory: directory, inMemory: inMemory)
+        } catch {
+            throw CommandFailure("cannot use \(inMemory ? "the in-memory directory " : "")\(directory) for the data: \(SystemErrorWords.words(error))")
+        }
         // The base URL is known once the port is; redirect URLs are built from it.
         configuration.baseURL = "http://\(displayHost):\(port)"
         let boundPort = port
@@ -317,7 +322,12 @@ struct Serve: AsyncParsableCommand {
             }
             fflush(nil)
         }
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch {
+            guard let words = LocalHTTPServer.listenFailure(error, host: host, port: boundPort) else { throw error }
+            throw CommandFailure(words)
+        }
         if let exportOnExit {
             try store.exportSnapshot(to: exportOnExit, credentials: exportCredentials ? service.snapshotCredentials() : nil)
             print("exported a snapshot to \(exportOnExit)")
