@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudKitWeb
+import TerminalUI
 
 @main
 struct CKBrowse: AsyncParsableCommand {
@@ -25,9 +26,34 @@ struct CKBrowse: AsyncParsableCommand {
     /// frame (PERFORMANCE.md). Errors end the process as ArgumentParser's `main` ends them.
     static func main() async {
         let arguments = Arguments.normalized(Arguments.current())
-        guard arguments.isEmpty else { return await main(arguments) }
+        guard arguments.isEmpty else { return await parseAndRun(arguments) }
         do {
             try await Browse.run(ConnectionOptions.Settings())
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// ArgumentParser's `main(_:)`, but a `ValidationError` thrown while a command runs (no container
+    /// given, a file that cannot be read) is said without a usage text: ArgumentParser would add the
+    /// top-level one ("Usage: ckbrowse <subcommand>"), which is not the command's and says nothing of
+    /// the mistake. Mistakes in the command line's shape keep their command's usage.
+    static func parseAndRun(_ arguments: [String]) async {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ValidationError {
+            FileOutput.standardError.write("Error: " + TerminalText.visible(error.message) + "\n")
+            exit(withError: ExitCode.validationFailure)
         } catch {
             exit(withError: error)
         }

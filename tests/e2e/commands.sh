@@ -219,6 +219,9 @@ kill $SUBS; wait $SUBS 2>/dev/null
     && ok "a filter value of another kind than its field is refused (exit $code)" || bad "mismatched filter: exit $code $(cat "$WORK/err")"
 "$BIN" apply "$WORK" > /dev/null 2> "$WORK/err"; code=$?
 [ $code = 64 ] && grep -q "cannot read $WORK: it is a directory" "$WORK/err" && ok "apply of a directory says why it cannot be read" || bad "apply dir: exit $code $(cat "$WORK/err")"
+CLOUDKIT_SERVER=not-a-url "$BIN" zones > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 64 ] && grep -q "the server 'not-a-url' is not a URL" "$WORK/err" && ! grep -q "Usage: ckbrowse <subcommand>" "$WORK/err" \
+    && ok "a server that is not a URL is said so, without the top-level usage" || bad "not-a-url: exit $code $(cat "$WORK/err")"
 port=${CLOUDKIT_SERVER##*:}
 "$BIN" serve --in-memory --port "$port" > /dev/null 2> "$WORK/err"; code=$?
 [ $code = 1 ] && grep -q "port $port on 127.0.0.1 is in use" "$WORK/err" && ok "serve on a port in use says so" || bad "serve busy port: exit $code $(cat "$WORK/err")"

@@ -15,6 +15,7 @@ import Musl
 import Darwin
 #endif
 import RecordBrowser
+import TerminalUI
 
 /// How to reach a container: flags, then environment variables, then a profile. Shared by the browser
 /// and the headless commands. Tokens are not echoed anywhere.
@@ -130,6 +131,10 @@ struct ConnectionOptions: ParsableArguments {
                 throw ValidationError("no container: pass --container, set CLOUDKIT_CONTAINER, or use a profile")
             }
             let serverURL = pick(server, "CLOUDKIT_SERVER", "server") ?? CloudKitConfiguration.appleServerURL
+            // Said here, not by the HTTP client at the first request ("HTTPClientError.emptyScheme").
+            guard let url = URL(string: serverURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), !(url.host ?? "").isEmpty else {
+                throw ValidationError("the server '\(TerminalText.visible(serverURL))' is not a URL: give http://HOST[:PORT] or https://HOST")
+            }
             let environmentName = pick(environment?.rawValue, "CLOUDKIT_ENVIRONMENT", "environment") ?? "development"
             guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
                 throw ValidationError("environment must be development or production, not '\(environmentName)'")
