@@ -716,13 +716,15 @@ extension Browser {
         error.serverErrorCode.map { $0.rawValue + (error.error?.reason.map { ": " + $0 } ?? "") } ?? error.message
     }
 
-    static func box(_ screen: inout CellGrid, title: String, lines: [String]) {
+    /// A centred box of `lines`, as wide as the widest of `measuring` (default: `lines`). A blank column
+    /// on each side keeps what is under it from touching its border.
+    static func box(_ screen: inout CellGrid, title: String, lines: [String], measuring: [String]? = nil) {
         let layout = Layout(screen)
-        let wanted = max(TextWidth.width(title), lines.map(TextWidth.width).max() ?? 0) + 4
+        let wanted = max(TextWidth.width(title), (measuring ?? lines).map(TextWidth.width).max() ?? 0) + 4
         let textWidth = layout.centredBox(contentWidth: wanted, contentRows: 0).textWidth
         let wrapped = lines.flatMap { hangingWrap($0, to: textWidth) }
         let rect = layout.centredBox(contentWidth: wanted, contentRows: wrapped.count + 2)
-        for row in 0..<rect.height { screen.fill(x: rect.x, y: rect.y + row, width: rect.width, style: .plain) }
+        for row in 0..<rect.height { screen.fill(x: rect.x - 1, y: rect.y + row, width: rect.width + 2, style: .plain) }
         drawBox(&screen, rect, title: title, rows: wrapped.map { ($0, Style.plain) })
     }
 
@@ -866,15 +868,24 @@ extension Browser {
         return helpLines(state).flatMap { hangingWrap($0, to: width) }
     }
 
+    /// The help's lines as shown: when they do not fit, the box's last line says how to scroll and
+    /// close, so "press any key to close" (wrong then: j/k scroll) is left out. Keys and drawing read this.
+    static func helpShown(_ state: BrowserState) -> [String] {
+        let lines = helpText(state)
+        guard lines.count > Layout(state).helpRoom, lines.last == "press any key to close" else { return lines }
+        return Array(lines.dropLast().reversed().drop(while: \.isEmpty).reversed())
+    }
+
     static func drawHelp(_ screen: inout CellGrid, _ state: BrowserState) {
         let layout = Layout(state)
-        let lines = helpText(state)
+        let lines = helpShown(state)
         guard lines.count > layout.helpRoom else { return box(&screen, title: "Keys", lines: lines) }
         let rows = layout.helpRows
         let top = clampedScroll(state.helpScroll, count: lines.count, height: rows)
         var shown = Array(lines[top..<min(lines.count, top + rows)])
         shown.append(top + rows < lines.count ? "↓ j/k or PgDn scroll for more · other keys close" : "↑ the end · other keys close")
-        box(&screen, title: "Keys (\(top + 1)–\(top + shown.count - 1) of \(lines.count))", lines: shown)
+        // As wide on every page: sized by all the lines, not the page's.
+        box(&screen, title: "Keys (\(top + 1)–\(top + shown.count - 1) of \(lines.count))", lines: shown, measuring: lines)
     }
 
     static func drawLegacyJournal(_ screen: inout CellGrid, _ legacy: LegacyJournal, _ state: BrowserState) {

@@ -516,7 +516,7 @@ public enum Browser {
         case .help?:
             // The movement keys scroll a help taller than the screen (a page is what the box shows);
             // any other key closes it.
-            if !scrollView(key, &state.helpScroll, count: helpText(state).count, height: Layout(state).helpRows) {
+            if !scrollView(key, &state.helpScroll, count: helpShown(state).count, height: Layout(state).helpRows) {
                 state.modal = nil
                 state.helpScroll = 0
             }
