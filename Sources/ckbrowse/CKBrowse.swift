@@ -10,7 +10,7 @@ struct CKBrowse: AsyncParsableCommand {
         commandName: "ckbrowse",
         abstract: "A terminal record browser for CloudKit Web Services.",
         discussion: """
-            Browse zones, change feeds, records and subscriptions of a CloudKit container from a terminal.
+            Browse zones, change feeds, records and subscriptions of a CloudKit container from a terminal. \
             Tokens are read from the environment or a profile; never pass them where `ps` can see them.
             """,
         version: version,

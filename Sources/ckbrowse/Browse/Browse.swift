@@ -22,8 +22,8 @@ struct Browse: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Browse a CloudKit container in the terminal (the default command).",
         discussion: """
-            With no container, profile or server, ckbrowse opens the embedded demo container
-            (iCloud.com.example.Gallery, served in-process from $XDG_DATA_HOME/ckbrowse/demo).
+            With no container, profile or server, ckbrowse opens the embedded demo container \
+            (iCloud.com.example.Gallery, served in-process from $XDG_DATA_HOME/ckbrowse/demo). \
             Needs a terminal of at least 80x24 characters. Honours NO_COLOR.
             """
     )
@@ -32,7 +32,7 @@ struct Browse: AsyncParsableCommand {
 
     /// Browse takes no arguments: a word here is a mistyped subcommand (`ckbrowse frob` reaches the
     /// default command), and is said to be one instead of "Unexpected argument" and browse's usage.
-    @Argument(parsing: .captureForPassthrough, help: .hidden) var stray: [String] = []
+    @Argument(help: .hidden) var stray: [String] = []
 
     func validate() throws {
         guard let word = stray.first else { return }

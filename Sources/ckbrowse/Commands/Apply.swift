@@ -28,9 +28,9 @@ struct Apply: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send a records/modify batch file, atomic by default, and print per-record results as JSON.",
         discussion: """
-            FILE holds a records/modify body: {"zoneID": {...}, "operations": [...]} (use - for standard input).
-            The batch is sent atomically unless the file says "atomic": false or --non-atomic is given.
-            Prints one JSON object per record. Exit status: 0 all applied, 1 failure, 2 conflict,
+            FILE holds a records/modify body: {"zoneID": {...}, "operations": [...]} (use - for standard input). \
+            The batch is sent atomically unless the file says "atomic": false or --non-atomic is given. \
+            Prints one JSON object per record. Exit status: 0 all applied, 1 failure, 2 conflict, \
             3 not found, 4 authentication, 5 refused because the connection is read-only, 64 bad usage or file.
             """
     )

@@ -49,8 +49,8 @@ struct Changes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read a zone's change feed (records/changes).",
         discussion: """
-            Prints one record (or tombstone) per line as JSON, then a last line {"syncToken": …, "moreComing": …}
-            to resume from with --since (select records with jq 'select(.recordName)'). Without --all, one page.
+            Prints one record (or tombstone) per line as JSON, then a last line {"syncToken": …, "moreComing": …} \
+            to resume from with --since (select records with jq 'select(.recordName)'). Without --all, one page. \
             \(readExitStatuses)
             """)
 
@@ -113,8 +113,8 @@ struct QueryCommand: AsyncParsableCommand {
         commandName: "query",
         abstract: "Query records of a type (records/query).",
         discussion: """
-            Filters are 'FIELD COMPARATOR VALUE' (EQUALS, NOT_EQUALS, LESS_THAN, GREATER_THAN_OR_EQUALS, IN, BEGINS_WITH,
-            LIST_CONTAINS, …); integers are INT64, numbers with a dot DOUBLE, a,b,c a list for IN. Several filters are ANDed.
+            Filters are 'FIELD COMPARATOR VALUE' (EQUALS, NOT_EQUALS, LESS_THAN, GREATER_THAN_OR_EQUALS, IN, BEGINS_WITH, \
+            LIST_CONTAINS, …); integers are INT64, numbers with a dot DOUBLE, a,b,c a list for IN. Several filters are ANDed. \
             Prints one record per line as JSON (or a table on a terminal). \(readExitStatuses)
             """)
 

@@ -22,8 +22,8 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a local CloudKit Web Services server backed by SQLite.",
         discussion: """
-            Point any CloudKit Web Services client at the printed URL instead of https://api.apple-cloudkit.com.
-            Paths, JSON, error codes and authentication follow the service. Binds 127.0.0.1 unless --host says
+            Point any CloudKit Web Services client at the printed URL instead of https://api.apple-cloudkit.com. \
+            Paths, JSON, error codes and authentication follow the service. Binds 127.0.0.1 unless --host says \
             otherwise. Stops cleanly on SIGINT/SIGTERM; every acknowledged write is on disk.
             """
     )
