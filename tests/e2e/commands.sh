@@ -214,6 +214,7 @@ kill $SUBS; wait $SUBS 2>/dev/null
 # file that cannot be read, a port already taken.
 "$BIN" frob > /dev/null 2> "$WORK/err"; code=$?
 [ $code = 64 ] && grep -q "unknown subcommand 'frob' (one of browse, zones" "$WORK/err" && ok "a mistyped subcommand is named as one" || bad "frob: exit $code $(cat "$WORK/err")"
+"$BIN" browse --help 2>&1 | grep -q "^OVERVIEW: Browse a CloudKit container" && ok "browse --help still shows browse's help" || bad "browse --help"
 "$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN abc' > /dev/null 2> "$WORK/err"; code=$?
 [ $code != 0 ] && grep -q "Field 'year' is INT64: LESS_THAN cannot compare it with a value of type STRING" "$WORK/err" \
     && ok "a filter value of another kind than its field is refused (exit $code)" || bad "mismatched filter: exit $code $(cat "$WORK/err")"
