@@ -299,23 +299,8 @@ enum RawConnection {
     /// pipelines them, one request an element sends them in turn. `bodiless`: the answers (by position)
     /// that announce a length but carry no body (to HEAD).
     static func exchange(port: Int, requests: [[UInt8]], responses count: Int, bodiless: Set<Int> = []) throws -> [String] {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure(what: "socket") }
+        let fd = try connected(port: port, timeoutSeconds: 20)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(what: "connect") }
         var received: [UInt8] = []
         var answers: [String] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -352,23 +337,8 @@ enum RawConnection {
     /// Sends `bytes`, then reads until the server closes the connection (true) or 10 s pass without
     /// a byte (false); the bytes read, as text.
     static func untilClosed(port: Int, _ bytes: [UInt8]) throws -> (String, Bool) {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure(what: "socket") }
+        let fd = try connected(port: port, timeoutSeconds: 10)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(what: "connect") }
         guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw Failure(what: "send") }
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -378,6 +348,30 @@ enum RawConnection {
             if n < 0 { return (String(decoding: received, as: UTF8.self), false) }
             received += chunk[..<n]
         }
+    }
+
+    /// A blocking socket connected to 127.0.0.1:`port`, whose reads give up after `timeoutSeconds`.
+    static func connected(port: Int, timeoutSeconds: Int) throws -> Int32 {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure(what: "socket") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(what: "connect")
+        }
+        return fd
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -80,7 +80,7 @@ import Testing
         #expect(try await server.raw(.get, server.path("private", "zones/list")).status == 200)
         let notAContainer = try await server.raw(.get, "/database/1/com.example.NoPrefix/development/private/zones/list")
         let notAContainerBody = try json(notAContainer)
-        #expect(notAContainer.status == 400 && notAContainerBody["reason"]?.stringValue?.contains("begins with iCloud.") == true)
+        #expect(notAContainer.status == 400 && notAContainerBody["reason"]?.stringValue?.contains("it must begin with iCloud.") == true)
     }
 
     @Test func aWebAuthTokenSentUnencodedIsRefused() async throws {

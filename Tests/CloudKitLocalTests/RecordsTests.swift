@@ -172,7 +172,7 @@ import Testing
         // An untyped value that cannot be read as the field's type says what it found.
         let seven = #"{"zoneID":{"zoneName":"_defaultZone"},"operations":[{"operationType":"create","record":{"recordName":"u3","recordType":"T","fields":{"i":{"value":"seven"}}}}]}"#
         let sevenAnswer = String(decoding: try await server.raw(.post, server.path("private", "records/modify"), body: seven).body, as: UTF8.self)
-        #expect(sevenAnswer.contains(#"expected an integer, found the string \"seven\""#), "\(sevenAnswer)")
+        #expect(sevenAnswer.contains("expected an integer, found a string that is not one") && !sevenAnswer.contains("seven"), "\(sevenAnswer)")
         // A container identifier that is not one says what one looks like.
         let badContainer = try await server.raw(.get, "/database/1/com.bad/development/public/zones/list")
         #expect(badContainer.status == 400 && String(decoding: badContainer.body, as: UTF8.self).contains("'com.bad' is not valid: it must begin with iCloud."))

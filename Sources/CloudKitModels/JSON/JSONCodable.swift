@@ -136,8 +136,9 @@ extension JSON {
         case .double(let d) where d.rounded() == d && abs(d) < 9.2e18: return Int64(d)
         case .string(let s):  // numbersAsStrings
             if let i = Int64(s) { return i }
-            // A string is taken when it holds an integer (numbersAsStrings); any other is not one.
-            throw JSONDecodingError(message: "expected an integer, found the string \(String(reflecting: String(s.prefix(40))))")
+            // A string is taken when it holds an integer (numbersAsStrings); any other is not one. Its
+            // text is not quoted: a decoding error never carries a value (it may be a secret).
+            throw JSONDecodingError(message: "expected an integer, found a string that is not one")
         default: throw JSONDecodingError(message: "expected an integer, found \(kindName)")
         }
     }
