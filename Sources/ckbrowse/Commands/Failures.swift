@@ -1,4 +1,3 @@
-import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
