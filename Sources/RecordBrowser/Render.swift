@@ -142,7 +142,9 @@ extension Browser {
         case .inspector:
             if case .inspector(let inspector) = state.stack.top { crumbs += ["Debug", inspector.record.operation] }
         }
-        screen.put(" " + crumbs.joined(separator: " › "), x: 0, y: 0, style: Theme.title, maxWidth: Layout(screen).crumbsWidth)
+        // Cut with an ellipsis, so a long query's title does not look whole.
+        let crumbsWidth = Layout(screen).crumbsWidth
+        screen.put(" " + TextWidth.truncate(crumbs.joined(separator: " › "), to: crumbsWidth - 1), x: 0, y: 0, style: Theme.title, maxWidth: crumbsWidth)
         let right = "? help  q quit "
         screen.put(right, x: Layout(screen).room(after: TextWidth.width(right)), y: 0, style: Theme.title)
     }
@@ -395,7 +397,14 @@ extension Browser {
             screen.put(" no subscription matches the filter (Esc clears it)", x: 0, y: 2, style: Theme.dim)
             return
         }
-        let widths = [0, 8, 16, 20, 4, 8]
+        // WATCHES is as wide as its widest type or zone: the rest goes to the IDs, which were cut
+        // ("first-new-exhibi…") beside a half-empty column.
+        // (A refused one's error code stands there.)
+        let watched = rows.map { row -> String in
+            if case .listed(.failure(let e), _) = row { return e.serverErrorCode.rawValue }
+            return row.subscription.map { $0.query?.recordType ?? $0.zoneID?.zoneName ?? "" } ?? ""
+        }
+        let widths = [0, 8, min(24, max(7, watched.map(TextWidth.width).max() ?? 0)), 20, 4, 8]
         let cols = columns(widths, total: Layout(screen).rowWidth)
         let height = Layout(screen).bodyHeight
         let scroll = min(state.position(.subscriptions).scroll, max(0, visible.count - height))
@@ -488,17 +497,20 @@ extension Browser {
     }
 
     static func drawDebug(_ screen: inout CellGrid, _ state: BrowserState) {
-        let widths = [0, 8, 5, 9, 11, 3, 7, 15]
-        let cols = columns(widths, total: Layout(screen).rowWidth)
         let records = visibleRequests(state)
+        func status(_ r: RequestRecord) -> String { (r.status.map(String.init) ?? "failed") + (r.serverErrorCode.map { " \($0.rawValue)" } ?? "") }
+        // STATUS is as wide as the widest it holds (a bare 200 most of the time): the rest goes to the
+        // operation's name, which was cut ("records/chan…") beside an empty column.
+        let statusWidth = min(28, max(6, records.map { TextWidth.width(status($0)) }.max() ?? 0))
+        let widths = [0, 8, 5, 9, statusWidth, 3, 7, 15]
+        let cols = columns(widths, total: Layout(screen).rowWidth)
         let height = Layout(screen).bodyHeight
         let scroll = min(state.position(.debug).scroll, max(0, records.count - height))
         drawList(&screen, header: ["OPERATION", "TIME", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES OUT/IN"], widths: widths,
                  count: records.count, selection: state.position(.debug).selection, scroll: scroll) { i in
             let r = records[i]
-            let status = r.status.map(String.init) ?? "failed"
             let time = r.exchange.map { clock($0.at) } ?? ""
-            return (row([r.operation, time, r.method.rawValue, r.database?.rawValue ?? "device", status + (r.serverErrorCode.map { " \($0.rawValue)" } ?? ""),
+            return (row([r.operation, time, r.method.rawValue, r.database?.rawValue ?? "device", status(r),
                          String(r.attempt), String(Int(r.duration * 1000)), "\(r.bytesSent)/\(r.bytesReceived)"], cols),
                     (r.status ?? 500) >= 400 ? Theme.error : .plain)
         }
