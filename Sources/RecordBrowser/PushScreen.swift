@@ -69,8 +69,9 @@ extension Browser {
         let valueWidth = min(30, max(8, (keys.map { TextWidth.width($0.value) }.max() ?? 0) + 2))
         let wrapWidth = Layout.wrapWidth(width)
         for key in keys {
-            // A cut value keeps a space before the name; continuation lines are indented under the
-            // value and wrapped to what is left, so no word is lost past the edge.
+            // A cut value keeps a space before the name; continuation lines (the name's: the value is
+            // fitted to its column) are indented under the name where 20 columns are left for it, else
+            // under the value, and wrapped to what is left, so no word is lost past the edge.
             let row = TextWidth.fit(key.path, to: pathWidth - 1) + " " + TextWidth.fit(key.value, to: valueWidth - 1) + " " + key.name
             let tone: Tone = key.name.hasPrefix("not a key") ? .note : .plain
             let parts = TextWidth.wrap(row, to: wrapWidth)
@@ -78,7 +79,8 @@ extension Browser {
             lines.append((first, tone))
             let rest = parts.dropFirst().joined(separator: " ")
             if !rest.isEmpty {
-                for part in TextWidth.wrap(rest, to: max(10, wrapWidth - pathWidth)) { lines.append((String(repeating: " ", count: pathWidth) + part, tone)) }
+                let indent = wrapWidth - (pathWidth + valueWidth) >= 20 ? pathWidth + valueWidth : pathWidth
+                for part in TextWidth.wrap(rest, to: max(10, wrapWidth - indent)) { lines.append((String(repeating: " ", count: indent) + part, tone)) }
             }
         }
         lines.append(("", .plain))
