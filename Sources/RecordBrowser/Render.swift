@@ -674,7 +674,8 @@ extension Browser {
             if state.pane == .records, case let marked = marks(state).count, marked > 0 { parts.append("\(Format.count(marked)) marked") }
             var counts = "\(Format.count(list.total)) loaded"
             if list.deleted > 0 { counts += " (\(Format.count(list.deleted)) deleted)" }
-            if state.filter != nil { counts += " · \(Format.count(list.matching)) match\(list.matching == 1 ? "" : "es")" }
+            // The filter's matches are the list's: not said over an open record.
+            if state.filter != nil, state.pane == .records { counts += " · \(Format.count(list.matching)) match\(list.matching == 1 ? "" : "es")" }
             if list.loading { counts += " · loading" }
             if list.moreComing && list.source != .awaitingQuery { counts += " · more coming" }
             parts.append(counts)
