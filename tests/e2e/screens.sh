@@ -28,9 +28,9 @@ for size in 80x24 100x30; do
     keys Escape
 
     # A refused command keeps its text, and says why above it.
-    keys : "open nothing-here" Enter
-    check "$size: a refused :open says why" ":open takes a record name (open a zone first)"
-    check "$size: and keeps what was typed" ":open nothing-here"
+    keys : "open two names" Enter
+    check "$size: a refused :open says why" ":open takes one record name (:open NAME)"
+    check "$size: and keeps what was typed" ":open two names"
     keys C-u Escape
 
     # G in the subscriptions: the last one selected (reverse video).
