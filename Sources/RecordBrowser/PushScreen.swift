@@ -70,8 +70,9 @@ extension Browser {
         let wrapWidth = Layout.wrapWidth(width)
         for key in keys {
             // A cut value keeps a space before the name; continuation lines (the name's: the value is
-            // fitted to its column) are indented under the name where 20 columns are left for it, else
-            // under the value, and wrapped to what is left, so no word is lost past the edge.
+            // fitted to its column) are indented under the name where 32 columns are left for it (fewer
+            // would stretch a description over many lines, and push the keys below off an 80x24
+            // screen), else under the value; wrapped to what is left, so no word is lost past the edge.
             let row = TextWidth.fit(key.path, to: pathWidth - 1) + " " + TextWidth.fit(key.value, to: valueWidth - 1) + " " + key.name
             let tone: Tone = key.name.hasPrefix("not a key") ? .note : .plain
             let parts = TextWidth.wrap(row, to: wrapWidth)
@@ -79,7 +80,7 @@ extension Browser {
             lines.append((first, tone))
             let rest = parts.dropFirst().joined(separator: " ")
             if !rest.isEmpty {
-                let indent = wrapWidth - (pathWidth + valueWidth) >= 20 ? pathWidth + valueWidth : pathWidth
+                let indent = wrapWidth - (pathWidth + valueWidth) >= 32 ? pathWidth + valueWidth : pathWidth
                 for part in TextWidth.wrap(rest, to: max(10, wrapWidth - indent)) { lines.append((String(repeating: " ", count: indent) + part, tone)) }
             }
         }
