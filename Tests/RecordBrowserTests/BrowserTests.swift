@@ -206,6 +206,20 @@ struct Harness {
         #expect(words.components(separatedBy: ":query TYPE").count == 3, "the note and the hint line, not a third copy under the note")
     }
 
+    /// A title too long for the bar ends with an ellipsis, so a cut query does not look whole.
+    @Test func aLongTitleEndsWithAnEllipsis() {
+        var h = Harness()
+        h.send(.zonesLoaded(.private, .success(Harness.zones)))
+        h.keys(.char("j"), .enter)
+        h.page(Harness.records(0..<5), token: "t", more: false)
+        h.type(":query Artwork year LESS_THAN 1900 and title BEGINS_WITH Wavelength and year GREATER_THAN 1800")
+        h.keys(.enter)
+        let title = h.screen.line(0)
+        #expect(title.contains(":query Artwork year LESS_THAN 1900") && title.contains("…  ") && title.hasSuffix("? help  q quit "), "\(title)")
+        h.keys(.escape)
+        #expect(!h.screen.line(0).contains("…"), "a title that fits has none: \(h.screen.line(0))")
+    }
+
     @Test func theSelectionBarCoversTheRowsTextNotTheBlankRest() throws {
         var h = Harness()
         h.send(.zonesLoaded(.private, .success(Harness.zones)))
