@@ -41,7 +41,7 @@ struct Apply: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        guard let data = Out.input(file) else { return fail("cannot read \(file): \(SystemErrorWords.whyUnreadable(file, expected: "readable"))", ExitStatus.usage) }
+        guard let data = Out.input(file) else { return fail(SystemErrorWords.cannotRead(file, expected: "readable"), ExitStatus.usage) }
         var request: ModifyRecordsRequest
         do {
             request = try ModifyRecordsRequest.decode(from: data)

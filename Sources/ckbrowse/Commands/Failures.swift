@@ -39,9 +39,13 @@ enum SystemErrorWords {
         return String(describing: error)
     }
 
-    /// Why `path` could not be read, asked of the file system after the read failed: it is missing, a
-    /// directory, not readable, or (readable after all) not what was expected.
-    static func whyUnreadable(_ path: String, expected: String = "UTF-8 text") -> String {
+    /// "cannot read PATH: why", the why asked of the file system after the read failed: it is missing,
+    /// a directory, not readable, or (readable after all) not what was expected.
+    static func cannotRead(_ path: String, expected: String = "UTF-8 text") -> String {
+        "cannot read \(path): " + whyUnreadable(path, expected: expected)
+    }
+
+    private static func whyUnreadable(_ path: String, expected: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
         if (info.st_mode & S_IFMT) == S_IFDIR { return "it is a directory" }

@@ -56,7 +56,7 @@ struct SchemaCommand: AsyncParsableCommand {
     }
 
     static func readFile(_ path: String) throws -> String {
-        do { return try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError("cannot read \(path): \(SystemErrorWords.whyUnreadable(path))") }
+        do { return try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError(SystemErrorWords.cannotRead(path)) }
     }
 
     /// Checks a file's syntax here, printing the problem as FILE:LINE:COL: message (exit 1).

@@ -50,7 +50,7 @@ struct ServeConfig {
 
     static func load(_ path: String) throws -> ServeConfig {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError("cannot read \(path): \(SystemErrorWords.whyUnreadable(path))") }
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError(SystemErrorWords.cannotRead(path)) }
         let document: TOMLTable
         do {
             document = try TOMLTable(string: text)
@@ -102,7 +102,7 @@ struct ServeConfig {
             var pem = source
             if !source.contains("-----BEGIN") {
                 let file = source.hasPrefix("/") ? source : Paths.join(Paths.parent(path), source)
-                do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch { throw fail("\(what).public-key: cannot read \(file): \(SystemErrorWords.whyUnreadable(file))") }
+                do { pem = try String(contentsOfFile: file, encoding: .utf8) } catch { throw fail("\(what).public-key: " + SystemErrorWords.cannotRead(file)) }
             }
             guard pem.contains("BEGIN PUBLIC KEY") else { throw fail("\(what).public-key is not a PEM public key (openssl ec -in eckey.pem -pubout)") }
             config.serverKeys.append((try string(table, "key-id", in: what)!, pem, try string(table, "container", in: what, required: false)))

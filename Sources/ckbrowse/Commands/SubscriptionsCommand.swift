@@ -91,7 +91,7 @@ struct Subscriptions: AsyncParsableCommand {
         guard !files.isEmpty else { return fail("subscriptions create takes one or more files (- for standard input)", ExitStatus.usage) }
         var subscriptions: [Subscription] = []
         for file in files {
-            guard let data = Out.input(file) else { return fail("cannot read \(file): \(SystemErrorWords.whyUnreadable(file, expected: "readable"))", ExitStatus.usage) }
+            guard let data = Out.input(file) else { return fail(SystemErrorWords.cannotRead(file, expected: "readable"), ExitStatus.usage) }
             do { subscriptions += try Self.subscriptions(in: Array(data)) } catch { return fail("\(file): \(error)", ExitStatus.usage) }
         }
         guard !subscriptions.isEmpty else { return fail("no subscription in \(files.joined(separator: ", "))", ExitStatus.usage) }
