@@ -27,18 +27,8 @@ public enum FilterTypes {
     /// Why `filter`'s value cannot be compared with its field in `type` (nil: it can, or the schema
     /// cannot tell).
     public static func problem(_ filter: Filter, in type: RecordTypeSchema) -> String? {
-        let named: String
-        let fieldType: SchemaFieldType
-        if let system = filter.systemFieldName {
-            guard let field = CloudKitSchema.systemFields.first(where: { $0.name == system.indexName }) else { return nil }
-            named = system.rawValue
-            fieldType = type.field(system.indexName)?.type ?? field.type
-        } else if let name = filter.fieldName, let field = type.field(name) {
-            named = name
-            fieldType = field.type
-        } else {
-            return nil
-        }
+        guard let (named, schema) = IndexRules.namedField(field: filter.fieldName, system: filter.systemFieldName, in: type), let schema else { return nil }
+        let fieldType = schema.type
         guard let field = kind(of: fieldType), let given = kinds(of: filter.fieldValue), given.contains(where: { $0 != field }) else {
             return nil
         }

@@ -57,6 +57,18 @@ public enum IndexRules {
     }
 
     static func check(field: String?, system: SystemFieldName?, needs: SchemaIndex, in type: RecordTypeSchema) -> IndexViolation? {
+        guard let (named, schema) = namedField(field: field, system: system, in: type) else { return nil }
+        guard let schema else {
+            return IndexViolation(kind: .unknownField, field: named, reason: "Did not find field: '\(named)' in type: '\(type.name)'")
+        }
+        return schema.indexes.contains(needs) ? nil : missing(needs, named)
+    }
+
+    /// The field a filter or sort names, as a reason names it (`recordName` for `___recordID`), and its
+    /// schema: the type's own, else the system field's (nil: the type has no such field). Nil for
+    /// neither name, or a system field the schema language has no name for (`share`, `parent`).
+    /// The index check and `FilterTypes` read fields this one way.
+    static func namedField(field: String?, system: SystemFieldName?, in type: RecordTypeSchema) -> (named: String, schema: FieldSchema?)? {
         let named: String
         let schemaName: String
         if let system {
@@ -69,10 +81,7 @@ public enum IndexRules {
         } else {
             return nil
         }
-        guard let schema = type.field(schemaName) ?? CloudKitSchema.systemFields.first(where: { $0.name == schemaName }).map({ FieldSchema(name: $0.name, type: $0.type) }) else {
-            return IndexViolation(kind: .unknownField, field: named, reason: "Did not find field: '\(named)' in type: '\(type.name)'")
-        }
-        return schema.indexes.contains(needs) ? nil : missing(needs, named)
+        return (named, type.field(schemaName) ?? CloudKitSchema.systemFields.first(where: { $0.name == schemaName }).map { FieldSchema(name: $0.name, type: $0.type) })
     }
 
     static func missing(_ index: SchemaIndex, _ field: String) -> IndexViolation {
