@@ -865,16 +865,16 @@ extension Browser {
                     "n p j k       next / previous conflict",
                     "a             abort the commit",
                     "Esc           abort (asks first when something is already chosen)",
-                    "?             this help", "", "press any key to close"]
+                    "?             this help", ""]
         case .commit:
             return ["y             send (in production: type the container's name, then Enter)",
                     "n Esc         cancel: nothing is sent, everything stays staged",
                     "j k PgDn PgUp scroll          g G   top / end",
                     "Enter Esc     close, once the answer is in",
                     "q             quit (not while a request is in flight)",
-                    "?             this help", "", "press any key to close"]
+                    "?             this help", ""]
         }
-        return own + (own.isEmpty ? [] : [""]) + everywhere + ["press any key to close"]
+        return own + (own.isEmpty ? [] : [""]) + everywhere
     }
 
     /// The help's lines wrapped to the box's width, so what is cut off can be scrolled to (the keys
@@ -884,12 +884,13 @@ extension Browser {
         return helpLines(state).flatMap { hangingWrap($0, to: width) }
     }
 
-    /// The help's lines as shown: when they do not fit, the box's last line says how to scroll and
-    /// close, so "press any key to close" (wrong then: j/k scroll) is left out. Keys and drawing read this.
+    /// The help's lines as shown: "press any key to close" ends them when they fit; when they do not,
+    /// the box's last line says how to scroll and close instead (any key does not close then: j/k
+    /// scroll), and a blank line left at the end goes. Keys and drawing read this.
     static func helpShown(_ state: BrowserState) -> [String] {
         let lines = helpText(state)
-        guard lines.count > Layout(state).helpRoom, lines.last == "press any key to close" else { return lines }
-        return Array(lines.dropLast().reversed().drop(while: \.isEmpty).reversed())
+        guard lines.count + 1 > Layout(state).helpRoom else { return lines + ["press any key to close"] }
+        return Array(lines.reversed().drop(while: \.isEmpty).reversed())
     }
 
     static func drawHelp(_ screen: inout CellGrid, _ state: BrowserState) {
