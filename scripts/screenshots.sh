@@ -11,7 +11,15 @@ fi
 swift build --product ckbrowse >/dev/null
 BIN=$(swift build --show-bin-path)/ckbrowse
 WORK=$(mktemp -d); SOCK="ckb-shots-$$"; BASE=$SOCK
-trap 'tmux -L $BASE kill-server 2>/dev/null; tmux -L $BASE-2 kill-server 2>/dev/null; tmux -L $BASE-2-3 kill-server 2>/dev/null; [ -n "${SERVER_PID:-}" ] && kill $SERVER_PID; rm -rf $WORK' EXIT
+# Each step may fail harmlessly (a tmux server already gone when its browser quit): under `set -e` a
+# failing step would end the trap there, exit 1 after every shot was written, and leave the server
+# running and $WORK behind.
+cleanup() {
+    for socket in "$BASE" "$BASE-2" "$BASE-2-3"; do tmux -L "$socket" kill-server 2>/dev/null || true; done
+    if [ -n "${SERVER_PID:-}" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
 mkdir -p screenshots
 COLS=100; ROWS=30
 tmux -L "$SOCK" -f /dev/null new-session -d -x $COLS -y $ROWS \

@@ -54,8 +54,10 @@ public struct ServerRequest: Sendable {
 
     /// The credentials a query carries, read in one pass, as `queryItems` reads parameters:
     /// `ckAPIToken`, and `ckWebAuthToken` or else its alias `ckSession` (the last of a name wins, and
-    /// a malformed value reads as empty); and the token as sent, before percent-decoding: the first
-    /// value of a parameter whose name is `ckWebAuthToken` (else `ckSession`) as it stands.
+    /// a malformed value reads as empty); and that same token as sent, before percent-decoding, so
+    /// the check that its `+ / =` were encoded looks at the value that is used (it once looked at the
+    /// first such parameter spelled as sent: a decoy before the real one, or the name written
+    /// `ck%57ebAuthToken`, passed a token sent unencoded).
     /// Every request is authenticated from it, answers from the cache too: the dictionary of every
     /// parameter and the second pass for the raw value were a tenth of such an answer's own work.
     struct Credentials: Equatable {
@@ -67,25 +69,18 @@ public struct ServerRequest: Sendable {
     var credentials: Credentials {
         var found = Credentials()
         guard let query else { return found }
-        var webAuthToken: String?, session: String?
-        var rawWebAuthToken: Substring?, rawSession: Substring?
+        var webAuthToken: (decoded: String, raw: Substring)?, session: (decoded: String, raw: Substring)?
         Self.forEachQueryPair(query) { key, value in
-            let (parameter, asSent) = Self.credentialParameter(key)
-            guard let parameter else { return }
-            // The raw token: a name spelled as sent (nothing in it to decode), the value undecoded.
-            if asSent, let value {
-                if parameter == .webAuthToken, rawWebAuthToken == nil { rawWebAuthToken = Substring(value) }
-                if parameter == .session, rawSession == nil { rawSession = Substring(value) }
-            }
+            guard let parameter = Self.credentialParameter(key) else { return }
             let decoded = Self.decodedValue(value)
             switch parameter {
             case .apiToken: found.apiToken = decoded
-            case .webAuthToken: webAuthToken = decoded
-            case .session: session = decoded
+            case .webAuthToken: webAuthToken = (decoded, value.map { Substring($0) } ?? "")
+            case .session: session = (decoded, value.map { Substring($0) } ?? "")
             }
         }
-        found.webAuthToken = webAuthToken ?? session
-        found.rawWebAuthToken = rawWebAuthToken ?? rawSession
+        found.webAuthToken = (webAuthToken ?? session)?.decoded
+        found.rawWebAuthToken = (webAuthToken ?? session)?.raw
         return found
     }
 
@@ -137,19 +132,18 @@ public struct ServerRequest: Sendable {
         }
     }
 
-    /// Which credential a parameter named `key` carries, if any, and whether the name is spelled as
-    /// sent (it holds no `%` or `+` to decode). Such a name, as nearly every one is, is compared as
-    /// bytes; another is decoded first (`+` as a space), as `queryItems` decodes it.
-    static func credentialParameter(_ key: Substring.UTF8View) -> (parameter: CredentialParameter?, asSent: Bool) {
+    /// Which credential a parameter named `key` carries, if any. A name with no `%` or `+` to decode,
+    /// as nearly every one is, is compared as bytes; another is decoded first (`+` as a space), as
+    /// `queryItems` decodes it.
+    static func credentialParameter(_ key: Substring.UTF8View) -> CredentialParameter? {
         var compared: CredentialParameter??
         _ = key.withContiguousStorageIfAvailable { bytes in
             guard !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return }
             compared = .some(CredentialParameter(named: bytes))
         }
-        if let compared { return (compared, true) }
+        if let compared { return compared }
         // Not contiguous (a string bridged from elsewhere), or a name to decode.
-        let name = decodedName(key)
-        return (name.flatMap { CredentialParameter(named: $0.utf8) }, name.map { $0.utf8.elementsEqual(key) } ?? false)
+        return decodedName(key).flatMap { CredentialParameter(named: $0.utf8) }
     }
 
     /// Each non-empty `&`-separated pair of a query: the name, and the value after the first `=` (nil
@@ -380,10 +374,8 @@ public final class LocalCloudKit: Sendable {
     // MARK: - Handling
 
     public func handle(_ request: ServerRequest) async -> ServerResponse {
-        if let refusal = requestPolicyRefusal(request) {
-            // Refused before anything runs, and without CORS headers (the page learns nothing).
-            return refusal.response(uuid: Self.requestUUID())
-        }
+        // Refused before anything runs, and without CORS headers (the page learns nothing).
+        if let refusal = policyRefusalResponse(request) { return refusal }
         if request.method.uppercased() == "OPTIONS" { return preflight(request) }
         return withCORS(await answer(request), request)
     }
@@ -438,6 +430,19 @@ public final class LocalCloudKit: Sendable {
 
     /// The answer to a request whose body is larger than `maximumBodyBytes` (the HTTP adapter stops
     /// reading it at the limit, so the service never sees the bytes).
+    /// The answer to a request whose body passed its limit (`head`: the request without its body):
+    /// the policy's refusal, else the limit's error, with CORS headers for a page that may read it.
+    func oversizedBodyResponse(_ head: ServerRequest, isUpload: Bool) -> ServerResponse {
+        if let refusal = policyRefusalResponse(head) { return refusal }
+        return withCORS(isUpload ? assetTooLargeResponse() : bodyTooLarge(), head)
+    }
+
+    /// The request policy's refusal as answered (no CORS headers: the page learns nothing), nil when
+    /// the request may go on.
+    func policyRefusalResponse(_ request: ServerRequest) -> ServerResponse? {
+        requestPolicyRefusal(request).map { $0.response(uuid: Self.requestUUID()) }
+    }
+
     public func bodyTooLarge() -> ServerResponse {
         let uuid = Self.requestUUID()
         return ServiceError.badRequest("request body exceeds the limit of \(configuration.maximumBodyBytes) bytes").response(uuid: uuid)

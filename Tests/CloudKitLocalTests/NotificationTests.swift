@@ -238,5 +238,9 @@ import Testing
         // The documented /database/ path is not where tokens live.
         let wrong = try await server.raw(.post, "/database/1/\(LiveServer.container)/development/public/tokens/create", body: "{\"apnsEnvironment\":\"development\"}")
         #expect(wrong.status == 404 || wrong.status == 405)
+        // A container identifier that cannot be one is refused, as on /database/: no token is stored for it.
+        let bad = try await server.raw(.post, "/device/1/garbage/development/tokens/create", body: "{\"apnsEnvironment\":\"development\"}")
+        let badText = String(decoding: bad.body, as: UTF8.self)
+        #expect(bad.status == 400 && badText.contains(#""serverErrorCode":"BAD_REQUEST""#), "\(bad.status) \(badText)")
     }
 }

@@ -1,5 +1,6 @@
 import CloudKitWeb
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import CloudKitLocal
@@ -142,8 +143,58 @@ import Testing
         #expect(await zonesList(singleUse, token: one).status == 421, "a spent token")
     }
 
+    /// The value as sent (before percent-decoding; empty without `=`) of the last parameter whose
+    /// name, decoded as `queryItems` decodes it, is `name`: the parameter whose value is used.
+    func lastRawQueryValue(_ request: ServerRequest, _ name: String) -> Substring? {
+        guard let query = request.query else { return nil }
+        var found: Substring?
+        ServerRequest.forEachQueryPair(query) { key, value in
+            guard ServerRequest.decodedName(key) == name else { return }
+            found = value.map { Substring($0) } ?? ""
+        }
+        return found
+    }
+
+    /// Every request's head is checked by the request policy before its body is read (a refused one
+    /// is answered then, and its body dropped): the head check refuses exactly what the policy refuses
+    /// with every header in hand, its shortcut for plain heads included.
+    @Test func theHeadCheckRefusesWhatThePolicyRefuses() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let paths = [
+            "/database/1/\(LiveServer.container)/development/public/records/query?ckAPIToken=x", "/admin/1/\(LiveServer.container)/development/reset",
+            "/signin", "/ready", "/webcourier/1/abc",
+        ]
+        let hosts: [String?] = [nil, "127.0.0.1:8080", "localhost", "app.localhost:3000", "evil.example", "[::1]:80", "127.0.0.1.evil.example"]
+        let origins: [String?] = [nil, "http://localhost:3000", "https://evil.example", "null", "http://127.0.0.1:8080"]
+        let modes: [String?] = [nil, "navigate", "cors", "no-cors"]
+        var refused = 0
+        for path in paths {
+            for host in hosts {
+                for origin in origins {
+                    for mode in modes {
+                        for method in [HTTPRequest.Method.get, .post] {
+                            var fields = HTTPFields()
+                            fields[.contentType] = "text/plain"
+                            if let origin { fields[.origin] = origin }
+                            if let mode { fields[HTTPField.Name("Sec-Fetch-Mode")!] = mode }
+                            let head = HTTPRequest(method: method, scheme: "http", authority: host, path: path, headerFields: fields)
+                            let whole = ServerRequest(
+                                method: method.rawValue, target: Substring(path), headers: LocalHTTPServer.headers(fields, authority: host), body: [])
+                            let expected = server.service.requestPolicyRefusal(whole)?.status
+                            let checked = LocalHTTPServer.policyRequest(head).flatMap(server.service.policyRefusalResponse)?.status
+                            #expect(checked == expected, "\(method) \(path) Host \(host ?? "-") Origin \(origin ?? "-") mode \(mode ?? "-")")
+                            if expected != nil { refused += 1 }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(refused > 100, "the cases include refusals (\(refused))")
+    }
+
     /// A query parameter's value as sent, before percent-decoding: the first whose name, as sent, is
-    /// `name` (how the server read the raw token before `ServerRequest.credentials`).
+    /// `name`.
     func rawQueryValue(_ request: ServerRequest, _ name: String) -> Substring? {
         guard let query = request.query else { return nil }
         var found: Substring?
@@ -166,7 +217,13 @@ import Testing
         #expect(items("&") == [:] && items("") == [:])
         let request = ServerRequest(method: "GET", path: "/", query: "ckWebAuthToken=a%2Bb&x=1&ckWebAuthToken=c", headers: [], body: [])
         #expect(rawQueryValue(request, "ckWebAuthToken") == "a%2Bb" && rawQueryValue(request, "x") == "1" && rawQueryValue(request, "y") == nil)
-        #expect(request.credentials == ServerRequest.Credentials(apiToken: nil, webAuthToken: "c", rawWebAuthToken: "a%2Bb"))
+        #expect(request.credentials == ServerRequest.Credentials(apiToken: nil, webAuthToken: "c", rawWebAuthToken: "c"))
+        // The raw token is the one used: a decoy before it, or its name percent-encoded, does not hide
+        // a token sent with its `+ / =` unencoded (both passed the check once).
+        for query in ["ckWebAuthToken=x&ckWebAuthToken=A+/=b", "ck%57ebAuthToken=A+/=b", "ckSession=x&ckSession=A+/=b"] {
+            let credentials = ServerRequest(method: "GET", path: "/", query: query, headers: [], body: []).credentials
+            #expect(credentials.webAuthToken == "A+/=b" && credentials.rawWebAuthToken.map(LocalCloudKit.hasUnencodedBase64) == true, "\(query)")
+        }
         // The credentials' one pass reads what `queryItems` and `rawQueryValue` read, on queries made of
         // the parameters' names, aliases, escapes, repeats and malformed parts; and `queryItems` reads
         // what a plain split and `PercentEncoding` read (the server's own decoding takes shortcuts).
@@ -191,7 +248,7 @@ import Testing
             #expect(items == plainItems(query), "\(query)")
             let expected = ServerRequest.Credentials(
                 apiToken: items["ckAPIToken"], webAuthToken: items["ckWebAuthToken"] ?? items["ckSession"],
-                rawWebAuthToken: rawQueryValue(request, "ckWebAuthToken") ?? rawQueryValue(request, "ckSession"))
+                rawWebAuthToken: lastRawQueryValue(request, "ckWebAuthToken") ?? lastRawQueryValue(request, "ckSession"))
             #expect(request.credentials == expected, "\(query)")
         }
         // Routes are remembered, and are the routes parsed; a path that fails is not remembered.

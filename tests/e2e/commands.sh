@@ -136,6 +136,10 @@ grep -q '"recordName":"kept"' <<< "$out" && ok "--config: its user and token, bo
 other=$(curl -s -o /dev/null -w '%{http_code}' "$MURL/database/1/iCloud.example.Elsewhere/development/private/zones/list?ckAPIToken=fixture-token&ckWebAuthToken=tess-token")
 [ "$other" = 401 ] && ok "the token is refused for another container" || bad "other container: $other"
 kill $MEM; wait $MEM 2>/dev/null
+# A misspelt key inside a table fails the start: `contianer` would leave the token valid everywhere.
+printf '[[api-tokens]]\ntoken = "typo-token"\ncontianer = "iCloud.example.Only"\n' > "$WORK/typo.toml"
+out=$(timeout 20 "$BIN" serve --in-memory --port 0 --config "$WORK/typo.toml" 2>&1); code=$?
+[ "$code" -ne 0 ] && grep -q "unknown key 'contianer' in api-tokens\[0\]" <<< "$out" && ok "--config: a misspelt key in [[api-tokens]] stops the start, named" || bad "typo: $code $out"
 [ -f "$WORK/snap/cloudkit.sqlite" ] && grep -q ckbrowse-snapshot "$WORK/snap/snapshot.json" && ok "--export-on-exit wrote a snapshot" || bad "no snapshot: $(cat "$WORK/mem.log")"
 "$BIN" serve --in-memory --port 0 --config "$WORK/serve.toml" --import "$WORK/snap" > "$WORK/mem2.log" 2>&1 & MEM=$!
 for _ in $(seq 1 300); do grep -q "listening on" "$WORK/mem2.log" && break; sleep 0.1; done

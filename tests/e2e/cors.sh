@@ -66,6 +66,15 @@ grep -q "wrote 200 from-the-browser" <<< "$dom" && ok "it writes a record" || ba
 answer=$(curl -s -X POST "$DB/records/lookup?$API" -d '{"zoneID":{"zoneName":"Drafts"},"records":[{"recordName":"from-the-browser"}]}')
 grep -q '"written by chromium"' <<< "$answer" && ok "the server has the record the page wrote" || bad "lookup: $answer"
 
+# Sign-in as a person does it, in the same browser: the page's form clicked, its POST's Origin as the
+# browser sends it (the page's Referrer-Policy decides it), the callback reached with a token that works.
+signin=$(timeout 120 python3 tests/e2e/browser_signin.py "$CHROMIUM" "$URL" iCloud.com.example.Gallery demo "$ORIGIN/back" \
+    ckbrowse-demo-api-token "$WORK" 2>&1)
+sed 's/^/    /' <<< "$signin"
+grep -qx "origin: $URL" <<< "$signin" && ok "the sign-in form's POST carries the server's own origin" || bad "sign-in POST origin: $signin"
+grep -qx "landed: callback" <<< "$signin" && ok "the browser reaches the callback after signing in" || bad "sign-in: $signin"
+grep -qx "token: zones/list 200" <<< "$signin" && ok "the token the callback received works" || bad "sign-in token: $signin"
+
 # A server that allows another origin only: the browser refuses to send.
 kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null
 "$BIN" serve --data "$WORK/data" --port 0 --seed demo --allow-origin http://elsewhere.example > "$WORK/serve2.log" 2>&1 &

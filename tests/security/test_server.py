@@ -1,7 +1,7 @@
 """The threat model's server rows (SERVER.md, "Threat model"; issue 28 rows 1-4 and 9-15), each tried
 as an attacker would against the real `ckbrowse serve` on loopback. Every check here failed on the
 server before issue 28. Tokens are never printed."""
-import http.client, json, os, re, shutil, sqlite3, stat, subprocess, sys, tempfile, time, urllib.parse
+import http.client, json, os, re, shutil, socket, sqlite3, stat, subprocess, sys, tempfile, time, urllib.parse
 
 from common import Checks, binary, free_port, wait_listening
 
@@ -161,6 +161,53 @@ try:
         checks.check(status == 403, f"issue 33: a Host of non-ASCII digits ({host.encode()!r}) is refused", f"{status}")
     status, _, _ = s.request("GET", "/ready")
     checks.check(status == 200, "issue 33: and the server is still there", f"{status}")
+
+    # ------------------------------------------------------------ a refused request's body is never read
+    # A page elsewhere (an Origin the policy refuses) announcing a 16 MB body is answered from its head
+    # alone; the connection closes once what it sent is drained, so the server never holds the bytes.
+    def vm_rss_mb():
+        status_file = f"/proc/{s.proc.pid}/status"
+        if not os.path.exists(status_file): return 0
+        return int(open(status_file).read().split("VmRSS:")[1].split()[0]) / 1024
+    def announce(sock, origin="https://evil.example", host=None):
+        sock.sendall((f"POST /database/1/{C}/development/public/records/query HTTP/1.1\r\nHost: {host or f'127.0.0.1:{s.port}'}\r\n"
+                      f"Origin: {origin}\r\nContent-Type: text/plain\r\nContent-Length: 16777216\r\n\r\n").encode())
+    before = vm_rss_mb()
+    sockets, heads = [], []
+    for _ in range(8):
+        sock = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+        announce(sock)
+        try: sock.sendall(b"x" * (16777216 - 1))
+        except OSError: pass
+        sockets.append(sock)
+    time.sleep(0.5)
+    grown = vm_rss_mb() - before
+    checks.check(grown < 48, "eight such bodies sent in full do not grow the server (they are dropped as they arrive)", f"{grown:.0f} MB")
+    for sock in sockets:
+        sock.settimeout(1)
+        try:
+            heads.append(sock.recv(65536))
+        except OSError:
+            heads.append(b"")
+    checks.check(all(h.startswith(b"HTTP/1.1 403") and b"access-control-allow-origin" not in h.lower() and b"connection: close" in h.lower() for h in heads),
+                 "a refused origin's 16 MB POST is answered 403 from its head, without CORS", repr([h[:30] for h in heads]))
+    for sock in sockets:
+        try:
+            sock.sendall(b"x")
+            sock.settimeout(5)
+            closed = sock.recv(100) == b""
+        except OSError:
+            closed = True
+        sock.close()
+    checks.check(closed, "and the connection closes once the body is drained")
+    # A body over the limit from an allowed page: its error carries CORS, so the page can read it.
+    status, body, h = s.request("POST", f"/database/1/{C}/development/public/records/query?ckAPIToken={API}", b" " * (16 * 1024 * 1024 + 1),
+                                {"Origin": "http://localhost:8080", "Content-Type": "application/json"})
+    checks.check(status == 400 and b'"BAD_REQUEST"' in body and h.get("access-control-allow-origin") == "http://localhost:8080",
+                 "an allowed page's body over the limit gets its BAD_REQUEST with CORS headers", f"{status} {h.get('access-control-allow-origin')}")
+    status, body, h = s.request("POST", f"/database/1/{C}/development/public/records/query?ckAPIToken={API}", b" " * (16 * 1024 * 1024 + 1),
+                                {"Host": "rebound.example", "Content-Type": "application/json"})
+    checks.check(status == 403 and b'"ACCESS_DENIED"' in body, "a foreign Host's body over the limit is refused as foreign (403)", f"{status}")
 
     # ------------------------------------------------------------ row 9: file modes
     mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)

@@ -185,10 +185,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
 
     private let limits: ConnectionLimits
     private let count: ConnectionCount
-    /// Whether the server's request policy lets this request through (Host, Origin: the service's
-    /// `requestPolicyRefusal`). A refusal over the cap answers by it: `/ready`'s answer and CORS
-    /// headers only to a request the full path would answer.
-    private let policyAllows: (HTTPRequest) -> Bool
+    /// The server's request policy's refusal of a request, from its head (Host, Origin: the service's
+    /// `requestPolicyRefusal`), nil when it may go on. A request it refuses is answered here, before
+    /// its body is read (a page elsewhere could otherwise make the server hold 16 MB bodies it would
+    /// never run, each as long as the client trickles it); a refusal over the cap answers by it too:
+    /// `/ready`'s answer and CORS headers only to a request the full path would answer.
+    private let policyRefusal: (HTTPRequest) -> ServerResponse?
     private var clock: ConnectionClock
     private var context: ChannelHandlerContext?
     private var timer: Scheduled<Void>?
@@ -201,14 +203,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
     private var refusedHead: HTTPRequest?
     /// The request being answered is a webcourier long-poll.
     private var longPoll = false
+    /// A request was refused from its head: what follows is read and dropped, and the connection
+    /// closes once the refusal is written and the request's end was read (closing on unread bytes
+    /// would reset the connection, and the client could lose the refusal).
+    private var discarding = false
+    private var refusalWritten = false
+    private var discardedEnd = false
     /// The next handler of a direct answer (the codec).
     private let direct: any DirectAnswerWriter
 
-    init(limits: ConnectionLimits, count: ConnectionCount, direct: any DirectAnswerWriter, policyAllows: @escaping (HTTPRequest) -> Bool) {
+    init(limits: ConnectionLimits, count: ConnectionCount, direct: any DirectAnswerWriter, policyRefusal: @escaping (HTTPRequest) -> ServerResponse?) {
         self.limits = limits
         self.count = count
         self.direct = direct
-        self.policyAllows = policyAllows
+        self.policyRefusal = policyRefusal
         clock = ConnectionClock(header: limits.headerTimeout, idle: limits.idleTimeout, write: limits.writeTimeout, now: Self.now())
     }
 
@@ -273,9 +281,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
         let now = Self.now()
         switch part {
         case .head(let head):
+            // Answered here only when no earlier answer of the connection is outstanding (answers keep
+            // their requests' order); else the full path refuses it, after its body.
+            let earlierAnswerOutstanding = clock.answering > 0
             clock.headRead(now: now)
             longPoll = head.path?.hasPrefix("/webcourier/") == true
-            if refusing { refusedHead = head }
+            if refusing {
+                refusedHead = head
+            } else if !discarding, !earlierAnswerOutstanding, let refusal = policyRefusal(head) {
+                discarding = true
+                answerRefusal(refusal, context: context)
+            }
         case .body: clock.bodyRead(now: now)
         case .end:
             clock.endRead()
@@ -283,9 +299,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
                 refusedHead = nil
                 refuse(head, context: context)
             }
+            if discarding {
+                discardedEnd = true
+                closeAfterRefusal(context)
+            }
         }
         reschedule()
-        if !refusing { context.fireChannelRead(data) }
+        if !refusing && !discarding { context.fireChannelRead(data) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -374,7 +394,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
         let status: HTTPResponse.Status
         let body: String
         var fields = HTTPFields()
-        let allowed = policyAllows(head)
+        let allowed = policyRefusal(head) == nil
         if allowed, LocalCloudKit.isReadinessMethod(head.method.rawValue), head.path.map({ $0 == "/ready" || $0.hasPrefix("/ready?") }) == true {
             status = .ok
             body = #"{"ready":true}"#
@@ -398,6 +418,29 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
         clock.answerEnded(now: Self.now())
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(mode: .all, promise: nil) }
+    }
+
+    /// A request refused by the policy from its head: its refusal (the full path's words, without
+    /// CORS), with `Connection: close`.
+    private func answerRefusal(_ refusal: ServerResponse, context: ChannelHandlerContext) {
+        var fields = LocalHTTPServer.fields(refusal.headers)
+        fields[.contentLength] = String(refusal.body.count)
+        fields[.connection] = "close"
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: HTTPResponse.Status(code: refusal.status), headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: refusal.body))), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        track(written)
+        clock.answerEnded(now: Self.now())
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+        written.futureResult.assumeIsolated().whenComplete { _ in
+            self.refusalWritten = true
+            self.closeAfterRefusal(context)
+        }
+    }
+
+    private func closeAfterRefusal(_ context: ChannelHandlerContext) {
+        guard refusalWritten, discardedEnd else { return }
+        context.close(mode: .all, promise: nil)
     }
 
     /// Keeps one timer at the clock's deadline. A deadline only moves later while time passes, so the

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -57,8 +58,13 @@ public struct LocalHTTPServer: Sendable {
             do {
                 body = try await request.collectBody(upTo: isUpload ? maximumAsset : maximumBody)
             } catch is NIOTooManyBytesError {
-                // Too large: answered without allocating the body.
-                return Self.response(isUpload ? service.assetTooLargeResponse() : service.bodyTooLarge())
+                // Too large: answered without allocating the body; refused first if the policy refuses
+                // it (the guard refuses from the head, unless an earlier answer was outstanding), and
+                // with CORS for a page that may read the answer.
+                let head = ServerRequest(
+                    method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
+                    headers: Self.headers(request.headers, authority: request.head.authority), body: [])
+                return Self.response(service.oversizedBodyResponse(head, isUpload: isUpload))
             } catch {
                 // The client went away (or the body could not be read): nothing to answer.
                 throw error
@@ -87,10 +93,8 @@ public struct LocalHTTPServer: Sendable {
             server: HTTPServerBuilder { responder in
                 LocalHTTP1Channel(responder: responder) { codec in
                     // An answer made on the event loop goes down the same handlers by call (`DirectAnswerWriter`).
-                    let connectionGuard = ConnectionGuard(limits: limits, count: connections, direct: codec, policyAllows: { head in
-                        service.requestPolicyRefusal(ServerRequest(
-                            method: head.method.rawValue, target: Substring(head.path ?? "/"),
-                            headers: LocalHTTPServer.headers(head.headerFields, authority: head.authority), body: [])) == nil
+                    let connectionGuard = ConnectionGuard(limits: limits, count: connections, direct: codec, policyRefusal: { head in
+                        LocalHTTPServer.policyRequest(head).flatMap(service.policyRefusalResponse)
                     })
                     let finish = FinishAnswersBeforeClose(direct: connectionGuard)
                     return [connectionGuard, finish, CachedAnswerHandler(service: service, shared: shared, direct: finish)]
@@ -112,6 +116,23 @@ public struct LocalHTTPServer: Sendable {
             status: HTTPResponse.Status(code: response.status), headers: fields(response.headers),
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
     }
+
+    /// A request head as the request policy reads it: its target, and of its header fields only those
+    /// the policy reads (`Host`, `Origin`, `Sec-Fetch-Mode`). Every request's head is checked, so its
+    /// other fields are not copied; and nil for what nearly every request is, one the policy lets
+    /// through without a look at its endpoint: no `Origin`, no `Sec-Fetch-Mode`, and a loopback `Host`
+    /// (or none).
+    static func policyRequest(_ head: HTTPRequest) -> ServerRequest? {
+        let origin = head.headerFields[.origin], mode = head.headerFields[secFetchMode]
+        if origin == nil, mode == nil, head.authority.map(LocalCloudKit.isLoopbackHostHeader) ?? true { return nil }
+        var headers: [(name: String, value: String)] = []
+        if let authority = head.authority { headers.append((name: "Host", value: authority)) }
+        if let origin { headers.append((name: "Origin", value: origin)) }
+        if let mode { headers.append((name: "Sec-Fetch-Mode", value: mode)) }
+        return ServerRequest(method: head.method.rawValue, target: Substring(head.path ?? "/"), headers: headers, body: [])
+    }
+
+    private static let secFetchMode = HTTPField.Name("Sec-Fetch-Mode")!
 
     /// A request's header fields as `ServerRequest` takes them.
     /// HTTP/1.1's `Host` arrives as the request's authority (swift-http-types keeps it out of the

@@ -117,11 +117,17 @@ extension LocalCloudKit {
         return url.origin + rest.replacing("\\", with: "/") + separator + "ckWebAuthToken=" + PercentEncoding.encodeQueryValue(token) + fragment
     }
 
-    /// Sign-in answers: never cached, never framed, never sent as a Referer.
+    /// Sign-in answers: never cached, never framed, never sent as a Referer to another site.
+    ///
+    /// `same-origin`, not `no-referrer`: under `no-referrer` a browser sends the page's own form POST
+    /// with `Origin: null` (the Fetch standard's origin serialization), which the POST's rule refuses,
+    /// so no browser could sign in (a headless chromium showed it: `tests/e2e/cors.sh`). Under
+    /// `same-origin` the form's POST carries this server's origin, and the redirect to the callback, on
+    /// another origin, carries no Referer.
     static let pageHeaders: [(name: String, value: String)] = [
         (name: "Content-Type", value: "text/html; charset=UTF-8"), (name: "Cache-Control", value: "no-store"),
         (name: "X-Frame-Options", value: "DENY"), (name: "Content-Security-Policy", value: "frame-ancestors 'none'"),
-        (name: "Referrer-Policy", value: "no-referrer"),
+        (name: "Referrer-Policy", value: "same-origin"),
     ]
 
     static func formFields(_ body: String) -> [String: String] {

@@ -254,6 +254,8 @@ extension LocalCloudKit {
         guard parts.count == 6, parts[0] == "device", parts[1] == "1", parts[4] == "tokens",
             let container = PercentEncoding.decode(Substring(parts[2])), !container.isEmpty
         else { throw ServiceError(.notFound, "could not find handler for endpoint", status: 404) }
+        // As `/database/1/…` checks it: a token is not stored for a container that cannot exist.
+        guard Route.isContainerID(container) else { throw Route.invalidContainer(container) }
         guard let environment = CloudKitEnvironment(rawValue: parts[3]) else {
             throw ServiceError.badRequest("unknown environment '\(parts[3].prefix(40))'; use development or production")
         }

@@ -67,11 +67,16 @@ struct ServeConfig {
             guard let string = value.string, !string.isEmpty else { throw fail("\(what).\(key) must be a non-empty string") }
             return string
         }
-        func entries(_ key: String) throws -> [TOMLTable] {
+        // A misspelt key is an error, in the tables too: `contianer` under [[api-tokens]] would
+        // otherwise leave the token valid for every container, widening access without a word.
+        func entries(_ key: String, keys known: Set<String>) throws -> [TOMLTable] {
             guard let value = document[key] else { return [] }
             guard let array = value.array else { throw fail("\(key) must be an array of tables ([[\(key)]])") }
-            return try array.map { element in
+            return try array.enumerated().map { i, element in
                 guard let table = element.table else { throw fail("each [[\(key)]] must be a table") }
+                for name in table.keys.sorted() where !known.contains(name) {
+                    throw fail("unknown key '\(name)' in \(key)[\(i)] (known: \(known.sorted().joined(separator: ", ")))")
+                }
                 return table
             }
         }
@@ -88,15 +93,15 @@ struct ServeConfig {
             guard let array = hosts.array else { throw fail("allow-hosts must be an array of strings") }
             config.allowHosts = try array.map { guard let s = $0.string else { throw fail("allow-hosts must be an array of strings") }; return s }
         }
-        for (i, table) in try entries("api-tokens").enumerated() {
+        for (i, table) in try entries("api-tokens", keys: ["token", "container"]).enumerated() {
             let what = "api-tokens[\(i)]"
             config.apiTokens.append((try string(table, "token", in: what)!, try string(table, "container", in: what, required: false)))
         }
-        for (i, table) in try entries("users").enumerated() {
+        for (i, table) in try entries("users", keys: ["name", "token", "email"]).enumerated() {
             let what = "users[\(i)]"
             config.users.append((try string(table, "name", in: what)!, try string(table, "token", in: what)!, try string(table, "email", in: what, required: false)))
         }
-        for (i, table) in try entries("server-keys").enumerated() {
+        for (i, table) in try entries("server-keys", keys: ["key-id", "public-key", "container"]).enumerated() {
             let what = "server-keys[\(i)]"
             let source = try string(table, "public-key", in: what)!
             var pem = source
@@ -107,7 +112,7 @@ struct ServeConfig {
             guard pem.contains("BEGIN PUBLIC KEY") else { throw fail("\(what).public-key is not a PEM public key (openssl ec -in eckey.pem -pubout)") }
             config.serverKeys.append((try string(table, "key-id", in: what)!, pem, try string(table, "container", in: what, required: false)))
         }
-        for (i, table) in try entries("roles").enumerated() {
+        for (i, table) in try entries("roles", keys: ["user", "role"]).enumerated() {
             let what = "roles[\(i)]"
             config.roles.append((try string(table, "user", in: what)!, try string(table, "role", in: what)!))
         }
