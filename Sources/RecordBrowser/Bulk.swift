@@ -93,7 +93,8 @@ extension Browser {
                 } else if let current = record.fields[field], current != .null {
                     type = current.type
                 } else {
-                    reopen(.command, text: typed, refusal: .setTypeUnknown(field: field, record: record.recordName), &state)
+                    let knownType = record.recordType.flatMap { state.schema?.schema.recordType($0) }?.name
+                    reopen(.command, text: typed, refusal: .setTypeUnknown(field: field, record: record.recordName, recordType: knownType), &state)
                     return []
                 }
                 let base = state.staged.operation(for: RecordKey(zone: key.zone, recordName: record.recordName))

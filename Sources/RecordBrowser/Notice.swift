@@ -181,7 +181,8 @@ public enum Notice: Sendable, Hashable {
         case setUsage
         case setNeedsList
         case setNeedsMarks
-        case setTypeUnknown(field: String, record: String)
+        /// `recordType`: the record's type when the loaded schema has it (and not the field).
+        case setTypeUnknown(field: String, record: String, recordType: String?)
         case setValueInvalid(String, type: FieldType, field: String, record: String, error: String)
         case exportUsage
         case exportNeedsZone
@@ -196,7 +197,8 @@ public enum Notice: Sendable, Hashable {
     /// What one key staged.
     public enum StagedChange: Sendable, Hashable {
         case field(String, record: String)
-        case fieldChanges(Int, record: String)
+        /// `cleared`: how many of the changes clear a field (a field left out of the $EDITOR file).
+        case fieldChanges(Int, record: String, cleared: Int)
         case elementRemoved(Int, field: String)
         case cleared(field: String, record: String)
         case deletion(record: String)
@@ -263,7 +265,7 @@ public enum Notice: Sendable, Hashable {
         case notUpdated(reason: String)
     }
 
-    public enum ShareRequirement: Sendable, Hashable { case privateDatabase, customZone, notAShare }
+    public enum ShareRequirement: Sendable, Hashable { case privateDatabase, customZone, notAShare, aRecord }
 
     public enum PushTarget: Sendable, Hashable {
         case otherDatabase(DatabaseScope)

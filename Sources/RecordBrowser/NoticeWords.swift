@@ -10,7 +10,10 @@ extension Browser {
             let count = " · \(total) staged \(batch)"
             switch change {
             case .field(let field, let record): return "staged: '\(field)' of '\(record)'" + count
-            case .fieldChanges(let n, let record): return "staged \(Format.plural(n, "field change")) to '\(record)'" + count
+            case .fieldChanges(let n, let record, 0): return "staged \(Format.plural(n, "field change")) to '\(record)'" + count
+            case .fieldChanges(let n, let record, let cleared):
+                // A field left out of the file is cleared: said, not left to the batch screen to show.
+                return "staged \(Format.plural(n, "field change")) to '\(record)', \(cleared == n ? (n == 1 ? "it clears a field" : "all clearing fields") : "\(cleared) of them clearing fields") (b shows them)" + count
             case .elementRemoved(let i, let field): return "staged: remove [\(i)] of '\(field)'" + count
             case .cleared(let field, let record): return "staged: clear '\(field)' of '\(record)'" + count
             case .deletion(let record): return "staged: delete '\(record)'" + count
@@ -149,6 +152,7 @@ extension Browser {
         case .shareNeeds(.privateDatabase): return ":share works in the private database: records and zones you own"
         case .shareNeeds(.customZone): return ":share needs a custom zone: open a record to share it, or a zone's list to share the zone"
         case .shareNeeds(.notAShare): return "this is a share already: i invites, P changes the public permission"
+        case .shareNeeds(.aRecord): return "no record to share here (it was not found, or is still loading): :open one that exists"
         case .alreadyShared(let record, let share): return "'\(record)' is already shared: Enter on its share line (\(share)) opens the share"
 
         // Subscriptions and pushes
@@ -269,7 +273,9 @@ extension Browser {
             return ":set FIELD VALUE changes one field of every marked record (Space marks; the value is typed from the schema, else the field's type in each record)"
         case .setNeedsList: return ":set acts on the marked records of a zone's list: open a zone and mark records (Space, V, *)"
         case .setNeedsMarks: return "no record is marked: Space marks the selected record, V a range, * every record shown"
-        case .setTypeUnknown(let field, let record):
+        case .setTypeUnknown(let field, let record, let recordType?):
+            return "nothing staged: \(recordType) has no field '\(field)' in the schema, and '\(record)' has no value to take its type from: add it to one record first (a, in the record), then :set"
+        case .setTypeUnknown(let field, let record, nil):
             return "nothing staged: the type of '\(field)' is unknown for '\(record)' (not in the schema, and the record has no value): load the schema (:schema) or edit it in the record"
         case .setValueInvalid(let value, let type, let field, let record, let error):
             // "an INT64", "a STRING": the article as the type's name is read.

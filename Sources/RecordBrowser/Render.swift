@@ -502,11 +502,17 @@ extension Browser {
     static func drawDebug(_ screen: inout CellGrid, _ state: BrowserState) {
         let records = visibleRequests(state)
         func status(_ r: RequestRecord) -> String { (r.status.map(String.init) ?? "failed") + (r.serverErrorCode.map { " \($0.rawValue)" } ?? "") }
-        // STATUS is as wide as the widest it holds (a bare 200 most of the time): the rest goes to the
-        // operation's name, which was cut ("records/chan…") beside an empty column.
-        let statusWidth = min(28, max(6, records.map { TextWidth.width(status($0)) }.max() ?? 0))
-        let widths = [0, 8, 5, 9, statusWidth, 3, 7, 15]
-        let cols = columns(widths, total: Layout(screen).rowWidth)
+        // Each column as wide as what it holds; the operation's name first (at 80 columns it was cut to
+        // "records/l…" beside a STATUS column sized for one long error code), STATUS next, cut last.
+        func widest(_ texts: [String], least: Int) -> Int { max(least, texts.map(TextWidth.width).max() ?? 0) }
+        let verbWidth = widest(records.map(\.method.rawValue), least: 4)
+        let msWidth = widest(records.map { String(Int($0.duration * 1000)) }, least: 4)
+        let bytesWidth = widest(records.map { "\($0.bytesSent)/\($0.bytesReceived)" }, least: 12)
+        let room = Layout(screen).room(after: 1) - (8 + verbWidth + 8 + 3 + msWidth + bytesWidth) - 8
+        let operationWidth = min(28, widest(records.map(\.operation), least: 9))
+        let statusWidth = min(widest(records.map(status), least: 6), max(6, room - operationWidth))
+        let widths = [0, 8, verbWidth, 8, statusWidth, 3, msWidth, bytesWidth]
+        let cols = columns(widths, total: Layout(screen).room(after: 1))
         let height = Layout(screen).bodyHeight
         let scroll = min(state.position(.debug).scroll, max(0, records.count - height))
         drawList(&screen, header: ["OPERATION", "TIME", "VERB", "DATABASE", "STATUS", "TRY", "MS", "BYTES OUT/IN"], widths: widths,
@@ -794,7 +800,7 @@ extension Browser {
             "/             filter what is listed (n N next / previous, Esc clears)",
             "!             recent errors in full (code, reason, request uuid, time)",
             "b             staged batch    c          commit (preview first)",
-            "N             notifications   D          requests (tokens redacted)",
+            "N             notifications (/ filter on: previous match)  D requests",
             "",
             ":db public|private|shared   :open RECORD   :schema   :q",
             ":share this record/zone   :shares all shared   :accept URL",

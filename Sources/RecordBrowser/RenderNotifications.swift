@@ -62,7 +62,10 @@ extension Browser {
         screen.put(header + "FIELDS / ALERT", x: 0, y: y, style: Theme.header, maxWidth: screen.width)
         y += 1
         if rows.isEmpty {
-            drawNote(&screen, "no notifications yet: make a change that matches a subscription (s lists them)", y: y)
+            // Pushes that the filter hides are not "no notifications yet".
+            let filtered = !feed.items.isEmpty && filterText(state, .notifications) != nil
+            drawNote(&screen, filtered ? "no notification matches the filter (Esc clears it)"
+                : "no notifications yet: make a change that matches a subscription (s lists them)", y: y)
             return
         }
         let height = notificationsHeight(state)

@@ -175,13 +175,8 @@ public enum SubscriptionTemplate {
                 return "firesOn takes \"create\", \"update\" and \"delete\", not \"\(bad.rawValue)\""
             }
             if Set(firesOn).count < firesOn.count { return "firesOn names \"\(firesOn.first { f in firesOn.filter { $0 == f }.count > 1 }!.rawValue)\" twice" }
-            // The live service keeps one query subscription per record type and firesOn set: another ID
-            // with the same content fails with INTERNAL_ERROR ("could not find subscription we just
-            // created"; the local server answers the same), so it is said here, before it is sent.
-            if let twin = context.others.first(where: { other in
-                other.subscriptionID != id && other.subscriptionType == .query && other.query?.recordType == query.recordType
-                    && Set(other.firesOn ?? []) == Set(firesOn)
-            }) {
+            // A twin would fail with INTERNAL_ERROR (`queryTwin`): said here, before it is sent.
+            if let twin = s.queryTwin(among: context.others) {
                 let fires = firesOn.map(\.rawValue).sorted().joined(separator: ", ")
                 return "'\(twin.subscriptionID ?? "?")' already watches \(query.recordType) on \(fires): CloudKit keeps one query subscription per record type and firesOn set and refuses a twin (INTERNAL_ERROR); change firesOn, or edit '\(twin.subscriptionID ?? "?")'"
             }

@@ -108,7 +108,11 @@ extension Browser {
         var root: RecordLink?
         var name = Record.zoneShareName
         if inRecord {
-            guard let record = state.detailScreen?.detail.record, !record.isShare else {
+            guard let record = state.detailScreen?.detail.record else {
+                state.say(.shareNeeds(.aRecord))
+                return []
+            }
+            guard !record.isShare else {
                 state.say(.shareNeeds(.notAShare))
                 return []
             }

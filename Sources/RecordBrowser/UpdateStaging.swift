@@ -359,9 +359,10 @@ extension Browser {
                 if op.mode == .create { update.mode = .create }  // still a new record
             }
             state.staged.replaceChanges(update)
-            let count = state.staged.operation(for: update.key)?.changes.count ?? 0
-            state.say(count == 0 ? .nothingStaged(.fieldsEqual(record: record.recordName))
-                : .staged(.fieldChanges(count, record: record.recordName), total: state.staged.operations.count))
+            let staged = state.staged.operation(for: update.key)?.changes ?? [:]
+            let cleared = staged.values.filter { $0 == .null }.count
+            state.say(staged.isEmpty ? .nothingStaged(.fieldsEqual(record: record.recordName))
+                : .staged(.fieldChanges(staged.count, record: record.recordName, cleared: cleared), total: state.staged.operations.count))
             return stagedLookups(&state)
         } catch {
             // The editor opens again with the error on top; the user's text is kept as it was.

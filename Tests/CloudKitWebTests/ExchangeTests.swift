@@ -39,4 +39,26 @@ final class RecordBox: @unchecked Sendable {
         _ = try await plain.database(.public).listZones()
         #expect(quiet.records.first != nil && quiet.records.first?.exchange == nil)
     }
+
+    /// A webcourier long-poll is kept too (the inspector shows its time and the push it brought), with
+    /// its URL's token redacted wherever it appears: the path's last segment, the query's values.
+    @Test func webcourierPollsAreKeptWithTheirTokenRedacted() async throws {
+        let token = "SECRET-COURIER-TOKEN-4242", other = "SECRET-QUERY-TOKEN-77"
+        let transport = ScriptedTransport([{ _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
+                         body: Array(#"{"ck":{"ce":2,"cid":"iCloud.t","nid":"n-1","met":{"sid":"s","zid":"Z","zoid":"_defaultOwner","rid":"r","dbs":1,"fo":1}},"echo":"\#(token)"}"#.utf8))
+        }, { _ in HTTPResponse(status: 200, headers: [], body: []) }])
+        let box = RecordBox()
+        var configuration = CloudKitConfiguration(serverURL: "https://example.test", container: "iCloud.t")
+        configuration.recordsExchanges = true
+        let client = CloudKitClient(configuration: configuration, credentials: .apiToken("api-token-1234"), transport: transport, observer: { box.add($0) })
+        _ = try await client.pollWebcourier("http://127.0.0.1:8080/webcourier/1/\(token)")
+        _ = try await client.pollWebcourier("https://push.example/aps?tok=\(other)&ttl=60")
+        let first = try #require(box.records.first?.exchange), second = try #require(box.records.last?.exchange)
+        #expect(first.url == "http://127.0.0.1:8080/webcourier/1/<redacted>" && second.url == "https://push.example/<redacted>?tok=<redacted>&ttl=<redacted>")
+        #expect(first.responseBody?.contains(#""echo":"<redacted>""#) == true && first.responseBody?.contains("n-1") == true)
+        #expect(first.at > 0 && box.records.allSatisfy { $0.operation == "webcourier" })
+        let everything = [first.url, second.url, first.responseBody ?? ""].joined(separator: "\n")
+        #expect(!everything.contains(token) && !everything.contains(other))
+    }
 }

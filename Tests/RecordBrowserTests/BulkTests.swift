@@ -144,6 +144,13 @@ extension Harness {
         h.keys(.enter)
         h.answerFromCache()
         #expect(h.inputNote?.contains("type of 'mood' is unknown") == true)
+        // With the schema loaded, the refusal names the type that lacks the field (not "load the schema").
+        h.send(.schemaLoaded(.success(SchemaScreenTests.known())))
+        h.keys(.escape, .char(":"))
+        h.type("set mood calm")
+        h.keys(.enter)
+        h.answerFromCache()
+        #expect(h.inputNote?.contains("has no field 'mood' in the schema") == true && h.inputNote?.contains("load the schema") == false, "\(h.inputNote ?? "")")
         // With no marks, :set says how to mark.
         h.keys(.escape, .escape)
         h.keys(.char(":"))

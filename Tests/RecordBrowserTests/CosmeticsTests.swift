@@ -37,3 +37,23 @@ import Testing
         #expect((19...22).allSatisfy { h.screen.line($0).contains("a long notice") })
     }
 }
+
+@Suite struct RequestColumnsTests {
+    /// At 80 columns the request list gives the operation's name its room before STATUS: names were
+    /// cut to "records/l…" beside a STATUS column sized for one long error code.
+    @Test func operationNamesKeepTheirRoomAtEightyColumns() throws {
+        var h = Harness(width: 80, height: 24)
+        func record(_ operation: String, _ status: Int, _ code: ServerErrorCode? = nil) -> RequestRecord {
+            RequestRecord(method: .post, operation: operation, database: .private, status: status, serverErrorCode: code,
+                          duration: 0.012, bytesSent: 90, bytesReceived: 2934, attempt: 1)
+        }
+        h.send(.requestFinished(record("subscriptions/modify", 200)))
+        h.send(.requestFinished(record("records/lookup", 200)))
+        h.send(.requestFinished(record("zones/list", 404, .zoneNotFound)))
+        h.keys(.char("D"))
+        let text = h.screen.allText
+        #expect(text.contains("subscriptions/modify ") && text.contains("records/lookup "), "\(text)")
+        #expect(text.contains("404 ZONE"), "the long status is kept, cut if it must be")
+        for y in 0..<h.screen.height { #expect(TextWidth.width(h.screen.line(y)) <= 80) }
+    }
+}

@@ -25,6 +25,13 @@ import Testing
         h.send(.notificationReceived(Self.push("n3", fo: 3, rid: "artwork-3", af: "{}", pruned: true), dropped: 2, at: Self.t0 + 3000))
         #expect(h.state.notifications.items.count == 3, "the same nid is shown once")
         try assertSnapshot(h.screen, "notifications-100x30")
+        // A filter that hides every push says so (not "no notifications yet"); Esc brings them back.
+        h.keys(.char("/"))
+        h.type("zzzz")
+        h.keys(.enter)
+        #expect(h.screen.allText.contains("no notification matches the filter (Esc clears it)") && !h.screen.allText.contains("no notifications yet"))
+        h.keys(.escape)
+        #expect(!h.screen.allText.contains("no notification matches"))
         // Newest first: the delete; o says it was deleted.
         h.keys(.char("o"))
         #expect(h.state.message?.contains("was deleted") == true && h.effects.isEmpty)

@@ -150,6 +150,25 @@ import Testing
         #expect(wire.record.forRecord?.recordName == "artwork-7" && wire.record.forRecord?.recordChangeTag == Harness.detailRecord.recordChangeTag)
         #expect(wire.record.participants?.first?.permission == .readOnly)
     }
+
+    /// `:share` in a record that was not found says there is nothing to share (it said "this is a share
+    /// already").
+    @Test func shareOfARecordNotFoundSaysSo() throws {
+        var h = Harness(width: 100, height: 30)
+        h.openDetail()
+        h.keys(.char(":"))
+        h.type("open nosuch-rec")
+        h.keys(.enter)
+        let key = try #require(h.state.detail?.key)
+        #expect(key.recordName == "nosuch-rec")
+        let missing = RecordError(recordName: key.recordName, info: ServerErrorInfo(serverErrorCode: .notFound, reason: "Record not found"))
+        h.send(.recordLoaded(key, .success((.failure(missing), missing.json))))
+        #expect(h.state.detail?.record == nil)
+        h.keys(.char(":"))
+        h.type("share")
+        h.keys(.enter)
+        #expect(h.state.staged.isEmpty && h.state.message?.hasPrefix("no record to share here") == true, "\(h.state.message ?? "")")
+    }
 }
 
 @Suite struct SharesListTests {

@@ -436,6 +436,13 @@ extension Harness {
         #expect(h.state.staged.operations.first?.changes == ["year": .int64(1900)])
         h.send(.jsonEdited(edit, edited: "x", status: 1))
         #expect(h.state.message?.contains("status 1") == true && h.state.staged.operations.first?.changes == ["year": .int64(1900)])
+        // Fields left out of the file are cleared: the message says how many.
+        let onlyYear = "{\"year\": {\"value\": 1900, \"type\": \"INT64\"}, \"title\": {\"value\": \"Wave\", \"type\": \"STRING\"}}"
+        h.send(.jsonEdited(edit, edited: onlyYear, status: 0))
+        let cleared = Harness.detailRecord.fields.keys.filter { !["year", "title"].contains($0) }.count
+        let changes = h.state.staged.operations.first?.changes ?? [:]
+        #expect(changes.values.filter { $0 == .null }.count == cleared && cleared > 0)
+        #expect(h.state.message?.contains("staged \(changes.count) field changes to 'artwork-7', \(cleared) of them clearing fields") == true, "\(h.state.message ?? "")")
     }
 }
 

@@ -212,6 +212,20 @@ subs iCloud.example.SubsB create "$WORK/bad.json" > "$WORK/bad.out"; code=$?
 [ $code = 1 ] && grep -q "firesOn" "$WORK/bad.out" && ok "a subscription the server refuses: its reason, exit 1" || bad "refused: exit $code $(cat "$WORK/bad.out")"
 msg=$(CLOUDKIT_ENVIRONMENT=production subs iCloud.example.SubsB create "$WORK/subs.json" 2>&1); code=$?
 [ $code = 1 ] && grep -q "cannot be created in production" <<< "$msg" && ok "production: refused before anything is sent" || bad "production: exit $code $msg"
+# Creates are checked against what the server holds: the same definition again is fine (a copy run
+# twice), another one under an existing ID or a query subscription's twin is said, and nothing is sent.
+subs iCloud.example.SubsA create "$WORK/subs.json" > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 0 ] && ok "subscriptions create of the same definitions again: exit 0" || bad "again: exit $code $(cat "$WORK/err")"
+sed 's/"a note"/"a changed note"/' "$WORK/subs.json" > "$WORK/subs-changed.json"
+subs iCloud.example.SubsA create "$WORK/subs-changed.json" > /dev/null 2> "$WORK/err"; code=$?
+kept=$(subs iCloud.example.SubsA notes-created --json)
+[ $code = 1 ] && grep -q "subscription 'notes-created' exists with another definition: .* --update" "$WORK/err" && grep -q '"a note"' <<< "$kept" \
+    && ok "create over an existing ID with another definition: refused, --update named, nothing sent" || bad "changed: exit $code $(cat "$WORK/err") $kept"
+subs iCloud.example.SubsA create "$WORK/subs-changed.json" --update > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 0 ] && grep -q '"a changed note"' <<< "$(subs iCloud.example.SubsA notes-created --json)" && ok "and --update sends it" || bad "update: exit $code $(cat "$WORK/err")"
+echo '{"subscriptionID": "twin", "subscriptionType": "query", "query": {"recordType": "Note"}, "zoneID": {"zoneName": "Z"}, "firesOn": ["update", "create"]}' > "$WORK/twin.json"
+subs iCloud.example.SubsA create "$WORK/twin.json" > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 1 ] && grep -q "'twin': 'notes-created' already watches Note on create, update" "$WORK/err" && ok "a query subscription's twin is named before it is sent" || bad "twin: exit $code $(cat "$WORK/err")"
 kill $SUBS; wait $SUBS 2>/dev/null
 
 # Mistakes get words, not a usage dump: a mistyped subcommand, a query filter of the wrong kind, a

@@ -118,6 +118,34 @@ public struct Subscription: JSONConvertible, Hashable {
             firesOnce: firesOnce, zoneWide: zoneWide, notificationInfo: notificationInfo)
     }
 
+    /// Another query subscription among `others` on the same record type and the same firesOn set. The
+    /// live service keeps one query subscription per record type and firesOn set: creating a twin under
+    /// another ID fails with INTERNAL_ERROR ("could not find subscription we just created"; the local
+    /// server answers the same), so the browser's editor and `subscriptions create` say so first.
+    public func queryTwin(among others: [Subscription]) -> Subscription? {
+        guard subscriptionType == .query, let recordType = query?.recordType, let firesOn, !firesOn.isEmpty else { return nil }
+        return others.first { other in
+            other.subscriptionID != subscriptionID && other.subscriptionType == .query && other.query?.recordType == recordType
+                && Set(other.firesOn ?? []) == Set(firesOn)
+        }
+    }
+
+    /// The same subscription as `other`, with what the server fills in when it is left out (firesOn in
+    /// any order, `firesOnce` false, a query subscription's `zoneWide` true, the zone's owner: the
+    /// caller) read as written.
+    public func sameDefinition(as other: Subscription) -> Bool {
+        let ownerLeftOut = zoneID?.ownerRecordName == nil || other.zoneID?.ownerRecordName == nil
+        func normal(_ s: Subscription) -> Subscription {
+            var s = s
+            if ownerLeftOut { s.zoneID?.ownerRecordName = nil }
+            s.firesOn = s.firesOn.map { Array(Set($0)).sorted { $0.rawValue < $1.rawValue } }
+            if s.firesOnce == nil { s.firesOnce = false }
+            if s.subscriptionType == .query, s.zoneWide == nil { s.zoneWide = true }
+            return s
+        }
+        return normal(self) == normal(other)
+    }
+
     /// A zone subscription.
     public static func zone(_ id: String?, _ zoneID: ZoneID, notificationInfo: NotificationInfo? = nil) -> Subscription {
         Subscription(subscriptionID: id, subscriptionType: .zone, zoneID: zoneID, notificationInfo: notificationInfo)

@@ -123,6 +123,7 @@ struct Subscriptions: AsyncParsableCommand {
         var refused = false
         var missing = false
         do {
+            try await checkCreates(operations, resolved.client.database(scope))
             for batch in stride(from: 0, to: operations.count, by: ModifyRecordsRequest.maximumOperations) {
                 let part = Array(operations[batch..<min(batch + ModifyRecordsRequest.maximumOperations, operations.count)])
                 let results = try await resolved.client.database(scope).modifySubscriptions(part)
@@ -131,6 +132,35 @@ struct Subscriptions: AsyncParsableCommand {
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
         if missing && operations.allSatisfy({ $0.operationType == .delete }) { throw ExitCode(ExitStatus.notFound) }
         if refused { throw ExitCode(ExitStatus.failure) }
+    }
+
+    /// Creates checked against what the server holds, before anything is sent, as the browser's
+    /// editor checks them: an ID that exists with another definition (a create would answer the one
+    /// stored, unchanged, and look like success), and a query subscription's twin (the service answers
+    /// INTERNAL_ERROR, which says nothing of why). Each is said; nothing is sent then.
+    func checkCreates(_ operations: [SubscriptionOperation], _ database: CloudKitDatabase) async throws {
+        let creates = operations.filter { $0.operationType == .create }.map(\.subscription)
+        guard !creates.isEmpty else { return }
+        let existing: [Subscription] = try await database.listSubscriptions().compactMap {
+            if case .subscription(let s) = $0 { return s } else { return nil }
+        }
+        var problems: [String] = []
+        for (i, s) in creates.enumerated() {
+            let id = s.subscriptionID ?? "?"
+            if let stored = existing.first(where: { $0.subscriptionID == s.subscriptionID }) {
+                if !stored.sameDefinition(as: s) {
+                    problems.append("subscription '\(id)' exists with another definition: a create would leave it as it is; --update sends yours as an update")
+                }
+            } else if let twin = s.queryTwin(among: existing + creates[..<i]) {
+                let fires = (s.firesOn ?? []).map(\.rawValue).sorted().joined(separator: ", ")
+                problems.append("'\(id)': '\(twin.subscriptionID ?? "?")' already watches \(s.query?.recordType ?? "?") on \(fires): CloudKit keeps one query subscription per record type and firesOn set and refuses a twin (INTERNAL_ERROR); change firesOn, or update '\(twin.subscriptionID ?? "?")' (--update)")
+            }
+        }
+        guard problems.isEmpty else {
+            for problem in problems { Out.error("ckbrowse: " + problem) }
+            Out.error("ckbrowse: nothing sent")
+            exitProcess(ExitStatus.failure)
+        }
     }
 
     /// The subscriptions a file holds: a JSON array, one object per line, one object, or a
