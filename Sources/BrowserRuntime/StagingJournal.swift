@@ -184,6 +184,7 @@ public final class StagingJournal: Sendable {
         if let share = o.share {
             var s = JSONObject()
             s.set("forRecord", share.forRecord)
+            s.set("root", share.root)
             s.set("publicPermission", share.publicPermission)
             s.set("participants", share.participants)
             s.set("basePublicPermission", share.basePublicPermission)
@@ -216,6 +217,7 @@ public final class StagingJournal: Sendable {
         operation.mode = o["mode"]?.stringValue.flatMap(StagedOperation.Mode.init(rawValue:)) ?? .conditional
         if let s = o["share"] {
             var share = ShareEdit(newShareOf: try s["forRecord"].map { try RecordLink(json: $0) })
+            share.root = try s["root"].map { try Record(json: $0) }
             share.publicPermission = try s["publicPermission"].map { try SharePermission(json: $0) }
             share.basePublicPermission = try s["basePublicPermission"].map { try SharePermission(json: $0) }
             share.participants = try s["participants"]?.decodeArray { try ShareParticipant(json: $0) } ?? []

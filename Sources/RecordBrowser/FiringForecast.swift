@@ -17,27 +17,57 @@ public struct FiringForecast: Sendable, Hashable {
     }
 
     public var firings: [Firing]
+    /// Query subscriptions a cascade's deletes may fire: their filter reads fields, and the records a
+    /// cascade deletes are known by name and type only (the cache's or the server's referrers).
+    public var mayFire: [Firing]
     /// The subscriptions the batch was judged against.
     public var judged: Int
 
-    /// Every operation of the batch in the open database, against its subscriptions.
-    public init(_ operations: [StagedOperation], subscriptions: [Subscription]) {
-        var firings: [Firing] = []
+    /// Every operation of the batch in the open database, against its subscriptions; with the records
+    /// its deletes take with them (`cascade`), and the roots its new shares update (saving a share
+    /// updates its root record, which fires the root's update subscriptions).
+    public init(_ operations: [StagedOperation], cascade: [Referrer] = [], subscriptions: [Subscription]) {
+        var firings: [Firing] = [], mayFire: [Firing] = []
+        func add(_ s: Subscription, _ change: FilterPredicate.Change, to list: inout [Firing]) {
+            guard let id = s.subscriptionID else { return }
+            let shown: FilterPredicate.Change? = s.subscriptionType == .query ? change : nil
+            if let i = list.firstIndex(where: { $0.subscriptionID == id && $0.change == shown }) {
+                list[i].count += 1
+            } else {
+                list.append(Firing(subscriptionID: id, type: s.subscriptionType, change: shown, count: 1))
+            }
+        }
         for op in operations {
             let change = Self.change(op)
             let (before, after) = Self.states(op)
+            for s in subscriptions
+            where FilterPredicate.evaluate(s, change, before: change == .created ? nil : before, after: change == .deleted ? nil : after).fires {
+                add(s, change, to: &firings)
+            }
+        }
+        // A new share's root, unless the batch updates (or deletes) it itself: one save of the record.
+        let touched = Set(operations.map(\.key))
+        for op in operations where op.mode == .create {
+            guard op.share?.forRecord != nil, let root = op.share?.root,
+                !touched.contains(RecordKey(zone: op.key.zone, recordName: root.recordName))
+            else { continue }
+            let state = FilterPredicate.RecordState(root, zone: op.zoneID.zoneName)
+            for s in subscriptions where FilterPredicate.evaluate(s, .updated, before: state, after: state).fires { add(s, .updated, to: &firings) }
+        }
+        // The cascade's records are deleted too: a subscription that needs no field of them fires; one
+        // whose filter reads fields may.
+        for referrer in cascade where !touched.contains(referrer.key) {
+            let state = FilterPredicate.RecordState(
+                Record(recordName: referrer.key.recordName, recordType: referrer.recordType), zone: referrer.key.zone.zoneName)
             for s in subscriptions {
-                let verdict = FilterPredicate.evaluate(s, change, before: change == .created ? nil : before, after: change == .deleted ? nil : after)
-                guard verdict.fires, let id = s.subscriptionID else { continue }
-                let shown: FilterPredicate.Change? = s.subscriptionType == .query ? change : nil
-                if let i = firings.firstIndex(where: { $0.subscriptionID == id && $0.change == shown }) {
-                    firings[i].count += 1
-                } else {
-                    firings.append(Firing(subscriptionID: id, type: s.subscriptionType, change: shown, count: 1))
-                }
+                var unfiltered = s
+                unfiltered.query?.filterBy = nil
+                guard FilterPredicate.evaluate(unfiltered, .deleted, before: state, after: nil).fires else { continue }
+                if (s.query?.filterBy ?? []).isEmpty { add(s, .deleted, to: &firings) } else { add(s, .deleted, to: &mayFire) }
             }
         }
         self.firings = firings
+        self.mayFire = mayFire
         judged = subscriptions.count
     }
 
@@ -74,10 +104,15 @@ public struct FiringForecast: Sendable, Hashable {
     }
 
     /// "artwork-changes (update) × 3, gallery-zone (zone)".
-    public var summary: String {
+    public var summary: String { Self.summary(firings) }
+
+    /// "cheap-art (delete) × up to 170", for `mayFire`.
+    public var mayFireSummary: String { Self.summary(mayFire, upTo: true) }
+
+    static func summary(_ firings: [Firing], upTo: Bool = false) -> String {
         firings.map { f in
             let how = f.change.map { $0 == .created ? "create" : $0 == .updated ? "update" : "delete" } ?? f.type.rawValue
-            return "\(f.subscriptionID) (\(how))" + (f.count > 1 ? " × \(f.count)" : "")
+            return "\(f.subscriptionID) (\(how))" + (f.count > 1 ? " × \(upTo ? "up to " : "")\(f.count)" : "")
         }.joined(separator: ", ")
     }
 }
@@ -121,11 +156,17 @@ extension Browser {
         }
         // As they will be when the records go: the subscriptions of this commit are sent before them.
         let subscriptions = subscriptionsAfterCommit(state)
-        let forecast = FiringForecast(operations, subscriptions: subscriptions)
+        // The records the deletes cascade to (DELETE_SELF, from the cache and the server), each once.
+        var seen: Set<RecordKey> = []
+        let cascade = operations.filter { $0.kind == .delete }.flatMap { state.known.impacts[$0.key]?.cascade ?? [] }
+            .filter { seen.insert($0.key).inserted }
+        let forecast = FiringForecast(operations, cascade: cascade, subscriptions: subscriptions)
+        let may = forecast.mayFire.isEmpty ? "" : " · may fire: \(forecast.mayFireSummary) (the cascade's records' fields are not read)"
         if forecast.firings.isEmpty {
-            return ("this commit fires no subscription (\(Format.plural(forecast.judged, "subscription")) of the \(database.rawValue) database checked)", .dim)
+            return ("this commit fires no subscription\(may.isEmpty ? "" : " for sure") (\(Format.plural(forecast.judged, "subscription")) of the \(database.rawValue) database checked)" + may,
+                    forecast.mayFire.isEmpty ? .dim : .note)
         }
-        return ("this commit fires: " + forecast.summary, .note)
+        return ("this commit fires: " + forecast.summary + may, .note)
     }
 
     /// The database's subscriptions with the staged subscription operations applied: changed ones as

@@ -119,6 +119,9 @@ public struct StagedOperation: Sendable, Hashable {
 public struct ShareEdit: Sendable, Hashable {
     /// A new share of a record: the root (name and change tag).
     public var forRecord: RecordLink?
+    /// A new share's root as it was when the share was staged (its type and fields): saving the share
+    /// updates the root, which fires the root's update subscriptions (`FiringForecast`).
+    public var root: Record?
     public var publicPermission: SharePermission?
     public var participants: [ShareParticipant]
     public var basePublicPermission: SharePermission?
@@ -149,6 +152,7 @@ public struct ShareEdit: Sendable, Hashable {
         guard let earlier else { return later }
         var merged = later
         merged.forRecord = earlier.forRecord ?? later.forRecord
+        merged.root = earlier.root ?? later.root
         merged.baseParticipants = earlier.baseParticipants
         merged.basePublicPermission = earlier.basePublicPermission
         return merged

@@ -125,6 +125,7 @@ extension Browser {
         }
         var op = StagedOperation.newRecord(zone: zone, recordType: Record.shareRecordType, recordName: name)
         op.share = ShareEdit(newShareOf: root)
+        if inRecord { op.share?.root = state.detailScreen?.detail.record }
         state.staged.stage(op)
         // The new share opens, so participants can be invited at once (i).
         state.stack.push(.detail(DetailScreen(RecordDetail(key: op.key, record: Record(recordName: name, recordType: Record.shareRecordType), loading: false))))

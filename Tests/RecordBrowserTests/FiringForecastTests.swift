@@ -34,6 +34,32 @@ import Testing
         #expect(FiringForecast([elsewhere], subscriptions: Self.subscriptions).firings.isEmpty)
     }
 
+    /// A delete's cascade fires too (a new user saw 342 pushes from a commit said to fire two): the
+    /// cascade's records fire what needs none of their fields, and "may fire" what filters on them.
+    @Test func aCascadeAndANewSharesRootFireToo() {
+        let scope = Harness().state.connection.scope
+        let zone = ZoneKey(scope: scope, zoneID: Self.gallery)
+        var artist = Record(recordName: "artist-hokusai", recordType: "Artist", recordChangeTag: "t")
+        artist.fields = ["name": .string("Hokusai")]
+        let delete = StagedOperation(kind: .delete, zone: zone, base: artist)
+        let cascade = (0..<3).map { i in
+            Referrer(key: RecordKey(zone: zone, recordName: "artwork-\(i)"), recordType: "Artwork", field: "artist", action: .deleteSelf, target: "artist-hokusai")
+        }
+        let subscriptions = Self.subscriptions + [.query("artwork-gone", Query(recordType: "Artwork"), firesOn: [.delete], zoneID: Self.gallery)]
+        let forecast = FiringForecast([delete], cascade: cascade, subscriptions: subscriptions)
+        #expect(forecast.summary == "gallery-zone (zone) × 4, artwork-gone (delete) × 3", "\(forecast.summary)")
+        #expect(forecast.mayFireSummary == "old-artworks (delete) × up to 3")
+        // A record staged for deletion itself is not counted again as the cascade's.
+        let both = FiringForecast([delete, StagedOperation(kind: .delete, zone: zone, base: Record(recordName: "artwork-0", recordType: "Artwork", recordChangeTag: "t"))],
+                                  cascade: cascade, subscriptions: subscriptions)
+        #expect(both.firings.first { $0.subscriptionID == "artwork-gone" }?.count == 3)
+        // A new share of a record updates its root: the root's update subscriptions fire.
+        var share = StagedOperation.newRecord(zone: zone, recordType: Record.shareRecordType, recordName: "share-artist-hokusai")
+        share.share = ShareEdit(newShareOf: RecordLink(recordName: "artist-hokusai", recordChangeTag: "t"))
+        share.share?.root = artist
+        #expect(FiringForecast([share], subscriptions: Self.subscriptions).summary == "gallery-zone (zone) × 2, artist-changes (update)")
+    }
+
     /// The record opened, its year edited to `year` and staged, and `c` pressed.
     func commitPreview(year: String) -> Harness {
         var h = Harness(width: 100, height: 30)
