@@ -98,6 +98,10 @@ public struct StagedOperation: Sendable, Hashable {
     public var diff: [FieldDiff] {
         switch kind {
         case .delete: return baseFields.keys.sorted().map { FieldDiff(field: $0, old: baseFields[$0], new: nil) }
+        case .update where mode == .recreate:
+            // Deleted on the server and sent again whole: every field it will have is new.
+            let fields = resultingFields
+            return fields.keys.sorted().map { FieldDiff(field: $0, old: nil, new: fields[$0]) }
         case .update:
             var diffs: [FieldDiff] = []
             if let share {

@@ -130,6 +130,7 @@ keys c y
 check "deleted on the server: its own prompt" "DELETED on the server"
 keys r
 check "re-create goes out as create" '"operationType": "create"'
+check "and What changes says so, whole" "CREATE Drafts › draft-8"
 keys y
 check "re-created" "applied 1 operation"
 lookup draft-8 | grep -q '"Recreated"' && lookup draft-8 | grep -q '"pinned"' && ok "re-created with my version, all fields" || bad "draft-8: $(lookup draft-8)"
