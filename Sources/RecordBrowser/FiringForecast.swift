@@ -128,7 +128,8 @@ extension Browser {
         func said(_ verdict: FilterPredicate.Verdict) -> String {
             switch verdict {
             case .fires: return "fires"
-            case .doesNotFire(let why): return "not: " + why
+            // "update, delete: no (it watches Note)": it read "not: it watches Note".
+            case .doesNotFire(let why): return "no (" + why + ")"
             }
         }
         let staged = state.staged.operation(for: detail.key)

@@ -675,6 +675,7 @@ extension Browser {
         var parts = [c.database.rawValue]
         // What is staged is not sent yet: said before the counts, which a narrow bar cuts first.
         let staged = state.staged.isEmpty ? nil : "\(Format.count(state.staged.count)) staged"
+        var deletedCount = ""
         if let list = state.list, [.records, .recordDetail].contains(state.pane) {
             parts.append(list.zoneID.zoneName)
             if let staged { parts.append(staged) }
@@ -682,7 +683,10 @@ extension Browser {
             // bulk d, :set or :export acts on.
             if state.pane == .records, case let marked = marks(state).count, marked > 0 { parts.append("\(Format.count(marked)) marked") }
             var counts = "\(Format.count(list.total)) loaded"
-            if list.deleted > 0 { counts += " (\(Format.count(list.deleted)) deleted)" }
+            if list.deleted > 0 {
+                deletedCount = " (\(Format.count(list.deleted)) deleted)"
+                counts += deletedCount
+            }
             // The filter's matches are the list's: not said over an open record.
             if state.filter != nil, state.pane == .records { counts += " · \(Format.count(list.matching)) match\(list.matching == 1 ? "" : "es")" }
             if list.loading { counts += " · loading" }
@@ -715,6 +719,10 @@ extension Browser {
             tail = tail.replacing(" · more…", with: "+")
         }
         if fixed() + 10 > screen.width, c.environment == .development { environment = "dev" }
+        if fixed() + 10 > screen.width, !deletedCount.isEmpty {
+            // The filter's match count matters more than how many of the loaded rows are tombstones.
+            tail = tail.replacing(deletedCount, with: "")
+        }
         let layout = Layout(screen)
         // The container gives way before the counts (down to 6 cells: "iClou…").
         let container = TextWidth.truncate(c.container, to: max(fixed() + 10 > screen.width ? 6 : 8, layout.room(after: fixed())))

@@ -315,7 +315,7 @@ extension Browser {
         }
         let resolved = commit.conflicts.filter { $0.resolution != nil }.count
         let kind = op?.kind == .delete ? "DELETE" : "UPDATE"
-        line("Conflict \(commit.selection + 1) of \(n) (\(resolved) resolved) · \(kind) '\(conflict.recordName)' (\(op?.recordType ?? "?")) · you edited from change tag \(op?.baseTag ?? "none") · \(conflict.code.rawValue): \(conflict.reason)", Theme.header)
+        line("Conflict \(commit.selection + 1) of \(n) (\(resolved) resolved) · \(kind) '\(conflict.recordName)' (\(op?.recordType ?? "?")) · you \(op?.kind == .delete ? "deleted it" : "edited it") from change tag \(op?.baseTag ?? "none") · \(conflict.code.rawValue): \(conflict.reason)", Theme.header)
         guard let op else { return view }
         var serverFields: [String: FieldValue] = [:]
         switch conflict.server {

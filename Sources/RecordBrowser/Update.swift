@@ -661,7 +661,16 @@ public enum Browser {
             for line in shown.split(separator: "\n", omittingEmptySubsequences: false) { wrap(String(line), .plain) }
             if omitted > 0 { lines.append(("… \(Format.count(omitted)) more bytes not kept", .dim)) }
         }
-        wrap("\(record.method.rawValue) \(x.url)", .emphasis)
+        // On screen the query's parameters go one to a line: wrapped at the screen's width, the URL was
+        // cut anywhere, "<r" / "edacted>" included. Copied (no width), it stays one line.
+        if width != nil, let question = x.url.firstIndex(of: "?") {
+            wrap("\(record.method.rawValue) \(x.url[..<question])", .emphasis)
+            for (i, parameter) in x.url[x.url.index(after: question)...].split(separator: "&").enumerated() {
+                wrap((i == 0 ? "?" : "&") + parameter, .emphasis, indent: "  ")
+            }
+        } else {
+            wrap("\(record.method.rawValue) \(x.url)", .emphasis)
+        }
         wrap("sent \(Format.local(x.at)) · attempt \(record.attempt) · \(Int(record.duration * 1000)) ms · \(Format.count(record.bytesSent)) bytes sent, \(Format.count(record.bytesReceived)) received", .dim)
         lines.append(("", .plain))
         lines.append(("REQUEST HEADERS", .emphasis))

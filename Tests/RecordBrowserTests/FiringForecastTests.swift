@@ -114,13 +114,13 @@ import Testing
         let text = h.screen.allText
         #expect(text.contains("SUBSCRIPTIONS"), "\(text)")
         #expect(text.contains("old-artworks") && text.contains("update, delete: fires"), "\(text)")
-        #expect(text.contains("artist-changes") && text.contains("not: it watches Artist, not Artwork"), "\(text)")
+        #expect(text.contains("artist-changes") && text.contains("update, delete: no (it watches Artist, not Artwork)"), "\(text)")
         h.select(field: "year")
         h.keys(.char("e"), .ctrl("u"))
         h.type("1950")
         h.keys(.enter)
         let staged = h.screen.allText
-        #expect(staged.contains("update as staged: not: year LESS_THAN does not hold · delete: fires"), "\(staged)")
+        #expect(staged.contains("update as staged: no (year LESS_THAN does not hold) · delete: fires"), "\(staged)")
     }
 
     /// A new record's view judges its create, not an update: it has no "before".

@@ -77,6 +77,9 @@ import Testing
         #expect(h.state.pane == .inspector)
         let wrapped = Browser.inspectorLines(record, width: 60).map(\.text)
         #expect(!wrapped.contains { $0.hasSuffix(url) }, "the screen wraps the URL")
+        #expect(wrapped.contains("  ?ckAPIToken=<redacted>") && wrapped.contains("  &ckWebAuthToken=<redacted>"),
+                "a parameter to a line: a redaction is never cut in two")
+        #expect(!wrapped.contains { $0.hasSuffix("<r") || $0.hasSuffix("<redac") })
         h.keys(.char("y"))
         guard case .copy(let text)? = h.effects.first else { Issue.record("no copy: \(h.effects)"); return }
         let lines = text.split(separator: "\n").map(String.init)
