@@ -143,7 +143,7 @@ public struct EffectRunner: Sendable {
             return [.schemaLoaded(await loadSchema())]
         case .loadSchemaFile(let path):
             guard let text = try? String(contentsOfFile: Self.absolutePath(path), encoding: .utf8) else {
-                return [.schemaLoaded(.failure(BrowserFailure(message: "cannot read \(path)")))]
+                return [.schemaLoaded(.failure(BrowserFailure(message: "cannot read \(path): " + Paths.whyUnreadable(Self.absolutePath(path)))))]
             }
             do {
                 let schema = try SchemaLanguage.parse(text)

@@ -35,7 +35,7 @@ extension Browser {
             return openRecord(RecordKey(zone: zone, recordName: words[1]), &state)
         case "query":
             do {
-                let query = try parseQuery(Array(words.dropFirst()))
+                let query = try parseQuery(Array(words.dropFirst()), schema: state.schema)
                 guard let zoneID = queryZone(state) else {
                     // Not in a zone (the schema, the subscriptions…): which one is asked, never guessed.
                     let names = state.zones.compactMap { $0.zone?.zoneID.zoneName }
@@ -96,7 +96,9 @@ extension Browser {
     /// → a query. Values: integers as INT64, other numbers as DOUBLE, `a,b,c` as a list for
     /// IN/NOT_IN/LIST_CONTAINS_*, `"…"` as a STRING whatever it holds (`and` and `sort` included),
     /// anything else as STRING. Filters may also follow each other without `and`.
-    public static func parseQuery(_ words: [String]) throws -> Query {
+    /// `schema`: when known, an unknown comparator's refusal lists those the field's type and indexes
+    /// allow (all 21 were listed, and cut at 80 columns).
+    public static func parseQuery(_ words: [String], schema: KnownSchema? = nil) throws -> Query {
         let usage = "usage: :query TYPE [FIELD COMPARATOR VALUE [and FIELD COMPARATOR VALUE]…] [sort FIELD [asc|desc]]"
         let tokens = QueryTokens.split(words.joined(separator: " "))
         guard let type = tokens.first, !type.quoted else { throw BrowserFailure(message: usage) }
@@ -115,6 +117,11 @@ extension Browser {
             let comparatorWord = rest.removeFirst().text
             let comparator = Comparator(rawValue: comparatorWord.uppercased())
             guard Comparator.all.contains(comparator) else {
+                if let schema, let fieldSchema = schema.schema.recordType(type.text)?.field(field) {
+                    let allowed = IndexRules.comparators(for: fieldSchema, indexesKnown: schema.indexesKnown)
+                    throw BrowserFailure(message: "unknown comparator '\(comparatorWord)'; \(field) takes " + (allowed.isEmpty
+                        ? "none (no QUERYABLE index)" : allowed.map(\.rawValue).joined(separator: ", ")))
+                }
                 throw BrowserFailure(message: "unknown comparator '\(comparatorWord)'; valid: \(Comparator.all.map(\.rawValue).joined(separator: ", "))")
             }
             var valueTokens: [QueryTokens.Token] = []
@@ -132,12 +139,12 @@ extension Browser {
             rest.removeFirst()
             let clauses = rest.map(\.text).joined(separator: " ").split(separator: ",").map { $0.split(separator: " ").map(String.init) }
             for clause in clauses {
-                guard let field = clause.first, clause.count <= 2, FieldNames.isValid(field) || SystemFieldName.all.contains(where: { $0.rawValue == field }) else {
+                guard let field = clause.first, clause.count <= 2, FieldNames.isValid(field) || SystemFieldName(named: field) != nil else {
                     throw BrowserFailure(message: "sort FIELD [asc|desc]: \(usage)")
                 }
                 let direction = clause.count == 2 ? clause[1].lowercased() : "asc"
                 guard ["asc", "desc", "ascending", "descending"].contains(direction) else { throw BrowserFailure(message: "sort FIELD asc or sort FIELD desc, not '\(clause[1])'") }
-                if let system = SystemFieldName.all.first(where: { $0.rawValue == field }) {
+                if let system = SystemFieldName(named: field) {
                     sorts.append(SortDescriptor(system: system, ascending: !direction.hasPrefix("desc")))
                 } else {
                     sorts.append(SortDescriptor(field, ascending: !direction.hasPrefix("desc")))
@@ -162,7 +169,7 @@ extension Browser {
         } else {
             value = .string(valueText)
         }
-        guard let system = SystemFieldName.all.first(where: { $0.rawValue == field }) else { return Filter(field, comparator, value) }
+        guard let system = SystemFieldName(named: field) else { return Filter(field, comparator, value) }
         let systemValue: FieldValue
         switch value {
         case .string(let s) where [.recordName, .createdUserRecordName, .modifiedUserRecordName, .parent, .share].contains(system):

@@ -162,7 +162,15 @@ extension Browser {
         let cascade = operations.filter { $0.kind == .delete }.flatMap { state.known.impacts[$0.key]?.cascade ?? [] }
             .filter { seen.insert($0.key).inserted }
         let forecast = FiringForecast(operations, cascade: cascade, subscriptions: subscriptions)
-        let may = forecast.mayFire.isEmpty ? "" : " · may fire: \(forecast.mayFireSummary) (the cascade's records' fields are not read)"
+        // A cascade followed only in part (the cache's or the server's count stopped) fires more.
+        let partial = operations.contains { op in
+            guard op.kind == .delete, let impact = state.known.impacts[op.key] else { return false }
+            if impact.truncatedAt != nil { return true }
+            if case .counted(_, let server) = impact.server, server.truncatedAt != nil { return true }
+            return false
+        }
+        var may = forecast.mayFire.isEmpty ? "" : " · may fire: \(forecast.mayFireSummary) (the cascade's records' fields are not read)"
+        if partial && !cascade.isEmpty { may += " · at least: the cascade was counted in part" }
         if forecast.firings.isEmpty {
             return ("this commit fires no subscription\(may.isEmpty ? "" : " for sure") (\(Format.plural(forecast.judged, "subscription")) of the \(database.rawValue) database checked)" + may,
                     forecast.mayFire.isEmpty ? .dim : .note)

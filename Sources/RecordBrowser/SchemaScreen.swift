@@ -188,8 +188,10 @@ extension Browser {
             state.schemaLoading = true
             // The file is the user's choice: the start's load of the server's schema is not made after it.
             state.known.schemaAfterZones = false
-            state.say(.checkingPath(words.dropFirst().joined(separator: " ")))
-            return [.loadSchemaFile(words.dropFirst().joined(separator: " "))]
+            let path = words.dropFirst().joined(separator: " ")
+            state.known.schemaFileLoading = path
+            state.say(.checkingPath(path))
+            return [.loadSchemaFile(path)]
         default:
             fail(&state, BrowserFailure(message: ":schema, :schema reload or :schema load FILE"))
             return []
@@ -208,6 +210,8 @@ extension Browser {
 
     static func schemaLoaded(_ result: Result<KnownSchema, BrowserFailure>, _ state: inout BrowserState) {
         state.schemaLoading = false
+        let file = state.known.schemaFileLoading
+        state.known.schemaFileLoading = nil
         switch result {
         case .success(let known):
             // A file loaded by hand is not replaced by a later inference.
@@ -223,6 +227,11 @@ extension Browser {
             }
         case .failure(let failure):
             fail(&state, failure)
+            // A file that does not parse (or cannot be read): the line it was asked with opens again,
+            // its reason above it, in full ("checking FILE…" stayed, the reason cut in the status bar).
+            if let file {
+                reopen(.command, text: "schema load " + file, refusal: .failed(failure), &state)
+            }
         }
     }
 

@@ -281,6 +281,7 @@ public struct InputLine: Sendable, Hashable {
         case .assetFile(let field): return "upload a file into '\(field)' on commit (PATH): "
         case .saveAsset(let download): return "save \(download.label) to (PATH): "
         case .queryZone(_, let zones):
+            if zones.count == 1 { return "run the query in which zone? (Enter: \(zones[0])): " }
             return "run the query in which zone? (" + zones.prefix(4).joined(separator: ", ") + (zones.count > 4 ? ", … Tab completes" : "") + "): "
         case .newRecord(let here, let schema):
             // At most four names: those seen here first, then the schema's others.
@@ -420,6 +421,8 @@ public struct Knowledge: Sendable {
     public var schema = Loadable<KnownSchema?>(nil)
     /// The start's schema load waits for the zones' answer (`Browser.start`).
     public var schemaAfterZones = false
+    /// The `.ckdb` file `:schema load` is reading: a refusal reopens the command line with it.
+    public var schemaFileLoading: String?
     /// Users' names by record name, as discovered (owners of shared zones).
     public var userNames: [String: String] = [:]
     /// The signed-in user's permission on zones of the shared database, from their shares.

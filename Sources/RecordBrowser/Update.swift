@@ -1111,14 +1111,17 @@ public enum Browser {
 
     /// The zone named for a `:query` typed where no zone was open.
     static func queryInZone(_ command: String, zoneName: String, _ state: inout BrowserState) -> [BrowserEffect] {
-        let name = zoneName.trimmingWhitespace()
+        var name = zoneName.trimmingWhitespace()
         let zones = state.zones.compactMap { $0.zone?.zoneID }
+        // The one zone there is, shown in the prompt's parentheses, is taken by Enter: it read as a
+        // default and was refused.
+        if name.isEmpty, zones.count == 1 { name = zones[0].zoneName }
         guard let zoneID = zones.first(where: { $0.zoneName == name }) else {
             refuse(name.isEmpty ? .queryZoneUnnamed : .unknownZone(name, state.connection.database), &state)
             return []
         }
         // The command was parsed when it was typed; it is read again from its text here.
-        guard let query = try? parseQuery(Array(command.split(separator: " ").map(String.init).dropFirst())) else { return [] }
+        guard let query = try? parseQuery(Array(command.split(separator: " ").map(String.init).dropFirst()), schema: state.schema) else { return [] }
         return startQuery(command, query, in: zoneID, &state)
     }
 

@@ -302,6 +302,42 @@ import Testing
         #expect(try await client.schemaText() == Self.everything)
     }
 
+    /// A filter may name a system field by its schema name (`fieldName: "___recordID"`, as CloudKit JS
+    /// apps write it, and as the index check reads it): it finds what `systemFieldName` finds. It
+    /// passed the index check and then matched nothing; a sort by it was already read so.
+    @Test func filtersNameSystemFieldsBySchemaNameToo() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let client = server.client()
+        _ = try await client.schema(.import, text: """
+            DEFINE SCHEMA RECORD TYPE Note ("___recordID" REFERENCE QUERYABLE, "___createTime" TIMESTAMP QUERYABLE SORTABLE, n INT64);
+            """)
+        let db = client.database(.private)
+        #expect(try await db.modify([.create(record("a1", "Note", ["n": .int64(1)])), .create(record("a2", "Note", ["n": .int64(2)]))]).isCompleteSuccess)
+        func names(_ filters: [Filter], sort: [CloudKitWeb.SortDescriptor]? = nil) async throws -> [String] {
+            try await db.query(QueryRequest(query: Query(recordType: "Note", filterBy: filters, sortBy: sort))).records.compactMap(\.record?.recordName)
+        }
+        let a1 = FieldValue.reference(Reference(recordName: "a1", action: nil))
+        #expect(try await names([Filter("___recordID", .equals, a1)]) == ["a1"])
+        #expect(try await names([Filter(system: .recordName, .equals, a1)]) == ["a1"])
+        #expect(try await Set(names([Filter("___createTime", .greaterThan, .timestamp(0))])) == ["a1", "a2"])
+        #expect(try await names([Filter("___createTime", .greaterThan, .timestamp(0))], sort: [CloudKitWeb.SortDescriptor("___createTime", ascending: false)]).count == 2)
+        // A query subscription reads it the same way (one evaluator).
+        let sub = Subscription.query("one", Query(recordType: "Note", filterBy: [Filter("___recordID", .equals, a1)]), firesOn: [.update])
+        let state = FilterPredicate.RecordState(record("a1", "Note", ["n": .int64(3)]), zone: "_defaultZone")
+        #expect(FilterPredicate.evaluate(sub, .updated, before: state, after: state).fires)
+    }
+
+    /// A field the file gives another type is reported as retyped, not removed (its values go either way).
+    @Test func importSaysAFieldWasRetyped() async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.stop() } }
+        let client = server.client()
+        #expect(try await client.database(.private).modify([.create(record("k", "Keep", ["n": .int64(1), "gone": .string("y")]))]).isCompleteSuccess)
+        let changes = try await client.schema(.import, text: "DEFINE SCHEMA RECORD TYPE Keep (\"___recordID\" REFERENCE QUERYABLE, n DOUBLE);")
+        #expect(changes == ["removed field Keep.gone", "retyped field Keep.n (INT64 → DOUBLE): its values were dropped", "1 record lost values of removed or retyped fields"])
+    }
+
     @Test func importDropsWhatItLeavesOutAndResetDeletesDevelopmentData() async throws {
         let server = try await LiveServer.start()
         defer { Task { await server.stop() } }

@@ -55,10 +55,39 @@ final class RecordBox: @unchecked Sendable {
         _ = try await client.pollWebcourier("http://127.0.0.1:8080/webcourier/1/\(token)")
         _ = try await client.pollWebcourier("https://push.example/aps?tok=\(other)&ttl=60")
         let first = try #require(box.records.first?.exchange), second = try #require(box.records.last?.exchange)
-        #expect(first.url == "http://127.0.0.1:8080/webcourier/1/<redacted>" && second.url == "https://push.example/<redacted>?tok=<redacted>&ttl=<redacted>")
+        #expect(first.url == "http://127.0.0.1:8080/<redacted>" && second.url == "https://push.example/<redacted>")
         #expect(first.responseBody?.contains(#""echo":"<redacted>""#) == true && first.responseBody?.contains("n-1") == true)
         #expect(first.at > 0 && box.records.allSatisfy { $0.operation == "webcourier" })
         let everything = [first.url, second.url, first.responseBody ?? ""].joined(separator: "\n")
         #expect(!everything.contains(token) && !everything.contains(other))
+        // Wherever the token sits in the URL, and however it is spelled there, none of it is shown.
+        for url in ["http://h/webcourier/1/\(token)/", "http://h/p?\(token)", "http://h/\(token)/poll", "http://h/w/a%2Bb%2Fcdef%3D"] {
+            let (shown, secrets) = CloudKitClient.redactedWebcourierURL(url)
+            #expect(shown == "http://h/<redacted>" && !secrets.isEmpty, "\(url)")
+        }
+        #expect(CloudKitClient.redactedWebcourierURL("http://h/w/a%2Bb%2Fcdef%3D").secrets.contains("a+b/cdef="), "the decoded form too")
+    }
+
+    /// tokens/create answers the long-poll's credential (the push token, the webcourier URL); its
+    /// exchange keeps neither, nor does tokens/register's request.
+    @Test func pushTokensAreRedactedInTheirExchanges() async throws {
+        let apns = "APNS-SECRET-TOKEN-31337", url = "http://127.0.0.1:8080/webcourier/1/COURIER-SECRET-4242"
+        let transport = ScriptedTransport([{ _ in
+            HTTPResponse(status: 200, headers: [], body: Array(#"{"apnsEnvironment":"development","apnsToken":"\#(apns)","webcourierURL":"\#(url)"}"#.utf8))
+        }, { _ in HTTPResponse(status: 200, headers: [], body: Array("{}".utf8)) }])
+        let box = RecordBox()
+        var configuration = CloudKitConfiguration(serverURL: "https://example.test", container: "iCloud.t")
+        configuration.recordsExchanges = true
+        let client = CloudKitClient(configuration: configuration, credentials: .apiToken("api-token-1234", webAuthToken: "web-token-5678"),
+                                    transport: transport, observer: { box.add($0) })
+        let created = try await client.createToken(apnsEnvironment: .development)
+        try await client.registerToken(created)
+        #expect(box.records.count == 2)
+        for record in box.records {
+            let x = try #require(record.exchange)
+            let everything = [x.url, x.requestBody ?? "", x.responseBody ?? ""].joined(separator: "\n")
+            #expect(!everything.contains(apns) && !everything.contains("COURIER-SECRET-4242"), "\(record.operation): \(everything)")
+        }
+        #expect(box.records[0].exchange?.responseBody?.contains(#""apnsToken":"<redacted>""#) == true)
     }
 }

@@ -52,6 +52,20 @@ import Testing
         #expect(complete("query Artwork year GREATER_THAN ").2.contains("type the value"))
     }
 
+    /// A system field goes by its schema name too (`___recordID`), as a filter and a sort; an unknown
+    /// comparator's refusal lists what the field takes once the schema is known (all 21 were listed).
+    @Test func systemFieldsBySchemaNameAndComparatorsTheFieldTakes() throws {
+        let query = try Browser.parseQuery(["Artwork", "___recordID", "EQUALS", "a1", "sort", "___createTime", "desc"])
+        #expect(query.filterBy == [Filter(system: .recordName, .equals, .reference(Reference(recordName: "a1", action: nil)))])
+        #expect(query.sortBy == [SortDescriptor(system: .createdTimestamp, ascending: false)])
+        do {
+            _ = try Browser.parseQuery(["Artwork", "year", "FOO", "3"], schema: SchemaScreenTests.known())
+            Issue.record("FOO is no comparator")
+        } catch let error as BrowserFailure {
+            #expect(error.message == "unknown comparator 'FOO'; year takes LESS_THAN, LESS_THAN_OR_EQUALS, GREATER_THAN, GREATER_THAN_OR_EQUALS", "\(error.message)")
+        }
+    }
+
     /// `:db`, `:sort`, `:set` and `:columns` complete their arguments too (a new user's Tab answered
     /// "nothing to complete here"); `:sort` refuses a field no type on screen has.
     @Test func tabCompletesTheOtherCommandsArguments() {

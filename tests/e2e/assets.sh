@@ -60,6 +60,9 @@ for size in ${E2E_SIZES:-80x24 100x30}; do
       || { bad "$size: get --asset"; cat "$WORK/get.err"; }
     env $ENVS "$BIN" get artwork-0011 --zone Gallery --asset title --to "$WORK/no.bin" 2> "$WORK/get.err"
     grep -q "is STRING, not an asset" "$WORK/get.err" && ok "$size: get --asset on a non-asset field says so" || { bad "$size: get --asset title"; cat "$WORK/get.err"; }
+    env $ENVS "$BIN" get artwork-0011 --zone Gallery --asset image --index 3 --to "$WORK/index.bin" 2> "$WORK/get.err"; status=$?
+    [ $status -ne 0 ] && [ ! -e "$WORK/index.bin" ] && grep -q "holds one asset (ASSETID): --index is for an ASSETID_LIST field" "$WORK/get.err" \
+      && ok "$size: get --asset --index 3 on a single asset is refused" || { bad "$size: --index on one asset (exit $status)"; cat "$WORK/get.err"; }
     # An existing file is left alone, as the browser's o leaves it; --force writes over it.
     echo precious > "$WORK/kept-$size.txt"
     env $ENVS "$BIN" get artwork-0011 --zone Gallery --asset image --to "$WORK/kept-$size.txt" 2> "$WORK/get.err"; status=$?

@@ -33,6 +33,15 @@ out=$("$BIN" changes Gallery --since "$token")
 out=$("$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN 1900' --sort year:desc --all)
 echo "$out" | jsonl 'all(r["fields"]["year"]["value"] < 1900 for r in rows) and len(rows) > 0 and [r["fields"]["year"]["value"] for r in rows] == sorted([r["fields"]["year"]["value"] for r in rows], reverse=True)' | grep -q True \
     && ok "query with --filter and --sort:desc ($(echo "$out" | jsonl 'len(rows)') records)" || bad "query: $(echo "$out" | head -c 300)"
+# One page is said to be one: a last line with the continuation marker, which --continue reads on from.
+out=$("$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN 1900' --sort year:desc --limit 3)
+marker=$(echo "$out" | tail -1 | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["continuationMarker"] if d.get("moreComing") else "")')
+[ "$(echo "$out" | grep -c '"recordName"')" = 3 ] && [ -n "$marker" ] && ok "query without --all: 3 records, then a line with the continuation marker" || bad "query page: $(echo "$out" | tail -2)"
+next=$("$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN 1900' --sort year:desc --limit 3 --continue "$marker" | grep '"recordName"' | head -1)
+all4=$("$BIN" query Artwork --zone Gallery --filter 'year LESS_THAN 1900' --sort year:desc --limit 4 | grep '"recordName"' | tail -1)
+[ -n "$next" ] && [ "$(echo "$next" | jsonl 'rows[0]["recordName"]')" = "$(echo "$all4" | jsonl 'rows[0]["recordName"]')" ] && ok "--continue MARKER reads on from the next record" || bad "continue: $next / $all4"
+"$BIN" query Artwork --zone Gallery --filter '___recordID EQUALS artwork-0001' > "$WORK/sys.jsonl" 2> "$WORK/err"; code=$?
+[ $code = 0 ] && [ "$(jsonl '[r["recordName"] for r in rows]' < "$WORK/sys.jsonl")" = "['artwork-0001']" ] && ok "a system field by its schema name (___recordID) filters as recordName does" || bad "___recordID: exit $code $(cat "$WORK/sys.jsonl" "$WORK/err")"
 out=$("$BIN" get artwork-0001 artwork-0002 --zone Gallery); code=$?
 [ $code = 0 ] && [ "$(echo "$out" | jsonl 'len(rows)')" = 2 ] && ok "get: two records, exit 0" || bad "get: exit $code"
 "$BIN" get artwork-0001 missing-one --zone Gallery > "$WORK/get.jsonl"; code=$?
@@ -216,6 +225,9 @@ msg=$(CLOUDKIT_ENVIRONMENT=production subs iCloud.example.SubsB create "$WORK/su
 # twice), another one under an existing ID or a query subscription's twin is said, and nothing is sent.
 subs iCloud.example.SubsA create "$WORK/subs.json" > /dev/null 2> "$WORK/err"; code=$?
 [ $code = 0 ] && ok "subscriptions create of the same definitions again: exit 0" || bad "again: exit $code $(cat "$WORK/err")"
+# What another container's --json printed (its zones' owner named) is the same definitions here too.
+subs iCloud.example.SubsB create "$WORK/a.json" > /dev/null 2> "$WORK/err"; code=$?
+[ $code = 0 ] && grep -q ownerRecordName "$WORK/a.json" && ok "the same copy again, owners named: exit 0" || bad "copy again: exit $code $(cat "$WORK/err")"
 sed 's/"a note"/"a changed note"/' "$WORK/subs.json" > "$WORK/subs-changed.json"
 subs iCloud.example.SubsA create "$WORK/subs-changed.json" > /dev/null 2> "$WORK/err"; code=$?
 kept=$(subs iCloud.example.SubsA notes-created --json)

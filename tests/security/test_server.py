@@ -191,15 +191,30 @@ try:
             heads.append(b"")
     checks.check(all(h.startswith(b"HTTP/1.1 403") and b"access-control-allow-origin" not in h.lower() and b"connection: close" in h.lower() for h in heads),
                  "a refused origin's 16 MB POST is answered 403 from its head, without CORS", repr([h[:30] for h in heads]))
-    for sock in sockets:
+    def closes(sock):
         try:
             sock.sendall(b"x")
             sock.settimeout(5)
-            closed = sock.recv(100) == b""
+            return sock.recv(100) == b""
         except OSError:
-            closed = True
-        sock.close()
-    checks.check(closed, "and the connection closes once the body is drained")
+            return True
+        finally:
+            sock.close()
+    checks.check(all([closes(sock) for sock in sockets]), "and each connection closes once its body is drained")
+    # A client that half-closes mid-body after its refusal gets that one answer (the decoder's error at
+    # the cut body once made the responder answer a request it never saw: a second, 400, answer).
+    sock = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    sock.sendall((f"POST /database/1/{C}/development/public/records/query HTTP/1.1\r\nHost: 127.0.0.1:{s.port}\r\n"
+                  "Origin: https://evil.example\r\nContent-Length: 100\r\n\r\nabc").encode())
+    sock.shutdown(socket.SHUT_WR)
+    answered = b""
+    try:
+        while chunk := sock.recv(65536): answered += chunk
+    except OSError:
+        pass
+    sock.close()
+    checks.check(answered.count(b"HTTP/1.1 ") == 1 and answered.startswith(b"HTTP/1.1 403"),
+                 "a refused request cut short by its client gets one answer", repr(answered[:200]))
     # A body over the limit from an allowed page: its error carries CORS, so the page can read it.
     status, body, h = s.request("POST", f"/database/1/{C}/development/public/records/query?ckAPIToken={API}", b" " * (16 * 1024 * 1024 + 1),
                                 {"Origin": "http://localhost:8080", "Content-Type": "application/json"})

@@ -15,7 +15,7 @@ extension LocalCloudKit {
     func queryRecords(_ db: Database, _ context: RequestContext, _ body: JSON) throws -> Reply {
         let request = try decodeBody(QueryRequest.self, body)
         let limit = try checkLimit(request.resultsLimit)
-        let query = request.query
+        let query = request.query.systemFieldsByName
         for filter in query.filterBy ?? [] where !Comparator.all.contains(filter.comparator) {
             throw ServiceError.badRequest("unknown comparator '\(filter.comparator.rawValue)'")
         }

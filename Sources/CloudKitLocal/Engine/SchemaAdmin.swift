@@ -10,9 +10,12 @@ import SQLiteDB
 public struct SchemaChangeReport: Sendable, Hashable {
     /// Record types the new schema lacks, with the development records of each that were dropped.
     public var removedTypes: [String: Int] = [:]
-    /// Fields the new schema lacks or retypes (`Type.field`), whose values were dropped.
+    /// Fields the new schema lacks (`Type.field`), whose values were dropped.
     public var removedFields: [String] = []
-    /// Records that lost values of removed fields.
+    /// Fields the new schema gives another type (`Type.field (INT64 → DOUBLE)`), whose values were
+    /// dropped: they were reported as removed, though the field is still there.
+    public var retypedFields: [String] = []
+    /// Records that lost values of removed or retyped fields.
     public var strippedRecords = 0
     /// Development records, zones and subscriptions deleted by a reset.
     public var deletedRecords = 0
@@ -26,7 +29,11 @@ public struct SchemaChangeReport: Sendable, Hashable {
             lines.append("removed record type \(type) (\(count) development record\(count == 1 ? "" : "s") dropped)")
         }
         for field in removedFields.sorted() { lines.append("removed field \(field)") }
-        if strippedRecords > 0 { lines.append("\(strippedRecords) record\(strippedRecords == 1 ? "" : "s") lost values of removed fields") }
+        for field in retypedFields.sorted() { lines.append("retyped field \(field): its values were dropped") }
+        if strippedRecords > 0 {
+            let which = retypedFields.isEmpty ? "removed" : removedFields.isEmpty ? "retyped" : "removed or retyped"
+            lines.append("\(strippedRecords) record\(strippedRecords == 1 ? "" : "s") lost values of \(which) fields")
+        }
         if deletedRecords + deletedZones + deletedSubscriptions > 0 {
             lines.append("deleted development data: \(deletedRecords) records, \(deletedZones) zones, \(deletedSubscriptions) subscriptions")
         }
@@ -75,7 +82,13 @@ extension LocalCloudKit {
                     !field.isSystem && replacement.field(field.name).map { $0.type.wireType != field.type.wireType } ?? true
                 }
                 guard !dropped.isEmpty else { continue }
-                report.removedFields += dropped.map { "\(type.name).\($0.name)" }
+                for field in dropped {
+                    if let retyped = replacement.field(field.name) {
+                        report.retypedFields.append("\(type.name).\(field.name) (\(field.type.description) → \(retyped.type.description))")
+                    } else {
+                        report.removedFields.append("\(type.name).\(field.name)")
+                    }
+                }
                 report.strippedRecords += try self.dropValues(of: Set(dropped.map(\.name)), ofType: type.name, in: databases, db)
             }
             let indexed = try FieldIndex.specs(db, container: container, environment: "development")

@@ -308,7 +308,22 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
         if !refusing && !discarding { context.fireChannelRead(data) }
     }
 
+    /// After a refusal from the head, the rest of the request is dropped: a decoding error (the client
+    /// half-closed mid-body) closes the connection instead of reaching the responder, which never saw
+    /// the request and would answer it a second time (a 400).
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if discarding {
+            context.close(mode: .all, promise: nil)
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if discarding, case ChannelEvent.inputClosed = event {
+            context.close(mode: .all, promise: nil)
+            return
+        }
         // The client closed its side while its long-poll waits: nobody will read the answer. Closing
         // frees the socket now, and the responder cancels the poll (it watches the channel's close).
         if case ChannelEvent.inputClosed = event, longPoll, clock.answering > 0 {

@@ -123,7 +123,8 @@ public struct LocalHTTPServer: Sendable {
     /// through without a look at its endpoint: no `Origin`, no `Sec-Fetch-Mode`, and a loopback `Host`
     /// (or none).
     static func policyRequest(_ head: HTTPRequest) -> ServerRequest? {
-        let origin = head.headerFields[.origin], mode = head.headerFields[secFetchMode]
+        // The first of repeated fields, as `ServerRequest.header` reads them (the subscript joins them).
+        let origin = head.headerFields[values: .origin].first, mode = head.headerFields[values: secFetchMode].first
         if origin == nil, mode == nil, head.authority.map(LocalCloudKit.isLoopbackHostHeader) ?? true { return nil }
         var headers: [(name: String, value: String)] = []
         if let authority = head.authority { headers.append((name: "Host", value: authority)) }

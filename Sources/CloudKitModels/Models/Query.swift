@@ -56,6 +56,13 @@ public struct SystemFieldName: OpenStringEnum {
         .modifiedUserRecordName,
     ]
 
+    /// The system field `name` names: its `systemFieldName` (`recordName`) or its schema name
+    /// (`___recordID`, as the index check and CloudKit JS apps spell it).
+    public init?(named name: String) {
+        guard let found = Self.all.first(where: { $0.rawValue == name || $0.indexName == name }) else { return nil }
+        self = found
+    }
+
     /// The index/schema name (`___recordID`, `___createTime`, …).
     public var indexName: String {
         switch self {
@@ -173,6 +180,29 @@ public struct Query: JSONConvertible, Hashable {
         self.recordType = recordType
         self.filterBy = filterBy
         self.sortBy = sortBy
+    }
+
+    /// The query with each filter and sort that names a system field by its schema name (`fieldName:
+    /// "___recordID"`, which the index check accepts and CloudKit JS apps write) naming it by
+    /// `systemFieldName`, the one form queries and subscriptions are run in. Such a filter passed the
+    /// index check and then matched nothing: its field was looked for among the record's own.
+    public var systemFieldsByName: Query {
+        var query = self
+        query.filterBy = filterBy?.map { filter in
+            guard filter.systemFieldName == nil, let name = filter.fieldName, name.hasPrefix("___"), let system = SystemFieldName(named: name) else { return filter }
+            var named = filter
+            named.fieldName = nil
+            named.systemFieldName = system
+            return named
+        }
+        query.sortBy = sortBy?.map { sort in
+            guard sort.systemFieldName == nil, let name = sort.fieldName, name.hasPrefix("___"), let system = SystemFieldName(named: name) else { return sort }
+            var named = sort
+            named.fieldName = nil
+            named.systemFieldName = system
+            return named
+        }
+        return query
     }
 
     public init(json: JSON) throws {

@@ -131,13 +131,13 @@ public struct Subscription: JSONConvertible, Hashable {
     }
 
     /// The same subscription as `other`, with what the server fills in when it is left out (firesOn in
-    /// any order, `firesOnce` false, a query subscription's `zoneWide` true, the zone's owner: the
-    /// caller) read as written.
+    /// any order, `firesOnce` false, a query subscription's `zoneWide` true) read as written, and the
+    /// zone's owner not compared: it is the caller's own zone (a subscription copied from another
+    /// server or container names that one's owner, and its ID names the same subscription here).
     public func sameDefinition(as other: Subscription) -> Bool {
-        let ownerLeftOut = zoneID?.ownerRecordName == nil || other.zoneID?.ownerRecordName == nil
         func normal(_ s: Subscription) -> Subscription {
             var s = s
-            if ownerLeftOut { s.zoneID?.ownerRecordName = nil }
+            s.zoneID?.ownerRecordName = nil
             s.firesOn = s.firesOn.map { Array(Set($0)).sorted { $0.rawValue < $1.rawValue } }
             if s.firesOnce == nil { s.firesOnce = false }
             if s.subscriptionType == .query, s.zoneWide == nil { s.zoneWide = true }

@@ -217,7 +217,7 @@ public enum FilterPredicate {
             let firesOn = Set((subscription.firesOn ?? []).map(\.rawValue))
             let wanted: String = change == .created ? "create" : change == .updated ? "update" : "delete"
             guard firesOn.contains(wanted) else { return .doesNotFire("firesOn has no \(wanted)") }
-            let filters = query.filterBy ?? []
+            let filters = query.systemFieldsByName.filterBy ?? []
             switch change {
             case .created, .updated:
                 if let after, let failing = after.firstFailing(filters) {

@@ -116,6 +116,28 @@ package enum Paths {
         return trimmed.hasPrefix("/") ? "/" + joined : joined
     }
 
+    /// Why `path` could not be read, asked of the file system after the read failed: missing, a
+    /// directory, not readable, or (readable after all) not `expected`.
+    package static func whyUnreadable(_ path: String, expected: String = "UTF-8 text") -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return "it is a directory" }
+        guard access(path, R_OK) == 0 else { return String(cString: strerror(errno)) }
+        return "it is not \(expected)"
+    }
+
+    /// Why a file could not be made at `path`, asked of its directory: missing, not a directory, not
+    /// writable; else of the path itself (a directory there).
+    package static func whyUnwritable(_ path: String) -> String {
+        let directory = parent(path).isEmpty ? "." : parent(path)
+        var info = stat()
+        guard stat(directory, &info) == 0 else { return "\(directory): " + String(cString: strerror(errno)) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return "\(directory) is not a directory" }
+        guard access(directory, W_OK) == 0 else { return "\(directory): " + String(cString: strerror(errno)) }
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return "it is a directory" }
+        return "the file system refused it"
+    }
+
     /// `~` and `~/…` with the home directory in front (`home`, `$HOME` by default); other paths as
     /// they are.
     package static func expandingTilde(_ path: String, home: String? = nil) -> String {

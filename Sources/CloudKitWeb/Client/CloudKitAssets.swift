@@ -121,7 +121,7 @@ extension CloudKitClient {
         let url = template.replacing("${f}", with: PercentEncoding.encodeQueryValue(name))
         let temporary = path + ".part-\(UInt32.random(in: 0...UInt32.max))"
         guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileOutput(forWritingAtPath: temporary) else {
-            throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path)")
+            throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path): " + Paths.whyUnwritable(path))
         }
         let writer = AssetFileWriter(handle: handle, expected: asset.size, progress: progress)
         let started = DispatchTime.now().uptimeNanoseconds
@@ -138,7 +138,7 @@ extension CloudKitClient {
             do {
                 try FileManager.default.moveItem(atPath: temporary, toPath: path)
             } catch {
-                throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path)")
+                throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path): " + Paths.whyUnwritable(path))
             }
             return writer.written
         } catch {
@@ -148,7 +148,7 @@ extension CloudKitClient {
                 if error.operation == nil { error.operation = operation }
                 throw error
             }
-            throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path)")
+            throw CloudKitError(kind: .file, operation: operation, reason: "cannot write \(path): " + Paths.whyUnwritable(path))
         }
     }
 

@@ -162,8 +162,11 @@ public final class CloudKitClient: Sendable {
             method: endpoint.method, operation: endpoint.operation, database: endpoint.isDevicePath ? nil : database,
             status: nil, serverErrorCode: nil, duration: 0, bytesSent: body?.count ?? 0, bytesReceived: 0,
             attempt: attempt)
+        // tokens/create and tokens/register carry the long-poll's credential (the push token, the
+        // webcourier URL) in their bodies: redacted in their exchanges too.
+        let pushSecrets = endpoint.isDevicePath ? CloudKitClient.pushSecrets(in: body) : []
         if configuration.recordsExchanges {
-            let secrets = credentials.secrets + [credentials.webAuthToken].compactMap { $0 }
+            let secrets = credentials.secrets + [credentials.webAuthToken].compactMap { $0 } + pushSecrets
             let sent = body.map { RequestExchange.text($0, secrets: secrets) }
             var exchange = RequestExchange(
                 at: Int64(Date().timeIntervalSince1970 * 1000), url: Redactor.redact(url, secrets: secrets),
@@ -176,6 +179,7 @@ public final class CloudKitClient: Sendable {
             if var exchange = record.exchange, let answered {
                 let secrets = credentials.secrets + [credentials.webAuthToken].compactMap { $0 }
                     + [answered.header("X-Apple-CloudKit-Web-Auth-Token")].compactMap { $0 }
+                    + pushSecrets + (endpoint.isDevicePath ? CloudKitClient.pushSecrets(in: answered.body) : [])
                 exchange.responseHeaders = RequestExchange.headers(answered.headers, secrets: secrets)
                 let kept = RequestExchange.text(answered.body, secrets: secrets)
                 exchange.responseBody = kept.text

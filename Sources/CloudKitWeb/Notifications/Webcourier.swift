@@ -44,26 +44,32 @@ extension CloudKitClient {
         return WebcourierAnswer(notification: notification, dropped: dropped)
     }
 
-    /// A webcourier URL as the inspector may show it, and the secrets it holds: its last path segment
-    /// (this server's `/webcourier/1/{token}`) and its query's values (a token in the query, as other
-    /// servers may send it) are the credential, each `<redacted>`.
-    static func redactedWebcourierURL(_ url: String) -> (url: String, secrets: [String]) {
-        let parts = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var base = String(parts[0])
+    /// A webcourier URL as the inspector may show it, and the secrets it holds. The URL is the
+    /// credential, and where in it the token sits is the server's affair (this server's path ends in
+    /// it; another may put it in the query or an earlier segment): only its scheme and host are shown,
+    /// `https://host/<redacted>`. Its secrets, to redact wherever else they appear (the push's body):
+    /// the path and query whole, each segment and each query value, as sent and percent-decoded.
+    public static func redactedWebcourierURL(_ url: String) -> (url: String, secrets: [String]) {
+        let schemeEnd = url.firstRange(of: "://").map(\.upperBound) ?? url.startIndex
+        let pathStart = url[schemeEnd...].firstIndex { $0 == "/" || $0 == "?" } ?? url.endIndex
+        let rest = String(url[pathStart...])
+        guard !rest.isEmpty, rest != "/" else { return (url, []) }
+        var secrets = [rest]
+        for part in rest.split(whereSeparator: { "/?&=".contains($0) }) where part.count >= 4 {
+            secrets.append(String(part))
+            if let decoded = PercentEncoding.decode(part, plusAsSpace: false), decoded != String(part) { secrets.append(decoded) }
+        }
+        return (url[..<pathStart] + "/" + Redactor.placeholder, secrets)
+    }
+
+    /// The push credentials a tokens/create or tokens/register body holds (`apnsToken`, and the
+    /// `webcourierURL` with its parts), for an exchange to redact: the URL is the long-poll's credential.
+    public static func pushSecrets(in body: [UInt8]?) -> [String] {
+        guard let body, let json = try? JSON(parsing: body) else { return [] }
         var secrets: [String] = []
-        let schemeEnd = base.firstRange(of: "://").map(\.upperBound) ?? base.startIndex
-        if let slash = base[schemeEnd...].lastIndex(of: "/"), base.index(after: slash) < base.endIndex {
-            secrets.append(String(base[base.index(after: slash)...]))
-            base = base[...slash] + Redactor.placeholder
-        }
-        guard parts.count > 1 else { return (base, secrets) }
-        let query = parts[1].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let value = pair[pair.index(after: equals)...]
-            if !value.isEmpty { secrets.append(String(value)) }
-            return pair[...equals] + (value.isEmpty ? "" : Redactor.placeholder)
-        }
-        return (base + "?" + query.joined(separator: "&"), secrets)
+        if case .string(let token)? = json["apnsToken"] { secrets.append(token) }
+        if case .string(let url)? = json["webcourierURL"] { secrets += [url] + redactedWebcourierURL(url).secrets }
+        return secrets
     }
 
     /// Apple's service or another server: how a push's unmarked `dbs` is read (`PushNotification.DatabaseNumbering`).

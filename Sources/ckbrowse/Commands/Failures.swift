@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CloudKitWeb
 import TerminalUI
 #if canImport(Glibc)
 import Glibc
@@ -42,14 +43,6 @@ enum SystemErrorWords {
     /// "cannot read PATH: why", the why asked of the file system after the read failed: it is missing,
     /// a directory, not readable, or (readable after all) not what was expected.
     static func cannotRead(_ path: String, expected: String = "UTF-8 text") -> String {
-        "cannot read \(path): " + whyUnreadable(path, expected: expected)
-    }
-
-    private static func whyUnreadable(_ path: String, expected: String) -> String {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { return "it is a directory" }
-        guard access(path, R_OK) == 0 else { return String(cString: strerror(errno)) }
-        return "it is not \(expected)"
+        "cannot read \(path): " + Paths.whyUnreadable(path, expected: expected)
     }
 }

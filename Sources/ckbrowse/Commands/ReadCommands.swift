@@ -114,8 +114,11 @@ struct QueryCommand: AsyncParsableCommand {
         abstract: "Query records of a type (records/query).",
         discussion: """
             Filters are 'FIELD COMPARATOR VALUE' (EQUALS, NOT_EQUALS, LESS_THAN, GREATER_THAN_OR_EQUALS, IN, BEGINS_WITH, \
-            LIST_CONTAINS, …); integers are INT64, numbers with a dot DOUBLE, a,b,c a list for IN. Several filters are ANDed. \
-            Prints one record per line as JSON (or a table on a terminal). \(readExitStatuses)
+            LIST_CONTAINS, …); integers are INT64, numbers with a dot DOUBLE, a,b,c a list for IN, a "quoted" value a STRING. \
+            Several filters are ANDed. A system field goes by its name (recordName, createdTimestamp, …) or its schema name \
+            (___recordID, ___createTime, …). Prints one record per line as JSON (or a table on a terminal); when more records \
+            match than were read, a last line {"continuationMarker": …, "moreComing": true} (the table: a line naming it) \
+            says so, and --continue MARKER reads on from there. \(readExitStatuses)
             """)
 
     @Argument(help: "The record type.") var type: String
@@ -124,6 +127,8 @@ struct QueryCommand: AsyncParsableCommand {
     @Option(help: "The zone (default: the default zone).") var zone: String?
     @Option(help: "Records per page (1-200).") var limit = 200
     @Flag(help: "Follow continuation markers to the last page.") var all = false
+    @Option(name: .customLong("continue"), help: ArgumentHelp("Read on after a page that ended with this continuationMarker.", valueName: "marker"))
+    var continuationMarker: String?
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var out: OutputOptions
 
@@ -160,17 +165,30 @@ struct QueryCommand: AsyncParsableCommand {
             var request = QueryRequest(query: try makeQuery())
             request.zoneID = zone.map { ZoneID(zoneName: $0) }
             request.resultsLimit = limit
+            request.continuationMarker = continuationMarker
             var printer = Printer(out, columns: Cells.recordColumns)
             let progress = Progress()
             var count = 0
+            var marker: String?
             for try await page in db.queryPages(request) {
                 for result in page.records { printer.add(record: result) }
                 count += page.records.count
+                marker = page.continuationMarker
                 progress.update("\(Format.plural(count, "record"))…")
                 if !all { break }
             }
             progress.done()
             printer.finish()
+            // A page is not the whole answer: said, with where to read on (it ended silently at 200).
+            guard let marker else { return }
+            switch out.format {
+            case .json where out.json:
+                Out.error("ckbrowse: more records match: --continue \(marker) reads on, --all reads to the end")
+            case .json: Out.json(["continuationMarker": .string(marker), "moreComing": .bool(true)])
+            case .table:
+                Out.line("")
+                Out.line("\(Format.plural(count, "record")) · more match: --continue \(marker) reads on, --all reads to the end")
+            }
         } catch let error as ValidationError { throw error } catch { Failure.exit(error) }
     }
 }
@@ -240,7 +258,10 @@ extension Get {
             }
             let chosen: Asset
             switch record.fields[field] {
-            case .asset(let a)?: chosen = a
+            case .asset(let a)?:
+                // Not silently the one asset when another element was asked for.
+                guard index == 0 else { throw BrowserFailure(message: "'\(field)' of '\(record.recordName)' holds one asset (ASSETID): --index is for an ASSETID_LIST field") }
+                chosen = a
             case .assetList(let list)?:
                 guard list.indices.contains(index) else { throw BrowserFailure(message: "'\(field)' holds \(list.count) assets: --index 0 to \(max(0, list.count - 1))") }
                 chosen = list[index]

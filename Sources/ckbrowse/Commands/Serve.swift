@@ -132,7 +132,7 @@ struct Serve: AsyncParsableCommand {
         }
         if text.hasPrefix("file:") {
             let path = String(text.dropFirst(5))
-            guard let value = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("\(flag): cannot read \(path)") }
+            guard let value = try? String(contentsOfFile: path, encoding: .utf8) else { throw ValidationError("\(flag): " + SystemErrorWords.cannotRead(path)) }
             let trimmed = value.trimmingWhitespace()
             guard !trimmed.isEmpty else { throw ValidationError("\(flag): \(path) is empty") }
             return trimmed
@@ -216,7 +216,7 @@ struct Serve: AsyncParsableCommand {
         // A schema file is read before anything starts, so a mistake in it stops here.
         let schemaFile = try schema.map { path -> (String, CloudKitSchema) in
             let text: String
-            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError("cannot read \(path)") }
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError(SystemErrorWords.cannotRead(path)) }
             do { return (path, try SchemaLanguage.parse(text)) } catch let error as SchemaLanguage.ParseError {
                 throw ValidationError("\(path):\(error.line):\(error.column): \(error.message)")
             }

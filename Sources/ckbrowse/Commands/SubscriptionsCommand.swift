@@ -22,7 +22,7 @@ struct Subscriptions: AsyncParsableCommand {
         discussion: """
             With no argument, prints one subscription per line as JSON (or a table); with an ID, its whole definition.
 
-            `subscriptions create FILE…` creates the subscriptions FILE holds (- for standard input): what `subscriptions --json` or `subscriptions` prints (an array, or one object per line), one object, or a subscriptions/modify body. --update sends updates instead; --dry-run prints the request and sends nothing. Production refuses creation, as CloudKit does.
+            `subscriptions create FILE…` creates the subscriptions FILE holds (- for standard input): what `subscriptions --json` or `subscriptions` prints (an array, or one object per line), one object, or a subscriptions/modify body. --update sends updates instead; --dry-run prints the request and sends nothing. Production refuses creation, as CloudKit does. Before anything is sent, each create is checked against the server's subscriptions: an ID that exists with another definition (a create would leave it as it is; --update changes it) or a query subscription with the same record type and firesOn as another (CloudKit refuses such a twin) is named, and nothing is sent.
 
             `subscriptions delete ID…` deletes them.
 
