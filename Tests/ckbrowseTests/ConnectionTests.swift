@@ -17,11 +17,22 @@ import ArgumentParser
             [profiles."prod"]
             container = "iCloud.com.example.Notes"
             environment = "production"
-            note = "a # inside quotes"
+            key-file = "a # inside quotes"
             """)
         #expect(file.profiles["notes-dev"]?["container"] == "iCloud.com.example.Notes")
         #expect(file.profiles["notes-dev"]?["environment"] == "development" && file.profiles["notes-dev"]?["read-only"] == "true")
-        #expect(file.profiles["prod"]?["note"] == "a # inside quotes")
+        #expect(file.profiles["prod"]?["key-file"] == "a # inside quotes")
+    }
+
+    /// A key the file does not know, or a value of another kind, is an error naming it: a misspelt
+    /// `readonly = true` or `read-only = "yes"` was read as no setting, and the profile wrote.
+    @Test("unknown keys and wrong kinds are refused, named", arguments: [
+        ("readonly = true", "profiles.p.readonly: unknown key"), ("read-only = \"yes\"", "profiles.p.read-only: use true or false"),
+        ("read-only = 1", "profiles.p.read-only: use true or false"), ("container = 42", "profiles.p.container: use a string"),
+        ("contianer = \"iCloud.x\"", "profiles.p.contianer: unknown key"),
+    ])
+    func strictKeys(line: String, said: String) {
+        #expect { try ProfileFile.parse("[profiles.p]\n\(line)\n", path: "c.toml") } throws: { "\($0)".hasPrefix("c.toml: " + said) }
     }
 
     @Test("bad profile files name the line", arguments: ["container = \"x\"", "[profiles.a]\ncontainer = x", "[profiles.a\nx = 1", "[profiles.a]\njunk"])
@@ -48,9 +59,18 @@ import ArgumentParser
             database = "shared"
             api-token = "profile-token"
             server = "http://127.0.0.1:9"
+
+            [profiles.v]
+            container = "iCloud.from.profile"
+            api-token-env = "CKB_TEST_UNSET_TOKEN_VARIABLE"
+            server = "http://127.0.0.1:9"
             """.write(to: home.appendingPathComponent("ckbrowse/config.toml"), atomically: true, encoding: .utf8)
         setenv("XDG_CONFIG_HOME", home.path, 1)
         defer { unsetenv("XDG_CONFIG_HOME") }
+        // A profile's token variable that is unset is said to be (the words blamed the profile).
+        unsetenv("CKB_TEST_UNSET_TOKEN_VARIABLE")
+        let unset = try ConnectionOptions.parse(["--profile", "v"])
+        await #expect { _ = try await unset.resolve() } throws: { "\($0)".contains("$CKB_TEST_UNSET_TOKEN_VARIABLE (api-token-env), which is not set") }
         var options = try ConnectionOptions.parse(["--profile", "p"])
         var resolved = try await options.resolve()
         #expect(resolved.info.container == "iCloud.from.profile" && resolved.info.environment == .production && resolved.info.database == .shared)

@@ -189,7 +189,7 @@ _ckbrowse_browse() {
     non_repeating_flags=(--read-only --version -h --help)
     repeating_options=()
     non_repeating_options=(--profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user)
-    __ckbrowse_offer_flags_options 0
+    __ckbrowse_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -334,7 +334,7 @@ _ckbrowse_query() {
     repeating_flags=()
     non_repeating_flags=(--all --read-only --json --version -h --help)
     repeating_options=(--filter --sort)
-    non_repeating_options=(--zone --limit --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
+    non_repeating_options=(--zone --limit --continue --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options 1
 
     # Offer option value completions
@@ -349,6 +349,9 @@ _ckbrowse_query() {
         return
         ;;
     '--limit')
+        return
+        ;;
+    '--continue')
         return
         ;;
     '--profile')
@@ -392,7 +395,7 @@ _ckbrowse_query() {
 
 _ckbrowse_get() {
     repeating_flags=()
-    non_repeating_flags=(--read-only --json --version -h --help)
+    non_repeating_flags=(--force --read-only --json --version -h --help)
     repeating_options=()
     non_repeating_options=(--zone --asset --index --to --profile --server --container --environment --database --api-token --web-auth-token --key-id --key-file --demo-user --output)
     __ckbrowse_offer_flags_options -1

@@ -118,7 +118,7 @@ _ckbrowse_zones() {
         '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
         '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
         '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
-        '--json[Print one JSON document\: an array of the objects (instead of one object per line).]'
+        '--json[Print one JSON document instead of one object per line\: an array of the objects (changes\: an object with its records, syncToken and moreComing).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -149,7 +149,7 @@ _ckbrowse_changes() {
         '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
         '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
         '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
-        '--json[Print one JSON document\: an array of the objects (instead of one object per line).]'
+        '--json[Print one JSON document instead of one object per line\: an array of the objects (changes\: an object with its records, syncToken and moreComing).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -170,6 +170,7 @@ _ckbrowse_query() {
         '--zone[The zone (default\: the default zone).]:zone:'
         '--limit[Records per page (1-200).]:limit:'
         '--all[Follow continuation markers to the last page.]'
+        '--continue[Read on after a page that ended with this continuationMarker.]:marker:'
         '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
         '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
         '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
@@ -182,7 +183,7 @@ _ckbrowse_query() {
         '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
         '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
         '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
-        '--json[Print one JSON document\: an array of the objects (instead of one object per line).]'
+        '--json[Print one JSON document instead of one object per line\: an array of the objects (changes\: an object with its records, syncToken and moreComing).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -202,6 +203,7 @@ _ckbrowse_get() {
         '--asset[Write this ASSETID field'\''s file instead of printing the record (one record name; needs --to).]:field:'
         '--index[With --asset\: the element of an ASSETID_LIST field (0 first).]:n:'
         '--to[With --asset\: the file to write (- for standard output).]:file:'
+        '--force[With --asset\: write over --to FILE when it exists (by default an existing file is left alone).]'
         '--profile[A profile from $XDG_CONFIG_HOME/ckbrowse/config.toml (env\: CKBROWSE_PROFILE).]:profile:'
         '--server[Server URL (default https\://api.apple-cloudkit.com; env\: CLOUDKIT_SERVER).]:server:'
         '--container[Container ID, e.g. iCloud.com.example.Notes (env\: CLOUDKIT_CONTAINER).]:container:'
@@ -214,7 +216,7 @@ _ckbrowse_get() {
         '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
         '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
         '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
-        '--json[Print one JSON document\: an array of the objects (instead of one object per line).]'
+        '--json[Print one JSON document instead of one object per line\: an array of the objects (changes\: an object with its records, syncToken and moreComing).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -244,7 +246,7 @@ _ckbrowse_subscriptions() {
         '--demo-user[The embedded demo'\''s user\: demo (default), or guest, who demo shares its Drafts zone and an exhibition with (opens the shared database).]:demo-user:'
         '--read-only[Refuse every write (also a profile key; production profiles are read-only unless allow-writes = true).]'
         '--output[json (one object per line) or table. Default\: table on a terminal, json otherwise.]:output:{__ckbrowse_complete "${___output[@]}"}'
-        '--json[Print one JSON document\: an array of the objects (instead of one object per line).]'
+        '--json[Print one JSON document instead of one object per line\: an array of the objects (changes\: an object with its records, syncToken and moreComing).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -115,33 +115,49 @@ struct ConnectionOptions: ParsableArguments {
             if isDemo { return try await demo(observer: observer, recordsExchanges: recordsExchanges) }
             let env = environmentVariables
             var settings: [String: String] = [:]
+            var profileName: String?
             if let name = profile ?? env["CKBROWSE_PROFILE"] {
                 let file = try ProfileFile.load()
                 guard let values = file.profiles[name] else {
                     throw ValidationError("no profile '\(name)' in \(ProfileFile.defaultPath) (profiles: \(file.profiles.keys.sorted().joined(separator: ", ")))")
                 }
                 settings = values
-                if let variable = values["api-token-env"] { settings["api-token"] = env[variable] }
-                if let variable = values["web-auth-token-env"] { settings["web-auth-token"] = env[variable] }
+                // A variable the profile names must hold the token: unset or empty, it is said, not
+                // sent as no token at all.
+                for (key, token) in [("api-token-env", "api-token"), ("web-auth-token-env", "web-auth-token")] {
+                    guard let variable = values[key] else { continue }
+                    guard let value = env[variable], !value.isEmpty else {
+                        throw MissingCredentials(description: "profile '\(name)' reads \(token) from $\(variable) (\(key)), which is \(env[variable] == nil ? "not set" : "empty")")
+                    }
+                    settings[token] = value
+                }
+                profileName = name
             }
             func pick(_ flag: String?, _ variable: String, _ key: String) -> String? {
                 flag ?? env[variable].flatMap { $0.isEmpty ? nil : $0 } ?? settings[key]
             }
             guard let container = pick(container, "CLOUDKIT_CONTAINER", "container") else {
-                throw ValidationError("no container: pass --container, set CLOUDKIT_CONTAINER, or use a profile")
+                throw ValidationError(profileName.map { "no container: profile '\($0)' names none (container = \"iCloud.…\"), and neither --container nor CLOUDKIT_CONTAINER gives one" }
+                    ?? "no container: pass --container, set CLOUDKIT_CONTAINER, or use a profile")
             }
             let serverURL = pick(server, "CLOUDKIT_SERVER", "server") ?? CloudKitConfiguration.appleServerURL
             // Said here, not by the HTTP client at the first request ("HTTPClientError.emptyScheme").
             guard let url = URL(string: serverURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), !(url.host ?? "").isEmpty else {
                 throw ValidationError("the server '\(TerminalText.visible(serverURL))' is not a URL: give http://HOST[:PORT] or https://HOST")
             }
+            // Where a value came from, for its refusal: a flag, a variable, or the profile.
+            func source(_ flag: String?, _ variable: String, _ key: String) -> String {
+                if flag != nil { return "" }
+                if !(env[variable] ?? "").isEmpty { return " (from \(variable))" }
+                return profileName.map { " (profile '\($0)', \(key) in \(ProfileFile.defaultPath))" } ?? ""
+            }
             let environmentName = pick(environment?.rawValue, "CLOUDKIT_ENVIRONMENT", "environment") ?? "development"
             guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
-                throw ValidationError("environment must be development or production, not '\(environmentName)'")
+                throw ValidationError("environment must be development or production, not '\(environmentName)'" + source(self.environment?.rawValue, "CLOUDKIT_ENVIRONMENT", "environment"))
             }
             let databaseName = pick(database?.rawValue, "CLOUDKIT_DATABASE", "database") ?? "public"
             guard let database = DatabaseScope(rawValue: databaseName) else {
-                throw ValidationError("database must be public, private or shared, not '\(databaseName)'")
+                throw ValidationError("database must be public, private or shared, not '\(databaseName)'" + source(self.database?.rawValue, "CLOUDKIT_DATABASE", "database"))
             }
             let credentials: Credentials
             if let keyID = pick(keyID, "CLOUDKIT_KEY_ID", "key-id") {

@@ -62,22 +62,32 @@ struct ProfileFile {
                 throw ValidationErrorText("\(path): profiles.\(name) must be a table ([profiles.\(name)])")
             }
             var values: [String: String] = [:]
-            for key in table.keys {
+            // A key the file does not know, or a value of another kind, is an error naming it: a
+            // misspelt `readonly = true`, or `read-only = "yes"`, was read as no setting at all, and
+            // the profile wrote where it was meant to refuse.
+            for key in table.keys.sorted() {
                 guard let value = table[key] else { continue }
-                if let string = value.string {
-                    values[key] = string
-                } else if let bool = value.bool {
+                let at = "\(path): profiles.\(name).\(key)"
+                if Self.switches.contains(key) {
+                    guard let bool = value.bool else { throw ValidationErrorText("\(at): use true or false (unquoted)") }
                     values[key] = bool ? "true" : "false"
-                } else if let int = value.int {
-                    values[key] = String(int)
+                } else if Self.texts.contains(key) {
+                    guard let string = value.string else { throw ValidationErrorText("\(at): use a string (in quotes)") }
+                    values[key] = string
                 } else {
-                    throw ValidationErrorText("\(path): profiles.\(name).\(key): use a string, true/false or a number")
+                    throw ValidationErrorText("\(at): unknown key (known: \((Self.texts + Self.switches).sorted().joined(separator: ", ")))")
                 }
             }
             file.profiles[name] = values
         }
         return file
     }
+}
+
+extension ProfileFile {
+    /// The keys a profile takes: settings that are text, and switches.
+    static let texts = ["server", "container", "environment", "database", "api-token", "api-token-env", "web-auth-token", "web-auth-token-env", "key-id", "key-file"]
+    static let switches = ["read-only", "allow-writes"]
 }
 
 struct ValidationErrorText: Error, CustomStringConvertible {

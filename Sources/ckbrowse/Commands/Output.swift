@@ -25,7 +25,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 struct OutputOptions: ParsableArguments {
     @Option(help: "json (one object per line) or table. Default: table on a terminal, json otherwise.")
     var output: OutputFormat?
-    @Flag(help: "Print one JSON document: an array of the objects (instead of one object per line).")
+    @Flag(help: "Print one JSON document instead of one object per line: an array of the objects (changes: an object with its records, syncToken and moreComing).")
     var json = false
 
     var format: OutputFormat { json ? .json : output ?? (clibc_isatty(1) != 0 ? .table : .json) }
