@@ -266,8 +266,7 @@ extension Browser {
         let warnings = ChangeWords.targetWarningsByRecord(state)
         let batchDeletes = Browser.batchDeletes(state)
         for op in ops.prefix(50) {
-            let verb = op.kind == .delete ? "DELETE" : (op.mode == .create || op.mode == .recreate ? "CREATE" : "UPDATE")
-            lines.append(("  \(verb) \(state.zoneName(op.zone)) › \(op.recordName)" + (op.recordType.map { " (\($0))" } ?? "")
+            lines.append(("  \(op.verb) \(state.zoneName(op.zone)) › \(op.recordName)" + (op.recordType.map { " (\($0))" } ?? "")
                 + (op.mode == .recreate ? ": re-created whole (deleted on the server)" : ""), op.kind == .delete ? .bad : .plain))
             if op.kind == .update {
                 for d in op.diff {

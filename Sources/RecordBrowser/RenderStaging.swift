@@ -47,7 +47,7 @@ extension Browser {
         let warnings = ChangeWords.targetWarningsByRecord(state)
         let batchDeletes = batchDeletes(state)
         for (i, op) in state.staged.operations.enumerated() {
-            var head = "\(op.kind == .delete ? "DELETE" : (op.mode == .create || op.mode == .recreate ? "CREATE" : "UPDATE")) \(op.database.rawValue) › \(state.zoneName(op.zone)) › \(op.recordName)"
+            var head = "\(op.verb) \(op.database.rawValue) › \(state.zoneName(op.zone)) › \(op.recordName)"
             if let type = op.recordType { head += " (\(type))" }
             head += " · based on change tag \(op.baseTag ?? "none")"
             switch op.mode {

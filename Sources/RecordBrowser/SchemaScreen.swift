@@ -269,7 +269,7 @@ extension Browser {
             guard rows.indices.contains(state.position(.schema).selection) else { return [] }
             let row = rows[state.position(.schema).selection]
             if let field = row.field {
-                let name = field.hasPrefix("___") ? (SystemFieldName.all.first { $0.indexName == field }?.rawValue ?? field) : field
+                let name = field.hasPrefix("___") ? (SystemFieldName(named: field)?.rawValue ?? field) : field
                 var line = InputLine(.command, text: "query \(row.recordType) \(name) ")
                 if let known = state.schema, let type = known.schema.recordType(row.recordType), let schema = Completing.fieldSchema(name, in: type) {
                     let valid = IndexRules.comparators(for: schema, indexesKnown: known.indexesKnown).map(\.rawValue)

@@ -38,6 +38,9 @@ public struct StagedOperation: Sendable, Hashable {
     }
 
     public var zone: ZoneKey { key.zone }
+    /// DELETE, CREATE (a new record, or one re-created after the server deleted it) or UPDATE: what
+    /// is sent, as the batch and the commit preview name it.
+    public var verb: String { kind == .delete ? "DELETE" : (mode == .create || mode == .recreate ? "CREATE" : "UPDATE") }
     public var database: DatabaseScope { key.zone.database }
     /// The zone ID to send (with its owner in the shared database).
     public var zoneID: ZoneID { key.zone.zoneID }

@@ -426,13 +426,21 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
             fields[.accessControlAllowOrigin] = origin
             fields[.accessControlExposeHeaders] = "Retry-After"
         }
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
-        context.write(wrapOutboundOut(.body(ByteBuffer(string: body))), promise: nil)
-        let written = context.eventLoop.makePromise(of: Void.self)
-        track(written)
+        writeWholeAnswer(HTTPResponse(status: status, headerFields: fields), body: ByteBuffer(string: body), context: context) {
+            context.close(mode: .all, promise: nil)
+        }
+    }
+
+    /// An answer this handler makes itself (a refusal), written whole towards the socket; `written`
+    /// runs once the socket took its end.
+    private func writeWholeAnswer(_ head: HTTPResponse, body: ByteBuffer, context: ChannelHandlerContext, written: @escaping () -> Void) {
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        let end = context.eventLoop.makePromise(of: Void.self)
+        track(end)
         clock.answerEnded(now: Self.now())
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
-        written.futureResult.assumeIsolated().whenComplete { _ in context.close(mode: .all, promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: end)
+        end.futureResult.assumeIsolated().whenComplete { _ in written() }
     }
 
     /// A request refused by the policy from its head: its refusal (the full path's words, without
@@ -441,13 +449,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, Dire
         var fields = LocalHTTPServer.fields(refusal.headers)
         fields[.contentLength] = String(refusal.body.count)
         fields[.connection] = "close"
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: HTTPResponse.Status(code: refusal.status), headerFields: fields))), promise: nil)
-        context.write(wrapOutboundOut(.body(ByteBuffer(bytes: refusal.body))), promise: nil)
-        let written = context.eventLoop.makePromise(of: Void.self)
-        track(written)
-        clock.answerEnded(now: Self.now())
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
-        written.futureResult.assumeIsolated().whenComplete { _ in
+        writeWholeAnswer(HTTPResponse(status: HTTPResponse.Status(code: refusal.status), headerFields: fields), body: ByteBuffer(bytes: refusal.body), context: context) {
             self.refusalWritten = true
             self.closeAfterRefusal(context)
         }

@@ -186,23 +186,31 @@ public struct Query: JSONConvertible, Hashable {
     /// "___recordID"`, which the index check accepts and CloudKit JS apps write) naming it by
     /// `systemFieldName`, the one form queries and subscriptions are run in. Such a filter passed the
     /// index check and then matched nothing: its field was looked for among the record's own.
+    /// A query without such a name (nearly every one: subscriptions are evaluated on every write) is
+    /// returned as it is, nothing copied.
     public var systemFieldsByName: Query {
+        let filters = filterBy ?? [], sorts = sortBy ?? []
+        guard filters.contains(where: { Self.schemaNamed($0.fieldName, $0.systemFieldName) != nil })
+            || sorts.contains(where: { Self.schemaNamed($0.fieldName, $0.systemFieldName) != nil })
+        else { return self }
         var query = self
         query.filterBy = filterBy?.map { filter in
-            guard filter.systemFieldName == nil, let name = filter.fieldName, name.hasPrefix("___"), let system = SystemFieldName(named: name) else { return filter }
             var named = filter
-            named.fieldName = nil
-            named.systemFieldName = system
+            if let system = Self.schemaNamed(filter.fieldName, filter.systemFieldName) { (named.fieldName, named.systemFieldName) = (nil, system) }
             return named
         }
         query.sortBy = sortBy?.map { sort in
-            guard sort.systemFieldName == nil, let name = sort.fieldName, name.hasPrefix("___"), let system = SystemFieldName(named: name) else { return sort }
             var named = sort
-            named.fieldName = nil
-            named.systemFieldName = system
+            if let system = Self.schemaNamed(sort.fieldName, sort.systemFieldName) { (named.fieldName, named.systemFieldName) = (nil, system) }
             return named
         }
         return query
+    }
+
+    /// The system field a filter's or sort's `fieldName` names by its schema name, if it does.
+    private static func schemaNamed(_ fieldName: String?, _ system: SystemFieldName?) -> SystemFieldName? {
+        guard system == nil, let name = fieldName, name.hasPrefix("___") else { return nil }
+        return SystemFieldName(named: name)
     }
 
     public init(json: JSON) throws {

@@ -164,7 +164,7 @@ public final class CloudKitClient: Sendable {
             attempt: attempt)
         // tokens/create and tokens/register carry the long-poll's credential (the push token, the
         // webcourier URL) in their bodies: redacted in their exchanges too.
-        let pushSecrets = endpoint.isDevicePath ? CloudKitClient.pushSecrets(in: body) : []
+        let pushSecrets = configuration.recordsExchanges && endpoint.isDevicePath ? CloudKitClient.pushSecrets(in: body) : []
         if configuration.recordsExchanges {
             let secrets = credentials.secrets + [credentials.webAuthToken].compactMap { $0 } + pushSecrets
             let sent = body.map { RequestExchange.text($0, secrets: secrets) }
